@@ -1,0 +1,124 @@
+"""The engine interface shared by every debate engine.
+
+An engine is an object with a ``run(ctx)`` async generator that yields typed events
+(:data:`crux_lab.models.DebateEvent`) and fills ``ctx.result`` as it goes. The runner
+(:mod:`crux_lab.runner`) numbers and records the events, and finalizes the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from crux_lab.llm.base import Hints, LLMRequest, LLMResponse, TurnHint, allocation_for
+from crux_lab.llm.ledger import Ledger
+from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn
+from crux_lab.personas.models import Deck, Persona
+
+
+class EngineConfigError(ValueError):
+    """A debate configuration the engine cannot run (bad persona count, unknown parameter...)."""
+
+
+class EngineParams(BaseModel):
+    """Base of each engine's own parameters; unknown names are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class EngineContext:
+    config: DebateConfig
+    backend: Ledger
+    personas: dict[str, Persona]
+    run_id: str
+    result: DebateResult
+    deck: Deck | None = None
+    params: Any = None
+    cancelled: bool = False
+    scratch: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def persona_ids(self) -> list[str]:
+        return list(self.config.persona_ids)
+
+    def request(
+        self,
+        purpose: str,
+        system: str,
+        user: str,
+        *,
+        output_schema: type[BaseModel] | None = None,
+        hints: Hints | None = None,
+        cache_system: bool = False,
+    ) -> LLMRequest:
+        """Build a request with the tier and temperature of the model allocation."""
+        alloc = allocation_for(purpose, self.config.allocation)
+        return LLMRequest(
+            purpose=purpose,
+            system=system,
+            user=user,
+            tier=alloc.tier,
+            temperature=alloc.temperature,
+            max_tokens=alloc.max_tokens,
+            output_schema=output_schema,
+            hints=hints or Hints(topic=self.config.topic, persona_ids=self.persona_ids),
+            cache_system=cache_system,
+        )
+
+    async def call(self, request: LLMRequest) -> LLMResponse:
+        return await self.backend.generate(request)
+
+
+def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
+    """The turns so far, as hints (with the metadata the simulator reads)."""
+    return [
+        TurnHint(
+            speaker_id=t.persona_id,
+            text=t.dialogue,
+            move=t.move.value if t.move else None,
+            proposition_ids=list(t.proposition_ids),
+            stance=t.stance,
+            turn_index=t.turn_index,
+        )
+        for t in turns
+    ]
+
+
+class Engine(Protocol):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    params_model: ClassVar[type[EngineParams]]
+    min_personas: ClassVar[int]
+    max_personas: ClassVar[int]
+
+    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]: ...
+
+
+def validate_params(engine: Engine, config: DebateConfig) -> EngineParams:
+    """Parse ``config.params`` with the engine's own model; unknown names get a clear error."""
+    try:
+        return engine.params_model.model_validate(config.params)
+    except ValidationError as exc:
+        allowed = ", ".join(sorted(engine.params_model.model_fields)) or "(none)"
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise EngineConfigError(
+            f"engine '{engine.name}' does not accept these parameters ({problems}). "
+            f"Parameters it accepts: {allowed}."
+        ) from None
+
+
+def check_personas(engine: Engine, persona_ids: Sequence[str]) -> None:
+    if len(set(persona_ids)) != len(persona_ids):
+        dupes = sorted({p for p in persona_ids if list(persona_ids).count(p) > 1})
+        raise EngineConfigError(f"duplicate persona(s): {', '.join(dupes)}; give each persona once.")
+    n = len(persona_ids)
+    if n < engine.min_personas or n > engine.max_personas:
+        raise EngineConfigError(
+            f"engine '{engine.name}' needs {engine.min_personas}–{engine.max_personas} personas; got {n}."
+        )

@@ -1,0 +1,197 @@
+"""The backend contract: engines build an LLMRequest and await an LLMResponse.
+
+Engines never know which backend is behind them (DESIGN.md). Real backends ignore
+``hints``; the persona simulator reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crux_lab.models import Tier, Usage
+
+
+class TurnHint(BaseModel):
+    """A turn so far, with the metadata the simulator needs (who, what move, which propositions)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    speaker_id: str
+    text: str
+    move: str | None = None
+    proposition_ids: list[str] = Field(default_factory=list)
+    stance: str | None = None
+    turn_index: int | None = None
+
+
+class Hints(BaseModel):
+    """Structured context for the simulator. Real backends ignore it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    speaker_id: str | None = None
+    persona_ids: list[str] = Field(default_factory=list)
+    topic: str = ""
+    aspect: str | None = None
+    phase: str | None = None
+    turns: list[TurnHint] = Field(default_factory=list)
+    proposition_id: str | None = None
+    opponent_id: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class LLMRequest(BaseModel):
+    """One call an engine wants made."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    purpose: str
+    system: str
+    user: str
+    tier: Tier = Tier.strong
+    temperature: float = 0.7
+    max_tokens: int = 1024
+    output_schema: type[BaseModel] | None = Field(default=None, exclude=True)
+    hints: Hints = Field(default_factory=Hints)
+    # Mark the system block for prompt caching (the persona system prompt).
+    cache_system: bool = False
+
+    def schema_json(self) -> dict[str, Any] | None:
+        return self.output_schema.model_json_schema() if self.output_schema else None
+
+    def request_hash(self, model: str) -> str:
+        """Stable hash of what determines the answer (hints excluded: real backends ignore them).
+
+        >>> r = LLMRequest(purpose="take", system="s", user="u")
+        >>> r.request_hash("m") == LLMRequest(purpose="take", system="s", user="u").request_hash("m")
+        True
+        >>> r.request_hash("m") == r.request_hash("other-model")
+        False
+        """
+        payload = {
+            "purpose": self.purpose,
+            "model": model,
+            "system": self.system,
+            "messages": [{"role": "user", "content": self.user}],
+            "schema": self.schema_json(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class LLMResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    text: str
+    parsed: BaseModel | None = Field(default=None, exclude=True)
+    model: str
+    backend: str
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    retries: int = 0
+    repaired: bool = False
+    # Backend annotations. The simulator reports which propositions a turn addressed and the
+    # stance it took; real backends leave this empty. Engines copy it into turn metadata
+    # generically and never branch on the backend.
+    annotations: dict[str, Any] = Field(default_factory=dict)
+
+
+class LLMError(RuntimeError):
+    """Base error of the LLM layer."""
+
+
+class LLMOutputError(LLMError):
+    """The model's output did not match the schema even after one repair attempt."""
+
+    def __init__(self, purpose: str, detail: str) -> None:
+        super().__init__(f"LLM output for purpose '{purpose}' is invalid after one repair: {detail}")
+        self.purpose = purpose
+        self.detail = detail
+
+
+class BackendUnavailable(LLMError):
+    """The backend cannot be used as configured (e.g. no API key)."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend provides."""
+
+    name: str
+
+    def model_for(self, tier: Tier) -> str: ...
+
+    async def generate(self, request: LLMRequest) -> LLMResponse: ...
+
+
+@dataclass(frozen=True)
+class Allocation:
+    tier: Tier
+    temperature: float
+    max_tokens: int
+
+
+# Model allocation per purpose: seed 05 §2.10 (panel), seed 01 (dialogue v2 on Sonnet),
+# seed 03 / seed 02 (graph, blitz, classical). DebateConfig.allocation overrides it.
+ALLOCATION: dict[str, Allocation] = {
+    # panel (seed 05 §2.10)
+    "decompose": Allocation(Tier.fast, 0.3, 600),
+    "opening": Allocation(Tier.strong, 0.85, 400),
+    "take": Allocation(Tier.strong, 0.85, 400),
+    "rebuttal": Allocation(Tier.strong, 0.8, 400),
+    "detect_disagreement": Allocation(Tier.fast, 0.2, 300),
+    "crux_turn": Allocation(Tier.strong, 0.75, 400),
+    "exit_check": Allocation(Tier.fast, 0.2, 200),
+    "card": Allocation(Tier.strong, 0.3, 1200),
+    "summarize": Allocation(Tier.fast, 0.3, 300),
+    "closing": Allocation(Tier.strong, 0.85, 500),
+    # dialogue v2 / dcg (seed 01: everything on Sonnet)
+    "dialogue_turn": Allocation(Tier.strong, 0.85, 300),
+    "crystallize": Allocation(Tier.strong, 0.3, 2000),
+    "discovery": Allocation(Tier.strong, 0.3, 1500),
+    "resolution": Allocation(Tier.strong, 0.85, 500),
+    # graph mode (seed 03) and blitz / classical (seed 02)
+    "initial_arguments": Allocation(Tier.strong, 0.7, 1500),
+    "generate_attacks": Allocation(Tier.strong, 0.7, 1500),
+    "validate_attacks": Allocation(Tier.fast, 0.2, 1500),
+    "decompose_claims": Allocation(Tier.fast, 0.3, 600),
+    "initial_stance": Allocation(Tier.strong, 0.7, 500),
+    "agent_turn": Allocation(Tier.strong, 0.8, 500),
+    "urgency": Allocation(Tier.fast, 0.3, 200),
+    "blackboard_summary": Allocation(Tier.fast, 0.3, 500),
+    "final_output": Allocation(Tier.fast, 0.3, 1500),
+    # crux_rooms (seed 02 §5)
+    "channel_message": Allocation(Tier.strong, 0.85, 200),
+    # personas
+    "extract_beliefs": Allocation(Tier.fast, 0.2, 800),
+    "anti_sycophancy_check": Allocation(Tier.fast, 0.2, 200),
+}
+
+DEFAULT_ALLOCATION = Allocation(Tier.strong, 0.7, 800)
+
+
+def allocation_for(purpose: str, overrides: dict[str, dict[str, Any]] | None = None) -> Allocation:
+    """Tier, temperature and max tokens for a purpose, with per-run overrides.
+
+    >>> allocation_for("card").temperature
+    0.3
+    >>> allocation_for("card", {"card": {"tier": "fast"}}).tier
+    <Tier.fast: 'fast'>
+    """
+    base = ALLOCATION.get(purpose, DEFAULT_ALLOCATION)
+    if overrides and purpose in overrides:
+        o = overrides[purpose]
+        return Allocation(
+            Tier(o.get("tier", base.tier)),
+            float(o.get("temperature", base.temperature)),
+            int(o.get("max_tokens", base.max_tokens)),
+        )
+    return base

@@ -1,0 +1,817 @@
+"""The typed data model shared by every layer of crux_lab.
+
+Everything that is persisted (event logs, result JSON, DuckDB rows) is one of these
+pydantic v2 models. JSON keys are snake_case. Every model round-trips losslessly:
+``Model.model_validate_json(m.model_dump_json()) == m``.
+
+Shapes follow the seeds (``../shared/seeds``): seed 01 for dialogue turns, arguments,
+concessions and the dispute-centric graph; seed 03 for attacks; seed 05 for crux cards,
+aspects, panel events and position shifts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SCHEMA_VERSION = 1
+
+
+class Model(BaseModel):
+    """Base for persisted models: strict about unknown keys, so typos fail loudly."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# ---------------------------------------------------------------------------
+# Vocabularies
+# ---------------------------------------------------------------------------
+
+
+class Move(StrEnum):
+    """Dialogue moves (seed 01)."""
+
+    CLAIM = "CLAIM"
+    CHALLENGE = "CHALLENGE"
+    CLARIFY = "CLARIFY"
+    CONCEDE = "CONCEDE"
+    REFRAME = "REFRAME"
+    PROPOSE_CRUX = "PROPOSE_CRUX"
+
+
+class DisagreementType(StrEnum):
+    """Crux taxonomy (seed 05 §3.2)."""
+
+    premise = "premise"
+    evidence = "evidence"
+    values = "values"
+    definition = "definition"
+    horizon = "horizon"
+    claim = "claim"
+
+
+class CardPosition(StrEnum):
+    YES = "YES"
+    NO = "NO"
+    NUANCED = "NUANCED"
+
+
+class Side(StrEnum):
+    YES = "YES"
+    NO = "NO"
+
+
+class AttackType(StrEnum):
+    rebut = "rebut"
+    undermine = "undermine"
+    undercut = "undercut"
+
+
+class AttackComponent(StrEnum):
+    claim = "claim"
+    premise = "premise"
+    assumption = "assumption"
+
+
+class Label(StrEnum):
+    IN = "IN"
+    OUT = "OUT"
+    UNDEC = "UNDEC"
+
+
+class Regime(StrEnum):
+    consensus = "consensus"
+    polarized = "polarized"
+    partial = "partial"
+    unknown = "unknown"
+
+
+class Tier(StrEnum):
+    fast = "fast"
+    strong = "strong"
+
+
+class ConcessionKind(StrEnum):
+    full = "full"
+    partial = "partial"
+    scope = "scope"
+
+
+# Phases a turn can belong to. Dialogue engines use the four seed-01 phases; the panel
+# and crux-room engines use the seed-05 message phases; blitz/classical/graph use rounds.
+TurnPhase = Literal[
+    "opening",
+    "free_exchange",
+    "crux_seeking",
+    "resolution",
+    "take",
+    "clash",
+    "closing",
+    "crux_room",
+    "channel",
+    "round",
+]
+
+DIALOGUE_PHASES: tuple[TurnPhase, ...] = ("opening", "free_exchange", "crux_seeking", "resolution")
+
+
+# ---------------------------------------------------------------------------
+# Transcript
+# ---------------------------------------------------------------------------
+
+
+class DialogueTurn(Model):
+    """One utterance of one persona (seed 01 transcript entry, seed 05 DialogueMessage)."""
+
+    id: str
+    turn_index: int
+    persona_id: str
+    dialogue: str
+    move: Move | None = None
+    phase: TurnPhase
+    phase_number: int | None = None
+    steering_hint: str | None = None
+    aspect_id: str | None = None
+    room_id: str | None = None
+    reply_to: str | None = None
+    # Proposition ids the speaker addressed (filled by the simulator or a classifier);
+    # lets benchmarks score crux recovery against planted ground truth.
+    proposition_ids: list[str] = Field(default_factory=list)
+    stance: Literal["pro", "con", "uncertain"] | None = None
+    confidence: float | None = None
+    timestamp: float = Field(default_factory=time.time)
+
+
+class Aspect(Model):
+    """A debatable sub-question of the topic (seed 05 §2.3)."""
+
+    id: str
+    label: str
+    description: str
+
+
+# ---------------------------------------------------------------------------
+# Argument graph (seed 01 / seed 03)
+# ---------------------------------------------------------------------------
+
+
+class Argument(Model):
+    id: str
+    speaker_id: str
+    claim: str
+    premises: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    round: int = 0
+    derived_from_turns: list[int] = Field(default_factory=list)
+    proposition_id: str | None = None
+
+
+class AttackTarget(Model):
+    arg_id: str
+    component: AttackComponent = AttackComponent.claim
+    index: int = 0
+
+
+class Attack(Model):
+    id: str
+    from_arg_id: str
+    to_arg_id: str
+    type: AttackType = AttackType.rebut
+    target: AttackTarget
+    counter_proposition: str = ""
+    rationale: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    confidence: float = 1.0
+    speaker_id: str = ""
+    round: int = 0
+
+
+class ValidationResult(Model):
+    attack_id: str
+    valid: bool
+    attack_strength: float = 1.0
+    corrections: str = ""
+    fallacy: str | None = None
+
+
+class ArgumentGraph(Model):
+    """A Dung argument graph with its computed semantics."""
+
+    arguments: list[Argument] = Field(default_factory=list)
+    attacks: list[Attack] = Field(default_factory=list)
+    grounded: list[str] = Field(default_factory=list)
+    preferred: list[list[str]] = Field(default_factory=list)
+    preferred_count: int = 0
+    labelling: dict[str, Label] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# Dispute-centric graph (seed 01 "Planned Upgrade: DCG")
+# ---------------------------------------------------------------------------
+
+
+class Dispute(Model):
+    id: str
+    question: str
+    horizon: str | None = None
+    resolution_criteria: list[str] = Field(default_factory=list)
+    created_from_turns: list[int] = Field(default_factory=list)
+    active: bool = True
+    proposition_id: str | None = None
+    disagreement_type: DisagreementType | None = None
+
+
+class Stance(Model):
+    id: str
+    dispute_id: str
+    speaker_id: str
+    side: Side
+    statement: str
+    confidence: float | None = None
+    derived_from_turns: list[int] = Field(default_factory=list)
+
+
+class Reason(Model):
+    id: str
+    stance_id: str
+    polarity: Literal["SUPPORT", "ATTACK"]
+    claim: str
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    derived_from_turns: list[int] = Field(default_factory=list)
+    # Reason-layer attacks (Dung within a dispute): ids of reasons this one attacks.
+    attacks: list[str] = Field(default_factory=list)
+
+
+class DCGState(Model):
+    disputes: list[Dispute] = Field(default_factory=list)
+    stances: list[Stance] = Field(default_factory=list)
+    reasons: list[Reason] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# Insight output
+# ---------------------------------------------------------------------------
+
+
+class CruxSide(Model):
+    persona_id: str
+    statement: str = ""
+
+
+class Crux(Model):
+    """A crux found by any engine, in one common shape.
+
+    ``source`` says how it was found: ``proposed`` (PROPOSE_CRUX, seed 01),
+    ``symmetric_difference`` / ``assumption`` (Dung, seed 03), ``dispute`` (DCG),
+    ``card`` (a crux card), ``blackboard`` (blitz/classical).
+    """
+
+    id: str
+    statement: str
+    source: Literal[
+        "proposed", "symmetric_difference", "assumption", "dispute", "card", "blackboard", "pivot"
+    ]
+    disagreement_type: DisagreementType | None = None
+    proposed_by: list[str] = Field(default_factory=list)
+    acknowledged: bool = False
+    assumptions: list[str] = Field(default_factory=list)
+    yes_side: list[CruxSide] = Field(default_factory=list)
+    no_side: list[CruxSide] = Field(default_factory=list)
+    settling_question: str | None = None
+    dispute_id: str | None = None
+    argument_ids: list[str] = Field(default_factory=list)
+    proposition_ids: list[str] = Field(default_factory=list)
+    score: float | None = None
+
+
+class CommonGround(Model):
+    """Something every participant accepts. Must never be fake (see DESIGN.md)."""
+
+    id: str
+    statement: str
+    source: Literal["grounded", "dispute", "card", "blackboard"]
+    persona_ids: list[str] = Field(default_factory=list)
+    argument_id: str | None = None
+    dispute_id: str | None = None
+    agreed_side: Side | None = None
+    proposition_ids: list[str] = Field(default_factory=list)
+
+
+class Camp(Model):
+    index: int
+    argument_ids: list[str] = Field(default_factory=list)
+    persona_ids: list[str] = Field(default_factory=list)
+    label: str = ""
+
+
+class CruxCardPosition(Model):
+    position: CardPosition
+    reasoning: str
+    falsifier: str | None = None
+    grounding_quotes: list[str] = Field(
+        default_factory=list, description="Corpus chunk ids of the persona (must exist)."
+    )
+
+
+class CruxCard(Model):
+    """The crux card of seed 05 §3.1."""
+
+    id: str
+    question: str
+    disagreement_type: DisagreementType
+    diagnosis: str
+    resolved: bool = False
+    resolution: str | None = None
+    personas: dict[str, CruxCardPosition]
+    source_aspect: str = ""
+    source_messages: list[str] = Field(default_factory=list)
+    crux_room_id: str = ""
+    timestamp: float = Field(default_factory=time.time)
+    proposition_ids: list[str] = Field(default_factory=list)
+
+
+class Concession(Model):
+    turn_index: int
+    persona_id: str
+    type: ConcessionKind
+    conceded_claim: str
+    effect: str = ""
+    removed_arg_ids: list[str] = Field(default_factory=list)
+    updated_arg_ids: list[str] = Field(default_factory=list)
+    proposition_id: str | None = None
+    reason: str | None = None
+
+
+class PersonaPosition(Model):
+    """A persona's position at a point of the debate (opening, closing, ...)."""
+
+    persona_id: str
+    at: Literal["opening", "closing", "initial", "final"]
+    text: str
+    stances: dict[str, Literal["pro", "con", "uncertain"]] = Field(default_factory=dict)
+    confidence: dict[str, float] = Field(default_factory=dict)
+
+
+class PropositionShift(Model):
+    proposition_id: str
+    before: Literal["pro", "con", "uncertain"] | None
+    after: Literal["pro", "con", "uncertain"] | None
+
+
+class PositionShift(Model):
+    persona_id: str
+    shifted: bool
+    embedding_distance: float | None = None
+    proposition_shifts: list[PropositionShift] = Field(default_factory=list)
+    attributed_rooms: list[str] = Field(default_factory=list)
+    named_reason: str | None = None
+    summary: str = ""
+
+
+class Usage(Model):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 10),
+            latency_s=self.latency_s + other.latency_s,
+        )
+
+
+class LLMCall(Model):
+    """One row of the call ledger."""
+
+    run_id: str
+    seq: int
+    purpose: str
+    backend: str
+    model: str
+    tier: Tier
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    retries: int = 0
+    outcome: Literal["ok", "repaired", "error", "replayed"] = "ok"
+    error: str | None = None
+    request_hash: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Configuration
+# ---------------------------------------------------------------------------
+
+
+class SimulatorKnobs(Model):
+    """Failure modes of the persona simulator, each a probability (0 = off)."""
+
+    sycophancy: float = Field(0.0, ge=0.0, le=1.0)
+    missed_attack: float = Field(0.0, ge=0.0, le=1.0)
+    vague_crux: float = Field(0.0, ge=0.0, le=1.0)
+    drift: float = Field(0.0, ge=0.0, le=1.0)
+
+
+class DebateConfig(Model):
+    topic: str = Field(min_length=1)
+    persona_ids: list[str] = Field(min_length=1)
+    engine: str = "dialogue"
+    backend: str = "simulated"
+    seed: int = 0
+    max_turns: int = Field(30, gt=0)
+    sim: SimulatorKnobs = Field(default_factory=SimulatorKnobs)
+    # Engine-specific parameters (e.g. max_rounds, aspects); each engine validates its own.
+    params: dict[str, Any] = Field(default_factory=dict)
+    # Per-purpose overrides of the model allocation: {"crux_turn": {"tier": "fast", "temperature": 0.5}}
+    allocation: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    deck: str | None = None
+
+    def run_id(self) -> str:
+        """Stable id: a hash of the parameters and the seed (see DESIGN.md "One writer")."""
+        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+# Events (seed 01 "Events Streamed", seed 03 graph events, seed 05 §6.1)
+# ---------------------------------------------------------------------------
+
+
+class EventBase(Model):
+    seq: int = 0
+    ts: float = Field(default_factory=time.time)
+
+
+# seed 01 (dialogue v2 / dcg)
+class EngineStart(EventBase):
+    type: Literal["engine_start"] = "engine_start"
+    engine: str
+    topic: str
+    persona_ids: list[str]
+    backend: str = ""
+    run_id: str = ""
+
+
+class PhaseStart(EventBase):
+    type: Literal["phase_start"] = "phase_start"
+    phase: int
+    name: str
+
+
+class PhaseTransition(EventBase):
+    type: Literal["phase_transition"] = "phase_transition"
+    from_phase: int
+    to_phase: int
+    reason: str
+
+
+class DialogueTurnEvent(EventBase):
+    type: Literal["dialogue_turn"] = "dialogue_turn"
+    turn: DialogueTurn
+
+
+class Steering(EventBase):
+    type: Literal["steering"] = "steering"
+    persona_id: str
+    hint: str
+    situation: str
+
+
+class Crystallization(EventBase):
+    type: Literal["crystallization"] = "crystallization"
+    index: int
+    turn_range: tuple[int, int]
+    new_args: list[Argument] = Field(default_factory=list)
+    updated_arg_ids: list[str] = Field(default_factory=list)
+    removed_arg_ids: list[str] = Field(default_factory=list)
+    new_attacks: list[Attack] = Field(default_factory=list)
+    removed_attack_ids: list[str] = Field(default_factory=list)
+
+
+class GraphUpdated(EventBase):
+    type: Literal["graph_updated"] = "graph_updated"
+    graph: ArgumentGraph
+    in_count: int
+    out_count: int
+    undec_count: int
+
+
+class ConcessionEvent(EventBase):
+    type: Literal["concession"] = "concession"
+    concession: Concession
+
+
+class CruxProposed(EventBase):
+    type: Literal["crux_proposed"] = "crux_proposed"
+    persona_id: str
+    statement: str
+    acknowledged: bool = False
+
+
+class ConvergenceCheck(EventBase):
+    type: Literal["convergence_check"] = "convergence_check"
+    converged: bool
+    signals: dict[str, float | bool | int] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class DCGUpdate(EventBase):
+    type: Literal["dcg_update"] = "dcg_update"
+    dcg: DCGState
+    cruxes: list[Crux] = Field(default_factory=list)
+    common_ground: list[CommonGround] = Field(default_factory=list)
+    regime: Regime = Regime.unknown
+
+
+class EngineComplete(EventBase):
+    type: Literal["engine_complete"] = "engine_complete"
+    complete: bool = True
+    regime: Regime = Regime.unknown
+    summary: str = ""
+
+
+class EngineError(EventBase):
+    """An error or a warning. ``level='warning'`` means the debate went on without it."""
+
+    type: Literal["engine_error"] = "engine_error"
+    level: Literal["warning", "error"] = "error"
+    purpose: str = ""
+    error: str
+
+
+# seed 05 §6.1 (panel / crux rooms)
+class DebateStart(EventBase):
+    type: Literal["debate_start"] = "debate_start"
+    topic: str
+    aspects: list[Aspect] = Field(default_factory=list)
+    personas: list[str] = Field(default_factory=list)
+
+
+class DebateComplete(EventBase):
+    type: Literal["debate_complete"] = "debate_complete"
+    shifts: list[PositionShift] = Field(default_factory=list)
+
+
+class ErrorEvent(EventBase):
+    type: Literal["error"] = "error"
+    error: str
+
+
+class RoundStart(EventBase):
+    type: Literal["round_start"] = "round_start"
+    aspect: Aspect | None = None
+    round_number: int
+
+
+class RoundEnd(EventBase):
+    type: Literal["round_end"] = "round_end"
+    aspect: Aspect | None = None
+    round_number: int = 0
+    summary: str = ""
+
+
+class MessagePosted(EventBase):
+    type: Literal["message_posted"] = "message_posted"
+    message: DialogueTurn
+    phase: Literal["opening", "take", "clash", "closing", "channel"]
+
+
+class ClashStart(EventBase):
+    type: Literal["clash_start"] = "clash_start"
+    personas: list[str]
+    aspect: str
+
+
+class CruxRoomSpawning(EventBase):
+    type: Literal["crux_room_spawning"] = "crux_room_spawning"
+    room_id: str
+    question: str
+    personas: list[str]
+
+
+class CruxMessage(EventBase):
+    type: Literal["crux_message"] = "crux_message"
+    room_id: str
+    message: DialogueTurn
+    room_phase: Literal["position", "exchange", "convergence"] = "exchange"
+
+
+class CruxCardPosted(EventBase):
+    type: Literal["crux_card_posted"] = "crux_card_posted"
+    card: CruxCard
+
+
+class CruxRoomComplete(EventBase):
+    type: Literal["crux_room_complete"] = "crux_room_complete"
+    room_id: str
+    turns: int = 0
+    card_id: str | None = None
+
+
+class DisagreementCandidate(Model):
+    has_direct_opposition: bool
+    has_specific_claim: bool
+    topic_relevant: bool
+    personas: list[str]
+    claim: str
+    proposition_id: str | None = None
+
+
+class DisagreementDetected(EventBase):
+    type: Literal["disagreement_detected"] = "disagreement_detected"
+    candidate: DisagreementCandidate
+    votes: int = 0
+
+
+# seed 03 (graph mode) and seed 02 (blitz / classical)
+class ArgumentsSubmitted(EventBase):
+    type: Literal["arguments_submitted"] = "arguments_submitted"
+    persona_id: str
+    arguments: list[Argument]
+
+
+class AttacksGenerated(EventBase):
+    type: Literal["attacks_generated"] = "attacks_generated"
+    round: int
+    persona_id: str
+    attacks: list[Attack]
+    counter_arguments: list[Argument] = Field(default_factory=list)
+
+
+class ValidationComplete(EventBase):
+    type: Literal["validation_complete"] = "validation_complete"
+    round: int
+    results: list[ValidationResult]
+
+
+class GraphUpdate(EventBase):
+    type: Literal["graph_update"] = "graph_update"
+    round: int
+    graph: ArgumentGraph
+
+
+class GraphConvergence(EventBase):
+    type: Literal["graph_convergence"] = "graph_convergence"
+    round: int
+    converged: bool
+    reason: str
+
+
+class TableAssigned(EventBase):
+    type: Literal["table_assigned"] = "table_assigned"
+    tables: list[list[str]]
+
+
+class Status(EventBase):
+    type: Literal["status"] = "status"
+    message: str
+
+
+class InitialStance(EventBase):
+    type: Literal["initial_stance"] = "initial_stance"
+    persona_id: str
+    stances: dict[str, Literal["pro", "con", "uncertain"]]
+    confidence: dict[str, float] = Field(default_factory=dict)
+
+
+class AgentTurn(EventBase):
+    type: Literal["agent_turn"] = "agent_turn"
+    turn: DialogueTurn
+    intent: str = ""
+    urgency: float | None = None
+
+
+class ConvergenceUpdate(EventBase):
+    type: Literal["convergence_update"] = "convergence_update"
+    round: int
+    entropy: float | None = None
+    distance: float | None = None
+    converged: bool = False
+    reason: str = ""
+
+
+class BlackboardUpdate(EventBase):
+    type: Literal["blackboard_update"] = "blackboard_update"
+    round: int
+    summary: str
+    crux_candidates: list[str] = Field(default_factory=list)
+    disputes: list[str] = Field(default_factory=list)
+
+
+class ClaimsDecomposed(EventBase):
+    type: Literal["claims_decomposed"] = "claims_decomposed"
+    claims: list[str]
+
+
+DebateEvent = Annotated[
+    EngineStart
+    | PhaseStart
+    | PhaseTransition
+    | DialogueTurnEvent
+    | Steering
+    | Crystallization
+    | GraphUpdated
+    | ConcessionEvent
+    | CruxProposed
+    | ConvergenceCheck
+    | DCGUpdate
+    | EngineComplete
+    | EngineError
+    | DebateStart
+    | DebateComplete
+    | ErrorEvent
+    | RoundStart
+    | RoundEnd
+    | MessagePosted
+    | ClashStart
+    | CruxRoomSpawning
+    | CruxMessage
+    | CruxCardPosted
+    | CruxRoomComplete
+    | DisagreementDetected
+    | ArgumentsSubmitted
+    | AttacksGenerated
+    | ValidationComplete
+    | GraphUpdate
+    | GraphConvergence
+    | TableAssigned
+    | Status
+    | InitialStance
+    | AgentTurn
+    | ConvergenceUpdate
+    | BlackboardUpdate
+    | ClaimsDecomposed,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[DebateEvent] = TypeAdapter(DebateEvent)
+
+
+def parse_event(data: str | bytes | dict[str, Any]) -> DebateEvent:
+    """Parse one event from a JSON line or a dict.
+
+    >>> e = parse_event('{"type": "status", "message": "hi"}')
+    >>> type(e).__name__, e.message
+    ('Status', 'hi')
+    """
+    if isinstance(data, dict):
+        return EVENT_ADAPTER.validate_python(data)
+    return EVENT_ADAPTER.validate_json(data)
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+
+
+class DebateResult(Model):
+    """The whole outcome of one debate. Engines fill what applies and leave the rest empty."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    config: DebateConfig
+    engine: str
+    backend: str
+    complete: bool = False
+    transcript: list[DialogueTurn] = Field(default_factory=list)
+    events: list[DebateEvent] = Field(default_factory=list)
+    aspects: list[Aspect] = Field(default_factory=list)
+    graph: ArgumentGraph = Field(default_factory=ArgumentGraph)
+    dcg: DCGState = Field(default_factory=DCGState)
+    cruxes: list[Crux] = Field(default_factory=list)
+    crux_cards: list[CruxCard] = Field(default_factory=list)
+    common_ground: list[CommonGround] = Field(default_factory=list)
+    camps: list[Camp] = Field(default_factory=list)
+    concession_trail: list[Concession] = Field(default_factory=list)
+    regime: Regime = Regime.unknown
+    regime_description: str = ""
+    positions: list[PersonaPosition] = Field(default_factory=list)
+    position_shifts: list[PositionShift] = Field(default_factory=list)
+    # seed 03 "mapToDebateOutput": the common output every engine maps to
+    fault_lines: list[str] = Field(default_factory=list)
+    flip_conditions: dict[str, list[str]] = Field(default_factory=dict)
+    resolution_paths: list[str] = Field(default_factory=list)
+    evidence_ledger: dict[str, list[str]] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
+    llm_calls: list[LLMCall] = Field(default_factory=list)
+    duration_s: float = 0.0
+    error: str | None = None

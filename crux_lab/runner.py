@@ -1,0 +1,143 @@
+"""Run one debate: config -> engine events -> DebateResult (and its event log).
+
+``DebateRun`` streams events (for notebooks and the live console); ``run_debate`` runs to the
+end. Cancellation (task cancel, Ctrl-C, ``stop()``) yields a partial result with
+``complete=False``, never a corrupt one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from crux_lab.engines import get as get_engine
+from crux_lab.engines.base import EngineContext, check_personas, validate_params
+from crux_lab.llm import Backend, LLMError, make_backend
+from crux_lab.llm.ledger import Ledger
+from crux_lab.models import (
+    AgentTurn,
+    CruxMessage,
+    DebateConfig,
+    DebateEvent,
+    DebateResult,
+    DialogueTurnEvent,
+    EngineError,
+    MessagePosted,
+)
+from crux_lab.personas.loader import deck_for, load_personas, propositions_for
+
+
+class DebateRun:
+    """One debate in progress. Iterate ``events()``; read ``result`` when done."""
+
+    def __init__(
+        self,
+        config: DebateConfig,
+        *,
+        backend: Backend | None = None,
+        event_log: Path | None = None,
+        cassette: Path | None = None,
+        realtime: bool = False,
+    ) -> None:
+        self.engine = get_engine(config.engine)
+        check_personas(self.engine, config.persona_ids)
+        self.params = validate_params(self.engine, config)
+        self.config = config
+        self.run_id = config.run_id()
+        self.personas = load_personas(config.persona_ids)
+        propositions = propositions_for(config.persona_ids)
+        if backend is None:
+            backend = make_backend(
+                config.backend,
+                personas=self.personas,
+                propositions=propositions,
+                seed=config.seed,
+                knobs=config.sim,
+                cassette=cassette,
+                realtime=realtime,
+            )
+        self.ledger = Ledger(backend, run_id=self.run_id)
+        self.result = DebateResult(
+            run_id=self.run_id, config=config, engine=config.engine, backend=backend.name
+        )
+        self.ctx = EngineContext(
+            config=config,
+            backend=self.ledger,
+            personas=self.personas,
+            run_id=self.run_id,
+            result=self.result,
+            deck=deck_for(config.persona_ids),
+            params=self.params,
+        )
+        self.event_log = event_log
+        self._stop = False
+
+    def stop(self) -> None:
+        """Ask the engine to stop at its next event; the result is marked incomplete."""
+        self._stop = True
+        self.ctx.cancelled = True
+
+    async def events(self) -> AsyncIterator[DebateEvent]:
+        started = time.perf_counter()
+        log = None
+        if self.event_log is not None:
+            self.event_log.parent.mkdir(parents=True, exist_ok=True)
+            log = self.event_log.open("w", encoding="utf-8")
+        finished = False
+        try:
+            gen = self.engine.run(self.ctx)
+            try:
+                async for event in gen:
+                    event = event.model_copy(update={"seq": len(self.result.events)})
+                    self.result.events.append(event)
+                    _collect_turn(self.result, event)
+                    if log is not None:
+                        log.write(event.model_dump_json() + "\n")
+                        log.flush()
+                    yield event
+                    if self._stop:
+                        break
+                else:
+                    finished = True
+            finally:
+                await gen.aclose()
+        except LLMError as exc:
+            err = EngineError(seq=len(self.result.events), error=str(exc), level="error")
+            self.result.events.append(err)
+            self.result.error = str(exc)
+            if log is not None:
+                log.write(err.model_dump_json() + "\n")
+            yield err
+        finally:
+            self.result.complete = finished and self.result.error is None
+            self.result.usage = self.ledger.usage()
+            self.result.llm_calls = list(self.ledger.calls)
+            self.result.duration_s = round(time.perf_counter() - started, 4)
+            if log is not None:
+                log.close()
+
+
+def _collect_turn(result: DebateResult, event: DebateEvent) -> None:
+    """Every utterance event also lands in the transcript (engines need not do it twice)."""
+    if isinstance(event, DialogueTurnEvent | AgentTurn):
+        result.transcript.append(event.turn)
+    elif isinstance(event, MessagePosted | CruxMessage):
+        result.transcript.append(event.message)
+
+
+async def run_debate(config: DebateConfig, **kwargs: object) -> DebateResult:
+    """Run a debate to the end (or to cancellation) and return its result."""
+    run = DebateRun(config, **kwargs)  # type: ignore[arg-type]
+    try:
+        async for _ in run.events():
+            pass
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        run.result.complete = False
+    return run.result
+
+
+def run_debate_sync(config: DebateConfig, **kwargs: object) -> DebateResult:
+    """Blocking form of :func:`run_debate` for scripts and the CLI."""
+    return asyncio.run(run_debate(config, **kwargs))
