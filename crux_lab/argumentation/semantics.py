@@ -31,7 +31,7 @@ from crux_lab.argumentation._core import (
     decompose,
     small_extensions,
 )
-from crux_lab.argumentation.framework import Arg, ArgumentFramework, Extension
+from crux_lab.argumentation.framework import Arg, ArgumentFramework, Extension, sorted_extensions
 from crux_lab.argumentation.sat import SatComponent
 
 __all__ = [
@@ -199,7 +199,7 @@ def component_extensions(
 def _space_exts(af: ArgumentFramework, semantics: str) -> list[Extension]:
     from crux_lab.argumentation.space import extension_space
 
-    return list(extension_space(af, semantics))
+    return sorted_extensions(extension_space(af, semantics))
 
 
 def complete_extensions(af: ArgumentFramework) -> list[Extension]:
