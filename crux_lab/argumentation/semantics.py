@@ -191,7 +191,7 @@ def component_extensions(
         out = []
         for mask in small_extensions(comp, semantics):
             out.append([comp.nodes[i] for i in range(len(comp)) if mask >> i & 1])
-        return out
+        return sorted(out)
     local = SatComponent(comp).extensions(semantics, limit)
     return sorted([comp.nodes[i] for i in ext] for ext in local)
 

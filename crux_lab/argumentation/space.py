@@ -39,6 +39,7 @@ __all__ = [
     "count_extensions",
     "extension_space",
     "iter_extensions",
+    "some_extension",
 ]
 
 Status = Literal["accepted", "contested", "rejected"]
@@ -222,3 +223,32 @@ def iter_extensions(
 ) -> Iterator[Extension]:
     """Yield up to ``limit`` extensions without materialising the product."""
     return extension_space(af, semantics).iter_extensions(limit)
+
+
+def some_extension(af: ArgumentFramework, semantics: str = "preferred") -> Extension | None:
+    """One extension (the first per component), or ``None`` if none exists.
+
+    Each component is asked for a single witness, so nothing is enumerated.
+
+    >>> from crux_lab.argumentation.framework import ArgumentFramework
+    >>> af = ArgumentFramework.from_edges("abc", [("a", "b"), ("b", "a"), ("c", "c")])
+    >>> sorted(some_extension(af, "preferred")), some_extension(af, "stable")
+    (['a'], None)
+    """
+    if semantics not in _REDUCIBLE:
+        return next(iter(extension_space(af, semantics)), None)
+    key = f"space:{semantics}"
+    if key in af._memo:
+        return next(iter(af._memo[key]), None)
+    args = af._index.args
+    dec = decompose(af, reduce=True)
+    out = {args[i] for i, lab in enumerate(dec.labels) if lab == IN}
+    for comp in dec.components:
+        if len(comp) <= SMALL_LIMIT:
+            exts = component_extensions(comp, semantics)
+        else:
+            exts = [[comp.nodes[i] for i in e] for e in SatComponent(comp).iter_extensions(semantics, 1)]
+        if not exts:
+            return None
+        out.update(args[g] for g in exts[0])
+    return frozenset(out)
