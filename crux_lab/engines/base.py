@@ -7,7 +7,7 @@ An engine is an object with a ``run(ctx)`` async generator that yields typed eve
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -95,7 +95,7 @@ class Engine(Protocol):
     min_personas: ClassVar[int]
     max_personas: ClassVar[int]
 
-    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]: ...
+    def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]: ...
 
 
 def validate_params(engine: Engine, config: DebateConfig) -> EngineParams:
