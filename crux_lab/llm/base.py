@@ -61,7 +61,7 @@ class LLMRequest(BaseModel):
     # Mark the system block for prompt caching (the persona system prompt).
     cache_system: bool = False
 
-    def schema_json(self) -> dict[str, Any] | None:
+    def schema_json(self) -> dict[str, Any] | None:  # type: ignore[override]  # pydantic v1 name, unused
         return self.output_schema.model_json_schema() if self.output_schema else None
 
     def request_hash(self, model: str) -> str:
@@ -73,7 +73,12 @@ class LLMRequest(BaseModel):
         >>> r.request_hash("m") == r.request_hash("other-model")
         False
         """
-        payload = {
+        blob = json.dumps(self.hash_payload(model), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def hash_payload(self, model: str) -> dict[str, Any]:
+        """What :meth:`request_hash` hashes (stored in cassettes so a miss can be diagnosed)."""
+        return {
             "purpose": self.purpose,
             "model": model,
             "system": self.system,
@@ -82,8 +87,6 @@ class LLMRequest(BaseModel):
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
-        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
 
 
 class LLMResponse(BaseModel):
@@ -105,16 +108,64 @@ class LLMResponse(BaseModel):
 
 
 class LLMError(RuntimeError):
-    """Base error of the LLM layer."""
+    """Base error of the LLM layer.
+
+    ``usage`` and ``retries`` carry what a failed call still consumed, so the ledger can
+    bill a call that ended in an error.
+    """
+
+    usage: Usage | None = None
+    retries: int = 0
 
 
 class LLMOutputError(LLMError):
     """The model's output did not match the schema even after one repair attempt."""
 
-    def __init__(self, purpose: str, detail: str) -> None:
+    def __init__(
+        self, purpose: str, detail: str, *, usage: Usage | None = None, retries: int = 0
+    ) -> None:
         super().__init__(f"LLM output for purpose '{purpose}' is invalid after one repair: {detail}")
         self.purpose = purpose
         self.detail = detail
+        self.usage = usage
+        self.retries = retries
+
+
+class LLMCallFailed(LLMError):
+    """The API call failed for good: retries exhausted, timeout, or a non-retryable status."""
+
+    def __init__(
+        self,
+        purpose: str,
+        detail: str,
+        *,
+        status: int | None = None,
+        retries: int = 0,
+        usage: Usage | None = None,
+    ) -> None:
+        where = f" (HTTP {status})" if status is not None else ""
+        super().__init__(
+            f"LLM call for purpose '{purpose}' failed{where} after {retries} retries: {detail}"
+        )
+        self.purpose = purpose
+        self.detail = detail
+        self.status = status
+        self.retries = retries
+        self.usage = usage
+
+
+class CassetteMiss(LLMError):
+    """A replay cassette holds no recorded answer for this request."""
+
+    def __init__(self, purpose: str, cassette: str, request_hash: str) -> None:
+        super().__init__(
+            f"replay cassette {cassette} has no recorded call for purpose '{purpose}' "
+            f"(request hash {request_hash[:12]}). Record it first: run with the real backend "
+            f"and the cassette in record mode, or use --backend simulated."
+        )
+        self.purpose = purpose
+        self.cassette = cassette
+        self.request_hash = request_hash
 
 
 class BackendUnavailable(LLMError):

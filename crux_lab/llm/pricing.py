@@ -1,18 +1,26 @@
-"""Cost arithmetic from the price table kept in ``crux_lab/data/prices.json``."""
+"""Cost arithmetic and per-model request settings from ``crux_lab/data/prices.json``.
+
+The price table is a data file so that a price change is a one-line edit. It also says, per
+model, whether the model accepts a sampling temperature and which ``effort`` to request
+(models with adaptive thinking), because those decide what the Anthropic backend may send.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from crux_lab.models import Tier, Usage
 
+PER_MILLION = 1_000_000
+
 
 @lru_cache(maxsize=1)
 def price_table() -> dict[str, Any]:
-    text = resources.files("crux_lab").joinpath("data/prices.json").read_text()
+    text = resources.files("crux_lab").joinpath("data/prices.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
     return table
 
@@ -26,21 +34,88 @@ def default_model(tier: Tier) -> str:
     return str(price_table()["default_models"][tier.value])
 
 
-def cost_usd(model: str, usage: Usage) -> float:
-    """Cost of one call. Unknown models cost 0 (and are visible as such in the ledger).
+def canonical_model(model: str) -> str:
+    """The price-table key of ``model`` (dated ids map to their alias).
 
-    ``usage.input_tokens`` counts uncached input only, as the Messages API reports it.
+    >>> canonical_model("claude-haiku-4-5-20251001")
+    'claude-haiku-4-5'
+    >>> canonical_model("claude-unknown-9")
+    'claude-unknown-9'
+    """
+    aliases: dict[str, str] = price_table().get("aliases", {})
+    return aliases.get(model, model)
+
+
+def model_entry(model: str) -> dict[str, Any] | None:
+    """The price-table row of ``model``, or None when the table does not know it."""
+    entry = price_table()["models"].get(canonical_model(model))
+    return dict(entry) if entry is not None else None
+
+
+def known_models() -> list[str]:
+    """Model ids the price table covers (aliases excluded), sorted.
+
+    >>> "claude-sonnet-5-5" in known_models()
+    True
+    """
+    return sorted(price_table()["models"])
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What the Anthropic backend may send to a model (runtime-only)."""
+
+    sampling_params: bool = True
+    effort: str | None = None
+    thinking_headroom: int = 0
+
+
+def model_settings(model: str) -> ModelSettings:
+    """Request settings for ``model``; unknown models get the permissive defaults.
+
+    >>> model_settings("claude-haiku-5-5").sampling_params
+    False
+    >>> model_settings("claude-sonnet-4-5").sampling_params
+    True
+    """
+    entry = model_entry(model) or {}
+    return ModelSettings(
+        sampling_params=bool(entry.get("sampling_params", True)),
+        effort=entry.get("effort"),
+        thinking_headroom=int(entry.get("thinking_headroom", 0)),
+    )
+
+
+def prompt_tokens(usage: Usage) -> int:
+    """Tokens of the prompt as billed: uncached input plus cache reads and writes."""
+    return usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+
+
+def cost_usd(model: str, usage: Usage) -> float:
+    """Cost of one call in USD. Unknown models cost 0 (and show as such in the ledger).
+
+    ``usage.input_tokens`` counts uncached input only, as the Messages API reports it;
+    cache writes and reads are priced separately. A model with a ``long_prompt`` band bills
+    every token of a request at the band's rates once the prompt exceeds its threshold.
 
     >>> round(cost_usd("claude-sonnet-4-5", Usage(input_tokens=1_000_000, output_tokens=100_000)), 2)
     4.5
+    >>> cost_usd("claude-haiku-5-5", Usage(input_tokens=1_000_000))
+    0.5
+    >>> cost_usd("no-such-model", Usage(input_tokens=10))
+    0.0
     """
-    prices = price_table()["models"].get(model)
-    if prices is None:
+    entry = model_entry(model)
+    if entry is None:
         return 0.0
-    per = 1_000_000
-    return (
-        usage.input_tokens * prices["input"]
-        + usage.output_tokens * prices["output"]
-        + usage.cache_write_tokens * prices["cache_write"]
-        + usage.cache_read_tokens * prices["cache_read"]
-    ) / per
+    rates = entry
+    band = entry.get("long_prompt")
+    if band is not None and prompt_tokens(usage) > int(band["threshold_tokens"]):
+        rates = band
+    total = (
+        usage.input_tokens * float(rates["input"])
+        + usage.output_tokens * float(rates["output"])
+        + usage.cache_write_tokens * float(rates["cache_write"])
+        + usage.cache_read_tokens * float(rates["cache_read"])
+    )
+    return round(total / PER_MILLION, 10)
