@@ -136,6 +136,9 @@ class Proposition(FileModel):
     question: str
     keywords: list[str] = Field(default_factory=list)
     aspect: str = ""
+    disagreement_type: DisagreementType | None = Field(
+        default=None, description="Crux type when the deck contests it; None for common ground."
+    )
 
 
 class Deck(FileModel):
