@@ -17,9 +17,7 @@ SMALL_LIMIT = 14
 UNDEC, IN, OUT = 0, 1, 2
 
 
-def grounded_labels(
-    succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]
-) -> list[int]:
+def grounded_labels(succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]) -> list[int]:
     """Grounded labelling in ``O(|A| + |R|)``: 0 = UNDEC, 1 = IN, 2 = OUT.
 
     >>> grounded_labels([[1], [2], []], [[], [0], [1]])
@@ -113,11 +111,11 @@ def decompose(af: ArgumentFramework, reduce: bool = True) -> Decomposition:
     key = f"decomp:{reduce}"
     memo = af._memo
     if key in memo:
-        return memo[key]  # type: ignore[no-any-return]
+        return memo[key]
     ix = af._index
     labels = grounded_labels(ix.succ, ix.pred)
-    members = [i for i, lab in enumerate(labels) if lab == UNDEC] if reduce else list(
-        range(len(labels))
+    members = (
+        [i for i, lab in enumerate(labels) if lab == UNDEC] if reduce else list(range(len(labels)))
     )
     dec = Decomposition(tuple(labels), tuple(weak_components(members, ix.succ, ix.pred)))
     memo[key] = dec

@@ -117,16 +117,22 @@ def _parse_apx(text: str, path: str) -> ArgumentFramework:
             kind, a, b = m.group(1), m.group(2), m.group(3)
             if kind == "arg":
                 if b is not None:
-                    raise AFParseError(path, lineno, f"arg/1 takes one argument: {m.group(0).strip()!r}")
+                    raise AFParseError(
+                        path, lineno, f"arg/1 takes one argument: {m.group(0).strip()!r}"
+                    )
                 if a not in declared:
                     declared.add(a)
                     args.append(a)
             else:
                 if b is None:
-                    raise AFParseError(path, lineno, f"att/2 takes two arguments: {m.group(0).strip()!r}")
+                    raise AFParseError(
+                        path, lineno, f"att/2 takes two arguments: {m.group(0).strip()!r}"
+                    )
                 for x in (a, b):
                     if x not in declared:
-                        raise AFParseError(path, lineno, f"attack mentions undeclared argument {x!r}")
+                        raise AFParseError(
+                            path, lineno, f"attack mentions undeclared argument {x!r}"
+                        )
                 attacks.append((a, b))
             pos = m.end()
     return ArgumentFramework(frozenset(args), frozenset(attacks))
@@ -148,7 +154,9 @@ def _parse_tgf(text: str, path: str) -> ArgumentFramework:
         parts = line.split()
         if not in_edges:
             if len(parts) != 1:
-                raise AFParseError(path, lineno, f"expected one argument name per line, got {line!r}")
+                raise AFParseError(
+                    path, lineno, f"expected one argument name per line, got {line!r}"
+                )
             args.add(parts[0])
         else:
             if len(parts) != 2:

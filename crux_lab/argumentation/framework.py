@@ -56,7 +56,7 @@ def sorted_extensions(exts: Iterable[Iterable[Arg]]) -> list[Extension]:
     frozen = {frozenset(e) for e in exts}
     keyed = [(sort_args(e), e) for e in frozen]
     try:
-        keyed.sort(key=lambda t: t[0])  # type: ignore[arg-type,return-value]
+        keyed.sort(key=lambda t: t[0])
     except TypeError:
         keyed.sort(key=lambda t: [repr(a) for a in t[0]])
     return [e for _, e in keyed]

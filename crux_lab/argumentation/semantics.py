@@ -20,7 +20,7 @@ All functions are exact and pure. Large frameworks are handled by
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 from crux_lab.argumentation._core import (
     IN,
@@ -62,7 +62,7 @@ SEMANTICS = ("grounded", "complete", "preferred", "stable", "semi-stable", "stag
 """Names accepted by the ``semantics`` parameters."""
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     """Caminada labels."""
 
     IN = "IN"
@@ -173,9 +173,7 @@ def labelling_of(af: ArgumentFramework, ext: Iterable[Arg]) -> Labelling:
     """
     s = frozenset(ext)
     plus = af.attacked_by_set(s)
-    return {
-        a: Label.IN if a in s else Label.OUT if a in plus else Label.UNDEC for a in af
-    }
+    return {a: Label.IN if a in s else Label.OUT if a in plus else Label.UNDEC for a in af}
 
 
 # ---------------------------------------------------------------------------
@@ -374,4 +372,3 @@ def skeptical_set(af: ArgumentFramework, semantics: str = "preferred") -> frozen
     from crux_lab.argumentation.space import extension_space
 
     return extension_space(af, semantics).skeptical()
-

@@ -118,7 +118,7 @@ class ExtensionSpace:
         key = f"where:{self.semantics}"
         if key not in memo:
             memo[key] = {a: i for i, c in enumerate(self.components) for a in c.arguments}
-        return memo[key]  # type: ignore[no-any-return]
+        return memo[key]
 
     def status(self, arg: Arg) -> Status:
         """``accepted`` (skeptical), ``contested`` (credulous only) or ``rejected``."""
@@ -170,7 +170,7 @@ def extension_space(af: ArgumentFramework, semantics: str = "preferred") -> Exte
     key = f"space:{semantics}"
     memo = af._memo
     if key in memo:
-        return memo[key]  # type: ignore[no-any-return]
+        return memo[key]
     args = af._index.args
     if semantics in _REDUCIBLE:
         dec = decompose(af, reduce=True)
@@ -247,7 +247,9 @@ def some_extension(af: ArgumentFramework, semantics: str = "preferred") -> Exten
         if len(comp) <= SMALL_LIMIT:
             exts = component_extensions(comp, semantics)
         else:
-            exts = [[comp.nodes[i] for i in e] for e in SatComponent(comp).iter_extensions(semantics, 1)]
+            exts = [
+                [comp.nodes[i] for i in e] for e in SatComponent(comp).iter_extensions(semantics, 1)
+            ]
         if not exts:
             return None
         out.update(args[g] for g in exts[0])

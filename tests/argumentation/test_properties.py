@@ -88,7 +88,9 @@ def test_sat_backend_matches_small_solver(af: ArgumentFramework) -> None:
     for comp in decompose(af).components:
         for sem in ("complete", "preferred", "stable", "semi-stable"):
             small = S.component_extensions(comp, sem)
-            sat = sorted(sorted(comp.nodes[i] for i in e) for e in SatComponent(comp).extensions(sem))
+            sat = sorted(
+                sorted(comp.nodes[i] for i in e) for e in SatComponent(comp).extensions(sem)
+            )
             assert small == sat
     sp = extension_space(af, "preferred")
     assert sp.count() == len(list(sp.iter_extensions()))
