@@ -1,0 +1,165 @@
+"""Load run folders into DuckDB: one transaction, idempotent by run id.
+
+``ingest`` replaces every row of each run it loads (delete, then ``INSERT ... BY NAME``
+from the run's Parquet files) inside a single transaction: if any run folder is unreadable,
+nothing of that call is left in the database. ``metrics`` rows are not touched: they are
+written after ingest by evaluation (:func:`record_metrics`) and survive a re-ingest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from crux_lab.store.db import SchemaTooNew, StoreError, connect
+from crux_lab.store.migrations import migration_names
+from crux_lab.store.runfiles import RunFolderError, RunManifest, find_run_dirs, read_manifest
+from crux_lab.store.tables import RUN_TABLES, to_arrow
+
+DB = str | Path | duckdb.DuckDBPyConnection | None
+
+
+class IngestError(StoreError):
+    """A run folder could not be loaded; nothing of the ingest call was kept."""
+
+
+@dataclass
+class IngestReport:
+    run_ids: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    duplicates: list[Path] = field(default_factory=list)
+
+    @property
+    def total_rows(self) -> int:
+        return sum(self.rows.values())
+
+
+def _manifests(paths: Sequence[str | Path]) -> tuple[list[RunManifest], list[Path]]:
+    known = set(migration_names())
+    by_id: dict[str, RunManifest] = {}
+    duplicates: list[Path] = []
+    for run_dir in find_run_dirs(list(paths)):
+        m = read_manifest(run_dir)
+        newer = [name for name in m.migrations if name not in known]
+        if newer:
+            raise SchemaTooNew(
+                f"{run_dir} was written by a newer crux_lab (schema migrations {', '.join(newer)}); "
+                f"upgrade crux_lab to ingest it."
+            )
+        if m.run_id in by_id:
+            duplicates.append(by_id[m.run_id].run_dir)
+        by_id[m.run_id] = m  # the last folder named wins
+    return list(by_id.values()), duplicates
+
+
+def _load_one(con: duckdb.DuckDBPyConnection, m: RunManifest, report: IngestReport) -> None:
+    for table in RUN_TABLES:
+        con.execute(f'DELETE FROM "{table}" WHERE run_id = ?', [m.run_id])
+    for table, expected in m.tables.items():
+        path = m.table_path(table)
+        try:
+            row = con.execute(
+                f'INSERT INTO "{table}" BY NAME SELECT * FROM read_parquet(?) WHERE run_id = ?',
+                [str(path), m.run_id],
+            ).fetchone()
+        except duckdb.Error as exc:
+            raise IngestError(f"{path}: cannot load ({str(exc).splitlines()[0]}); rewrite or remove this run folder.") from None
+        inserted = int(row[0]) if row else 0
+        if inserted != expected:
+            raise IngestError(
+                f"{path}: holds {inserted} row(s) for run {m.run_id} but the manifest says {expected}; "
+                f"the folder is damaged: rewrite or remove it."
+            )
+        report.rows[table] = report.rows.get(table, 0) + inserted
+    con.execute(
+        "UPDATE runs SET run_dir = ?, ingested_at = current_timestamp WHERE run_id = ?",
+        [str(m.run_dir.resolve()), m.run_id],
+    )
+    report.run_ids.append(m.run_id)
+
+
+def ingest(
+    paths: Sequence[str | Path],
+    db: DB = None,
+    *,
+    on_run: Callable[[Path], None] | None = None,
+) -> IngestReport:
+    """Load run folders (or folders containing them) into the database, all or nothing.
+
+    ``db`` is a path (default :func:`~crux_lab.store.paths.default_db_path`) or an open
+    read-write connection. Raises :class:`IngestError`, :class:`RunFolderError` or
+    :class:`SchemaTooNew` with the offending folder named; the database is then unchanged.
+    """
+    manifests, duplicates = _manifests(paths)
+    report = IngestReport(duplicates=duplicates)
+    con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for m in manifests:
+                _load_one(con, m, report)
+                if on_run is not None:
+                    on_run(m.run_dir)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        if con is not db:
+            con.close()
+    return report
+
+
+def record_metrics(
+    db: DB,
+    run_id: str,
+    metrics: Mapping[str, float],
+    details: Mapping[str, Any] | None = None,
+) -> int:
+    """Store ``metrics`` (name -> value) for an ingested run; re-recording a name replaces it.
+
+    ``details`` optionally maps a metric name to JSON-able detail (per-crux scores, ...).
+    Returns the number of rows written.
+    """
+    bad = [k for k, v in metrics.items() if not isinstance(v, int | float) or isinstance(v, bool)]
+    if bad:
+        raise StoreError(f"metric value(s) must be numbers: {', '.join(bad)}.")
+    details = details or {}
+    unknown = set(details) - set(metrics)
+    if unknown:
+        raise StoreError(f"details given for metrics not recorded: {', '.join(sorted(unknown))}.")
+    con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
+    try:
+        found = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if not found or not found[0]:
+            raise StoreError(f"run {run_id} is not in the database; ingest its run folder first.")
+        rows = [
+            {"run_id": run_id, "name": name, "value": None if math.isnan(v) else float(v), "detail": details.get(name)}
+            for name, v in metrics.items()
+        ]
+        arrow_rows = to_arrow("metrics", rows).drop_columns(["recorded_at"])
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(
+                "DELETE FROM metrics WHERE run_id = ? AND name IN (SELECT unnest(?))",
+                [run_id, list(metrics)],
+            )
+            con.register("_new_metrics", arrow_rows)
+            con.execute("INSERT INTO metrics BY NAME SELECT * FROM _new_metrics")
+            con.unregister("_new_metrics")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        if con is not db:
+            con.close()
+    return len(rows)
+
+
+__all__ = ["IngestError", "IngestReport", "RunFolderError", "ingest", "record_metrics"]

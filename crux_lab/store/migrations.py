@@ -1,0 +1,317 @@
+"""The DuckDB schema, as an ordered list of migrations (the pattern of simonw/llm).
+
+Each migration is a function that takes a connection. :func:`crux_lab.store.db.migrate` runs,
+in order, every migration whose name is not yet in the ``_migrations`` table, each in its own
+transaction, and records its name. Rules:
+
+- never edit or reorder a migration that has shipped; add a new one at the end;
+- a database holding a migration name this list does not know was made by a newer crux_lab.
+
+Table layout (one row per thing per run; every table has ``run_id``):
+
+- ``runs``: provenance of one execution (config, versions, where its files are, sweep id);
+- ``debates``: the outcome summary of that run (regime, counts, usage, fault lines);
+- ``events``, ``turns``, ``arguments``, ``attacks``, ``disputes``, ``stances``, ``reasons``,
+  ``cruxes``, ``crux_cards``, ``crux_card_positions``, ``common_ground``, ``camps``,
+  ``concessions``, ``positions``, ``position_shifts``, ``llm_calls``: the DebateResult, flat;
+- ``metrics``: scores written after the run (evaluation), keyed by (run_id, name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import duckdb
+
+Migration = Callable[[duckdb.DuckDBPyConnection], None]
+
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Migration) -> Migration:
+    """Register ``fn`` as the next migration (its ``__name__`` is what gets recorded)."""
+    MIGRATIONS.append(fn)
+    return fn
+
+
+@migration
+def m001_initial(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(
+        """
+        CREATE TABLE runs (
+            run_id VARCHAR PRIMARY KEY,
+            schema_version INTEGER,
+            crux_lab_version VARCHAR,
+            written_at TIMESTAMP,
+            ingested_at TIMESTAMP DEFAULT current_timestamp,
+            run_dir VARCHAR,
+            sweep_id VARCHAR,
+            engine VARCHAR,
+            backend VARCHAR,
+            topic VARCHAR,
+            persona_ids VARCHAR[],
+            deck VARCHAR,
+            seed BIGINT,
+            max_turns INTEGER,
+            sim JSON,
+            params JSON,
+            allocation JSON,
+            config JSON,
+            complete BOOLEAN,
+            error VARCHAR,
+            duration_s DOUBLE
+        );
+        CREATE TABLE debates (
+            run_id VARCHAR PRIMARY KEY,
+            topic VARCHAR,
+            engine VARCHAR,
+            backend VARCHAR,
+            persona_ids VARCHAR[],
+            complete BOOLEAN,
+            regime VARCHAR,
+            regime_description VARCHAR,
+            n_turns INTEGER,
+            n_events INTEGER,
+            n_arguments INTEGER,
+            n_attacks INTEGER,
+            n_disputes INTEGER,
+            n_cruxes INTEGER,
+            n_crux_cards INTEGER,
+            n_common_ground INTEGER,
+            n_camps INTEGER,
+            n_concessions INTEGER,
+            n_shifted INTEGER,
+            grounded VARCHAR[],
+            preferred JSON,
+            preferred_count INTEGER,
+            fault_lines VARCHAR[],
+            resolution_paths VARCHAR[],
+            flip_conditions JSON,
+            evidence_ledger JSON,
+            aspects JSON,
+            calls INTEGER,
+            input_tokens BIGINT,
+            output_tokens BIGINT,
+            cache_read_tokens BIGINT,
+            cache_write_tokens BIGINT,
+            cost_usd DOUBLE,
+            latency_s DOUBLE,
+            duration_s DOUBLE
+        );
+        CREATE TABLE events (
+            run_id VARCHAR,
+            seq INTEGER,
+            type VARCHAR,
+            ts DOUBLE,
+            payload JSON,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE turns (
+            run_id VARCHAR,
+            ord INTEGER,
+            id VARCHAR,
+            turn_index INTEGER,
+            persona_id VARCHAR,
+            dialogue VARCHAR,
+            move VARCHAR,
+            phase VARCHAR,
+            phase_number INTEGER,
+            steering_hint VARCHAR,
+            aspect_id VARCHAR,
+            room_id VARCHAR,
+            reply_to VARCHAR,
+            proposition_ids VARCHAR[],
+            stance VARCHAR,
+            confidence DOUBLE,
+            timestamp DOUBLE
+        );
+        CREATE TABLE arguments (
+            run_id VARCHAR,
+            id VARCHAR,
+            speaker_id VARCHAR,
+            claim VARCHAR,
+            premises VARCHAR[],
+            assumptions VARCHAR[],
+            evidence VARCHAR[],
+            round INTEGER,
+            derived_from_turns INTEGER[],
+            proposition_id VARCHAR,
+            label VARCHAR,
+            grounded BOOLEAN
+        );
+        CREATE TABLE attacks (
+            run_id VARCHAR,
+            id VARCHAR,
+            from_arg_id VARCHAR,
+            to_arg_id VARCHAR,
+            type VARCHAR,
+            target_arg_id VARCHAR,
+            target_component VARCHAR,
+            target_index INTEGER,
+            counter_proposition VARCHAR,
+            rationale VARCHAR,
+            evidence VARCHAR[],
+            confidence DOUBLE,
+            speaker_id VARCHAR,
+            round INTEGER
+        );
+        CREATE TABLE disputes (
+            run_id VARCHAR,
+            id VARCHAR,
+            question VARCHAR,
+            horizon VARCHAR,
+            resolution_criteria VARCHAR[],
+            created_from_turns INTEGER[],
+            active BOOLEAN,
+            proposition_id VARCHAR,
+            disagreement_type VARCHAR
+        );
+        CREATE TABLE stances (
+            run_id VARCHAR,
+            id VARCHAR,
+            dispute_id VARCHAR,
+            speaker_id VARCHAR,
+            side VARCHAR,
+            statement VARCHAR,
+            confidence DOUBLE,
+            derived_from_turns INTEGER[]
+        );
+        CREATE TABLE reasons (
+            run_id VARCHAR,
+            id VARCHAR,
+            stance_id VARCHAR,
+            polarity VARCHAR,
+            claim VARCHAR,
+            assumptions VARCHAR[],
+            evidence VARCHAR[],
+            derived_from_turns INTEGER[],
+            attacks VARCHAR[]
+        );
+        CREATE TABLE cruxes (
+            run_id VARCHAR,
+            id VARCHAR,
+            statement VARCHAR,
+            source VARCHAR,
+            disagreement_type VARCHAR,
+            proposed_by VARCHAR[],
+            acknowledged BOOLEAN,
+            assumptions VARCHAR[],
+            yes_side JSON,
+            no_side JSON,
+            settling_question VARCHAR,
+            dispute_id VARCHAR,
+            argument_ids VARCHAR[],
+            proposition_ids VARCHAR[],
+            score DOUBLE
+        );
+        CREATE TABLE crux_cards (
+            run_id VARCHAR,
+            id VARCHAR,
+            question VARCHAR,
+            disagreement_type VARCHAR,
+            diagnosis VARCHAR,
+            resolved BOOLEAN,
+            resolution VARCHAR,
+            personas JSON,
+            source_aspect VARCHAR,
+            source_messages VARCHAR[],
+            crux_room_id VARCHAR,
+            timestamp DOUBLE,
+            proposition_ids VARCHAR[]
+        );
+        CREATE TABLE crux_card_positions (
+            run_id VARCHAR,
+            card_id VARCHAR,
+            persona_id VARCHAR,
+            position VARCHAR,
+            reasoning VARCHAR,
+            falsifier VARCHAR,
+            grounding_quotes VARCHAR[]
+        );
+        CREATE TABLE common_ground (
+            run_id VARCHAR,
+            id VARCHAR,
+            statement VARCHAR,
+            source VARCHAR,
+            persona_ids VARCHAR[],
+            argument_id VARCHAR,
+            dispute_id VARCHAR,
+            agreed_side VARCHAR,
+            proposition_ids VARCHAR[]
+        );
+        CREATE TABLE camps (
+            run_id VARCHAR,
+            camp_index INTEGER,
+            argument_ids VARCHAR[],
+            persona_ids VARCHAR[],
+            label VARCHAR
+        );
+        CREATE TABLE concessions (
+            run_id VARCHAR,
+            ord INTEGER,
+            turn_index INTEGER,
+            persona_id VARCHAR,
+            type VARCHAR,
+            conceded_claim VARCHAR,
+            effect VARCHAR,
+            removed_arg_ids VARCHAR[],
+            updated_arg_ids VARCHAR[],
+            proposition_id VARCHAR,
+            reason VARCHAR
+        );
+        CREATE TABLE positions (
+            run_id VARCHAR,
+            persona_id VARCHAR,
+            "at" VARCHAR,
+            text VARCHAR,
+            stances JSON,
+            confidence JSON
+        );
+        CREATE TABLE position_shifts (
+            run_id VARCHAR,
+            persona_id VARCHAR,
+            shifted BOOLEAN,
+            embedding_distance DOUBLE,
+            proposition_shifts JSON,
+            attributed_rooms VARCHAR[],
+            named_reason VARCHAR,
+            summary VARCHAR
+        );
+        CREATE TABLE llm_calls (
+            run_id VARCHAR,
+            seq INTEGER,
+            purpose VARCHAR,
+            backend VARCHAR,
+            model VARCHAR,
+            tier VARCHAR,
+            input_tokens BIGINT,
+            output_tokens BIGINT,
+            cache_read_tokens BIGINT,
+            cache_write_tokens BIGINT,
+            latency_s DOUBLE,
+            cost_usd DOUBLE,
+            retries INTEGER,
+            outcome VARCHAR,
+            error VARCHAR,
+            request_hash VARCHAR,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE metrics (
+            run_id VARCHAR,
+            name VARCHAR,
+            value DOUBLE,
+            detail JSON,
+            recorded_at TIMESTAMP DEFAULT current_timestamp,
+            PRIMARY KEY (run_id, name)
+        );
+        """
+    )
+
+
+def migration_names() -> list[str]:
+    """Names of the migrations this version knows, in order.
+
+    >>> migration_names()[0]
+    'm001_initial'
+    """
+    return [m.__name__ for m in MIGRATIONS]

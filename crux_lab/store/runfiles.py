@@ -1,0 +1,188 @@
+"""Run folders: each debate writes its own files; ingest loads them into DuckDB later.
+
+A run folder ``<runs>/<run_id>/`` holds::
+
+    manifest.json       run id, the schema migrations the tables follow, row counts (written last)
+    result.json         the whole DebateResult
+    events.jsonl        the event log, one DebateEvent per line (enough to rebuild the result)
+    transcript.md       the transcript, for reading
+    tables/<name>.parquet   one Parquet file per store table (typed like the database)
+
+It is written into a hidden temporary folder beside it and renamed into place, so a reader
+never sees a half-written run folder; rewriting a run (same run id) swaps the folder whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from crux_lab.models import DebateEvent, DebateResult, parse_event
+from crux_lab.store.migrations import migration_names
+from crux_lab.store.paths import default_runs_dir
+from crux_lab.store.tables import RUN_TABLES, crux_lab_version, result_rows, to_arrow
+
+MANIFEST = "manifest.json"
+RUN_FORMAT = 1
+
+
+class RunFolderError(ValueError):
+    """A run folder is missing files or is not readable; the message names the file."""
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    run_dir: Path
+    run_id: str
+    migrations: list[str]
+    tables: dict[str, int]  # table -> row count
+
+    def table_path(self, table: str) -> Path:
+        return self.run_dir / "tables" / f"{table}.parquet"
+
+
+def render_transcript(result: DebateResult) -> str:
+    """The transcript as Markdown (speaker, move and phase on each turn)."""
+    cfg = result.config
+    lines = [
+        f"# {cfg.topic}",
+        "",
+        f"- run: `{result.run_id}`  engine: `{result.engine}`  backend: `{result.backend}`  seed: {cfg.seed}",
+        f"- personas: {', '.join(cfg.persona_ids)}",
+        f"- regime: {result.regime.value}" + (f" ({result.regime_description})" if result.regime_description else ""),
+        f"- complete: {result.complete}" + (f"  error: {result.error}" if result.error else ""),
+        "",
+        "## Transcript",
+        "",
+    ]
+    for i, turn in enumerate(result.transcript, start=1):
+        tags = ", ".join(x for x in (turn.move.value if turn.move else None, turn.phase, turn.room_id) if x)
+        lines.append(f"**{i}. {turn.persona_id}** ({tags})  ")
+        lines.append(turn.dialogue.strip())
+        lines.append("")
+    if result.cruxes:
+        lines += ["## Cruxes", ""]
+        lines += [f"- {c.statement}" + (f" *({c.disagreement_type.value})*" if c.disagreement_type else "") for c in result.cruxes]
+        lines.append("")
+    if result.crux_cards:
+        lines += ["## Crux cards", ""]
+        for card in result.crux_cards:
+            lines.append(f"### {card.question} ({card.disagreement_type.value})")
+            lines.append(card.diagnosis)
+            for pid, pos in card.personas.items():
+                lines.append(f"- **{pid}**: {pos.position.value}: {pos.reasoning}")
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> dict[str, int]:
+    (folder / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
+    with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
+        for event in result.events:
+            fh.write(event.model_dump_json() + "\n")
+    (folder / "transcript.md").write_text(render_transcript(result), encoding="utf-8")
+    tables = folder / "tables"
+    tables.mkdir()
+    counts: dict[str, int] = {}
+    for name, rows in result_rows(result, written_at=datetime.now(), sweep_id=sweep_id).items():
+        pq.write_table(to_arrow(name, rows), tables / f"{name}.parquet")
+        counts[name] = len(rows)
+    manifest = {
+        "format": RUN_FORMAT,
+        "run_id": result.run_id,
+        "migrations": migration_names(),
+        "crux_lab_version": crux_lab_version(),
+        "written_at": datetime.now().isoformat(timespec="seconds"),
+        "engine": result.engine,
+        "backend": result.backend,
+        "complete": result.complete,
+        "tables": counts,
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return counts
+
+
+def write_run(result: DebateResult, out_dir: str | Path | None = None, *, sweep_id: str | None = None) -> Path:
+    """Write the run folder ``<out_dir>/<run_id>`` atomically and return its path.
+
+    ``out_dir`` defaults to :func:`~crux_lab.store.paths.default_runs_dir`.
+    """
+    out = Path(out_dir) if out_dir is not None else default_runs_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    final = out / result.run_id
+    tmp = Path(tempfile.mkdtemp(prefix=f".{result.run_id}.", suffix=".tmp", dir=out))
+    try:
+        _write_files(result, tmp, sweep_id)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if final.exists():
+        old = out / f".{result.run_id}.old-{uuid.uuid4().hex[:8]}"
+        os.replace(final, old)
+        os.replace(tmp, final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, final)
+    return final
+
+
+def read_manifest(run_dir: str | Path) -> RunManifest:
+    """Read and check a run folder's manifest; :class:`RunFolderError` names what is wrong."""
+    folder = Path(run_dir)
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise RunFolderError(f"{folder}: not a run folder (no {MANIFEST}); pass a folder written by write_run.")
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        run_id = str(data["run_id"])
+        migrations = [str(m) for m in data["migrations"]]
+        tables = {str(k): int(v) for k, v in data["tables"].items()}
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RunFolderError(f"{path}: unreadable manifest ({type(exc).__name__}: {exc}); rewrite the run.") from None
+    manifest = RunManifest(folder, run_id, migrations, tables)
+    for table in tables:
+        if table not in RUN_TABLES:
+            raise RunFolderError(f"{path}: unknown table {table!r} (known: {', '.join(RUN_TABLES)}).")
+        if not manifest.table_path(table).is_file():
+            raise RunFolderError(f"{manifest.table_path(table)}: missing table file; rewrite the run.")
+    return manifest
+
+
+def find_run_dirs(paths: list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
+    """Run folders named by ``paths``: a run folder itself, or any folder containing run folders."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if (p / MANIFEST).is_file():
+            found.append(p)
+        elif p.is_dir():
+            found.extend(sorted(m.parent for m in p.rglob(MANIFEST) if not m.parent.name.startswith(".")))
+        else:
+            raise RunFolderError(f"{p}: no such run folder.")
+    return found
+
+
+def load_result(run_dir: str | Path) -> DebateResult:
+    """The DebateResult stored in a run folder."""
+    path = Path(run_dir) / "result.json"
+    try:
+        return DebateResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunFolderError(f"{path}: missing; not a run folder.") from None
+
+
+def read_events(run_dir: str | Path) -> Iterator[DebateEvent]:
+    """Replay a run's event log, one typed event at a time."""
+    with (Path(run_dir) / "events.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield parse_event(line)
