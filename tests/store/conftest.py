@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,12 @@ def make_result(topic: str = "Is Bitcoin a store of value?", seed: int = 0) -> D
                            input_tokens=50, output_tokens=25) for i in range(2)],
         duration_s=0.5,
     )
+
+
+@pytest.fixture
+def make() -> Callable[..., DebateResult]:
+    """The factory itself, for tests that need several distinct results."""
+    return make_result
 
 
 @pytest.fixture
