@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 from crux_lab.llm.base import Backend, LLMError, LLMRequest, LLMResponse
+from crux_lab.llm.pricing import cost_usd
 from crux_lab.models import LLMCall, Tier, Usage
 
 
@@ -35,10 +38,25 @@ class Ledger:
             request_hash=request.request_hash(model),
         )
         self.calls.append(row)
+        started = time.perf_counter()
         try:
             response = await self.backend.generate(request)
         except LLMError as exc:
-            self.calls[seq] = row.model_copy(update={"outcome": "error", "error": str(exc)[:500]})
+            # A failed call still costs what it consumed (e.g. an answer that failed repair).
+            spent = exc.usage or Usage()
+            self.calls[seq] = row.model_copy(
+                update={
+                    "outcome": "error",
+                    "error": str(exc)[:500],
+                    "input_tokens": spent.input_tokens,
+                    "output_tokens": spent.output_tokens,
+                    "cache_read_tokens": spent.cache_read_tokens,
+                    "cache_write_tokens": spent.cache_write_tokens,
+                    "cost_usd": cost_usd(model, spent),
+                    "retries": exc.retries,
+                    "latency_s": round(time.perf_counter() - started, 6),
+                }
+            )
             raise
         u = response.usage
         outcome = "repaired" if response.repaired else "ok"
@@ -46,6 +64,9 @@ class Ledger:
             outcome = "replayed"
         self.calls[seq] = row.model_copy(
             update={
+                # The backend that really answered: a recording ReplayBackend passes the
+                # inner backend's responses through, a replaying one answers as "replay".
+                "backend": response.backend,
                 "model": response.model,
                 "input_tokens": u.input_tokens,
                 "output_tokens": u.output_tokens,

@@ -1,0 +1,418 @@
+"""The Anthropic backend: the Messages API through the official SDK's ``AsyncAnthropic``.
+
+What it adds on top of the SDK, and why:
+
+- **Retries.** The SDK already retries 408/409/429/5xx (529 "overloaded" included),
+  connection errors and timeouts, with exponential backoff and jitter, and it waits exactly
+  what a ``retry-after`` / ``retry-after-ms`` header says. We use that loop (``max_retries``)
+  rather than a second one of our own, and count its attempts with a small SDK middleware,
+  so ``LLMResponse.retries`` is the number of HTTP attempts minus one, also for failed calls.
+- **Per-attempt timeout.** ``timeout_s`` is the SDK's HTTP timeout and, in the same
+  middleware, a hard deadline on each attempt (a server that trickles bytes cannot hold a
+  call forever). A timed-out attempt is retried like any other transient failure.
+- **Concurrency.** At most ``max_concurrency`` calls are in flight (an asyncio semaphore).
+- **Structured output.** The JSON Schema of ``request.output_schema`` goes into the *user*
+  message (the cached system prompt stays identical across purposes), the answer is parsed
+  and validated with pydantic, and an invalid answer gets one repair turn that quotes the
+  error back. Forced tool use is not an option: current Sonnet models reject it (HTTP 400),
+  and assistant prefill is rejected too, so the prompt carries the contract.
+- **Model quirks** come from the price table (``crux_lab/data/prices.json``): current models
+  reject a non-default ``temperature`` and think adaptively within ``max_tokens``, so the
+  backend leaves temperature out for them, asks for low effort, and adds thinking headroom.
+- **Prompt caching.** ``request.cache_system`` marks the system block with
+  ``cache_control: {"type": "ephemeral"}``; cache writes and reads are priced separately.
+
+The API key comes from ``ANTHROPIC_API_KEY`` (or an explicit argument in tests). It is handed
+to the SDK and nowhere else: not stored on this object, not in errors, not in any record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import os
+import re
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+from pydantic import BaseModel, ValidationError
+
+from crux_lab.llm.base import (
+    BackendUnavailable,
+    LLMCallFailed,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+)
+from crux_lab.llm.pricing import cost_usd, default_model, model_entry, model_settings
+from crux_lab.models import Tier, Usage
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+
+MISSING_KEY_MESSAGE = (
+    f"the anthropic backend needs an API key: set it in the environment, e.g. "
+    f"`export {API_KEY_ENV}=sk-ant-...` (never put it in a file under version control), "
+    f"or use --backend simulated to run offline."
+)
+
+# HTTP attempts of the call running in the current task (the middleware appends to it).
+_attempts: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "crux_lab_anthropic_attempts", default=None
+)
+
+
+class AttemptTimedOut(anthropic.RetryableError):
+    """One HTTP attempt took longer than the per-call timeout (the SDK retries it)."""
+
+
+class _AttemptGuard(anthropic.Middleware):
+    """Counts the HTTP attempts of each call and puts a hard deadline on each attempt."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+
+    async def handle_async(
+        self,
+        request: anthropic.APIRequest,
+        call_next: Callable[[anthropic.APIRequest], Awaitable[Any]],
+    ) -> Any:
+        seen = _attempts.get()
+        if seen is not None:
+            seen.append(request.retries_taken)
+        try:
+            return await asyncio.wait_for(call_next(request), self.timeout_s)
+        except TimeoutError:
+            raise AttemptTimedOut(f"no response within {self.timeout_s:g}s") from None
+
+
+@dataclass
+class _Reply:
+    """One Messages API exchange, reduced to what the backend needs (runtime-only)."""
+
+    text: str
+    usage: Usage
+    cost_usd: float
+    retries: int
+    stop_reason: str | None
+    model: str
+
+
+class StructuredOutputInvalid(ValueError):
+    """The answer is not JSON, or not JSON that validates against the schema."""
+
+
+def extract_json(text: str) -> str:
+    """The JSON object inside an answer: code fences and surrounding prose removed.
+
+    >>> extract_json('```json\\n{"a": 1}\\n```')
+    '{"a": 1}'
+    >>> extract_json('Here it is: {"a": {"b": 2}} Hope that helps.')
+    '{"a": {"b": 2}}'
+    >>> extract_json("no json here")
+    'no json here'
+    """
+    stripped = text.strip()
+    fenced = re.match(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", stripped, re.DOTALL)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    if stripped.startswith(("{", "[")):
+        return stripped
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start != -1 and end > start:
+        return stripped[start : end + 1]
+    return stripped
+
+
+def parse_structured(text: str, schema: type[BaseModel]) -> BaseModel:
+    """Parse and validate an answer; raises :class:`StructuredOutputInvalid` with a short reason.
+
+    >>> from pydantic import BaseModel
+    >>> class Vote(BaseModel):
+    ...     side: str
+    >>> parse_structured('{"side": "YES"}', Vote).side
+    'YES'
+    >>> parse_structured('{"side": ', Vote)
+    Traceback (most recent call last):
+    ...
+    crux_lab.llm.anthropic_backend.StructuredOutputInvalid: not valid JSON: Expecting value at line 1 column 9
+    """
+    blob = extract_json(text)
+    try:
+        data = json.loads(blob)
+    except json.JSONDecodeError as exc:
+        raise StructuredOutputInvalid(
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors()[:10]
+        ]
+        more = f" (and {exc.error_count() - 10} more)" if exc.error_count() > 10 else ""
+        raise StructuredOutputInvalid(
+            f"JSON does not match the schema {schema.__name__}: " + "; ".join(problems) + more
+        ) from None
+
+
+def user_content(request: LLMRequest) -> str:
+    """The user message: the request's text, plus the JSON contract when a schema is set."""
+    schema = request.schema_json()
+    if schema is None:
+        return request.user
+    return (
+        f"{request.user}\n\n"
+        "Answer with exactly one JSON object and nothing else (no prose, no code fences). "
+        "It must validate against this JSON Schema:\n"
+        f"{json.dumps(schema, ensure_ascii=False, sort_keys=True)}"
+    )
+
+
+def repair_instruction(problem: str) -> str:
+    return (
+        f"Your previous answer could not be used: {problem}. Reply again with only the "
+        "corrected JSON object, valid against the JSON Schema given above."
+    )
+
+
+def _usage_of(message: Any) -> Usage:
+    u = message.usage
+    return Usage(
+        calls=1,
+        input_tokens=int(u.input_tokens or 0),
+        output_tokens=int(u.output_tokens or 0),
+        cache_write_tokens=int(getattr(u, "cache_creation_input_tokens", 0) or 0),
+        cache_read_tokens=int(getattr(u, "cache_read_input_tokens", 0) or 0),
+    )
+
+
+def _text_of(message: Any) -> str:
+    # Adaptive-thinking models also return thinking blocks; only text blocks are the answer.
+    return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+
+
+def _merge(a: Usage, b: Usage) -> Usage:
+    merged = a + b
+    return merged.model_copy(update={"calls": 1})
+
+
+class AnthropicBackend:
+    """Claude through the Messages API (see the module docstring for retries and caching)."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        models: Mapping[Tier | str, str] | None = None,
+        max_concurrency: int = 8,
+        timeout_s: float = 60.0,
+        max_retries: int = 4,
+        api_key: str | None = None,
+        http_client: Any | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        if not key.strip():
+            raise BackendUnavailable(MISSING_KEY_MESSAGE)
+        self.models: dict[Tier, str] = {tier: default_model(tier) for tier in Tier}
+        for tier, model in (models or {}).items():
+            self.models[Tier(tier)] = model
+        self.max_concurrency = max_concurrency
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        # The SDK client holds the key; this object keeps no copy of it.
+        self._client = anthropic.AsyncAnthropic(
+            api_key=key.strip(),
+            base_url=base_url,
+            http_client=http_client,
+            timeout=timeout_s,
+            max_retries=max_retries,
+            middleware=[_AttemptGuard(timeout_s)],
+        )
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        models = ", ".join(f"{t.value}={m}" for t, m in self.models.items())
+        return (
+            f"AnthropicBackend({models}, max_concurrency={self.max_concurrency}, "
+            f"timeout_s={self.timeout_s:g}, max_retries={self.max_retries})"
+        )
+
+    def model_for(self, tier: Tier) -> str:
+        return self.models[tier]
+
+    def unpriced_models(self) -> list[str]:
+        """Configured models the price table does not know (their cost would read as 0)."""
+        return sorted({m for m in self.models.values() if model_entry(m) is None})
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (optional; the SDK also closes them on exit)."""
+        await self._client.close()
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # One semaphore per event loop: a notebook may run several asyncio.run() in turn.
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = asyncio.Semaphore(self.max_concurrency)
+            self._semaphores[loop] = sem
+        return sem
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        model = self.model_for(request.tier)
+        async with self._semaphore():
+            started = time.perf_counter()
+            messages: list[dict[str, Any]] = [{"role": "user", "content": user_content(request)}]
+            first = await self._send(request, model, messages)
+            if request.output_schema is None:
+                if not first.text.strip():
+                    raise LLMOutputError(
+                        request.purpose,
+                        f"the answer has no text (stop_reason={first.stop_reason}); raise "
+                        f"max_tokens for this purpose if it is 'max_tokens'",
+                        usage=first.usage,
+                        retries=first.retries,
+                    )
+                return self._response(first, first.text, None, started, repaired=False)
+            try:
+                parsed = parse_structured(first.text, request.output_schema)
+                return self._response(first, extract_json(first.text), parsed, started, repaired=False)
+            except StructuredOutputInvalid as problem:
+                messages += [
+                    {"role": "assistant", "content": first.text.strip() or "(no answer)"},
+                    {"role": "user", "content": repair_instruction(str(problem))},
+                ]
+            try:
+                second = await self._send(request, model, messages)
+            except LLMCallFailed as exc:
+                exc.usage = _merge(first.usage, exc.usage or Usage())
+                exc.retries += first.retries
+                raise
+            both = _Reply(
+                text=second.text,
+                usage=_merge(first.usage, second.usage),
+                cost_usd=round(first.cost_usd + second.cost_usd, 10),
+                retries=first.retries + second.retries,
+                stop_reason=second.stop_reason,
+                model=second.model,
+            )
+            try:
+                parsed = parse_structured(second.text, request.output_schema)
+            except StructuredOutputInvalid as problem:
+                raise LLMOutputError(
+                    request.purpose, str(problem), usage=both.usage, retries=both.retries
+                ) from None
+            return self._response(both, extract_json(second.text), parsed, started, repaired=True)
+
+    def _response(
+        self, reply: _Reply, text: str, parsed: BaseModel | None, started: float, *, repaired: bool
+    ) -> LLMResponse:
+        return LLMResponse(
+            text=text,
+            parsed=parsed,
+            model=reply.model,
+            backend=self.name,
+            usage=reply.usage,
+            latency_s=round(time.perf_counter() - started, 6),
+            cost_usd=reply.cost_usd,
+            retries=reply.retries,
+            repaired=repaired,
+        )
+
+    def request_params(
+        self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Keyword arguments of ``messages.create`` for one exchange (no credentials in here)."""
+        settings = model_settings(model)
+        params: dict[str, Any] = {
+            "model": model,
+            "max_tokens": request.max_tokens + settings.thinking_headroom,
+            "messages": messages,
+        }
+        if request.system.strip():
+            block: dict[str, Any] = {"type": "text", "text": request.system}
+            if request.cache_system:
+                block["cache_control"] = {"type": "ephemeral"}
+            params["system"] = [block]
+        if settings.sampling_params:
+            # SDK 2.x dropped ``temperature`` from create() (current models reject it), so
+            # older models that still take it get it through the raw request body.
+            params["extra_body"] = {"temperature": request.temperature}
+        if settings.effort:
+            params["output_config"] = {"effort": settings.effort}
+        return params
+
+    async def _send(
+        self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
+    ) -> _Reply:
+        attempts: list[int] = []
+        token = _attempts.set(attempts)
+        try:
+            message = await self._client.messages.create(
+                **self.request_params(request, model, messages)
+            )
+        except anthropic.APIStatusError as exc:
+            raise LLMCallFailed(
+                request.purpose,
+                _status_detail(exc),
+                status=exc.status_code,
+                retries=max(len(attempts) - 1, 0),
+            ) from None
+        except AttemptTimedOut as exc:
+            raise LLMCallFailed(
+                request.purpose, f"timed out ({exc})", retries=max(len(attempts) - 1, 0)
+            ) from None
+        except anthropic.APITimeoutError:
+            raise LLMCallFailed(
+                request.purpose,
+                f"timed out after {self.timeout_s:g}s per attempt",
+                retries=max(len(attempts) - 1, 0),
+            ) from None
+        except anthropic.APIConnectionError as exc:
+            raise LLMCallFailed(
+                request.purpose, f"connection error: {exc.message}", retries=max(len(attempts) - 1, 0)
+            ) from None
+        finally:
+            _attempts.reset(token)
+        if message.stop_reason == "refusal":
+            raise LLMCallFailed(
+                request.purpose,
+                "the model declined to answer (stop_reason=refusal)",
+                retries=max(len(attempts) - 1, 0),
+                usage=_usage_of(message),
+            )
+        answered_by = message.model or model
+        priced_as = answered_by if model_entry(answered_by) is not None else model
+        usage = _usage_of(message)
+        return _Reply(
+            text=_text_of(message),
+            usage=usage,
+            cost_usd=cost_usd(priced_as, usage),
+            retries=max(len(attempts) - 1, 0),
+            stop_reason=message.stop_reason,
+            model=answered_by,
+        )
+
+
+def _status_detail(exc: anthropic.APIStatusError) -> str:
+    """A short reason from an API error body (the body never holds credentials)."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error") if isinstance(body.get("error"), dict) else None
+    if error:
+        return f"{error.get('type', 'error')}: {error.get('message', '')}".strip()
+    return exc.message[:300]
