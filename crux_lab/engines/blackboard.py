@@ -1,0 +1,319 @@
+"""The shared blackboard of the blitz and classical engines (seed 02 §1).
+
+A blackboard belongs to one table. It holds the claims, every agent's stance history, the
+arguments posted, dispute tracking (claims with both a pro and a con), crux candidates (with
+how many summaries named them), flip conditions per agent, and the running summary written by
+the ``blackboard_summary`` call (fast tier).
+
+Convergence (seed 02 "convergence.ts") is pure: the entropy of the stance distribution per
+claim, and the confidence-weighted distance between agents. A table stops when entropy drops
+below a threshold (consensus), when the distance stays high without shrinking (divergence), or
+at max rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from pydantic import BaseModel, Field
+
+from crux_lab.engines.base import EngineContext
+from crux_lab.engines.claims import AgentStance, Claim, StanceWord, claims_block
+from crux_lab.llm.base import Hints, TurnHint
+from crux_lab.models import DialogueTurn
+
+STANCE_VALUE: dict[str, float] = {"pro": 1.0, "con": -1.0, "uncertain": 0.0}
+
+
+# ---------------------------------------------------------------------------
+# Pure convergence metrics
+# ---------------------------------------------------------------------------
+
+
+def stance_entropy(stances: Sequence[str]) -> float:
+    """Shannon entropy of a pro/con/uncertain distribution, normalised to [0, 1].
+
+    >>> stance_entropy(["pro", "pro", "pro"])
+    0.0
+    >>> round(stance_entropy(["pro", "con", "uncertain"]), 3)
+    1.0
+    >>> round(stance_entropy(["pro", "con"]), 3)
+    0.631
+    """
+    if not stances:
+        return 0.0
+    n = len(stances)
+    h = 0.0
+    for value in ("pro", "con", "uncertain"):
+        k = sum(1 for s in stances if s == value)
+        if k:
+            p = k / n
+            h -= p * math.log(p)
+    return h / math.log(3)
+
+
+def signed(stance: AgentStance) -> float:
+    """A stance as a number in [-1, 1]: +confidence for pro, -confidence for con, 0 uncertain."""
+    return STANCE_VALUE[stance.stance] * stance.confidence
+
+
+def confidence_distance(a: Mapping[str, AgentStance], b: Mapping[str, AgentStance]) -> float:
+    """Confidence-weighted distance between two agents over the claims both hold, in [0, 1].
+
+    >>> pro = {"c1": AgentStance("c1", "pro", 0.9)}
+    >>> con = {"c1": AgentStance("c1", "con", 0.7)}
+    >>> confidence_distance(pro, con)
+    0.8
+    >>> confidence_distance(pro, pro)
+    0.0
+    """
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        return 0.0
+    return round(sum(abs(signed(a[c]) - signed(b[c])) / 2 for c in shared) / len(shared), 6)
+
+
+def mean_pairwise_distance(latest: Mapping[str, Mapping[str, AgentStance]]) -> float:
+    """Mean confidence-weighted distance over all pairs of agents."""
+    pairs = list(combinations(sorted(latest), 2))
+    if not pairs:
+        return 0.0
+    return round(sum(confidence_distance(latest[a], latest[b]) for a, b in pairs) / len(pairs), 6)
+
+
+def mean_entropy(latest: Mapping[str, Mapping[str, AgentStance]], claim_ids: Sequence[str]) -> float:
+    """Mean stance entropy over the claims."""
+    if not claim_ids:
+        return 0.0
+    values = [
+        stance_entropy([s[c].stance for s in latest.values() if c in s]) for c in claim_ids
+    ]
+    return round(sum(values) / len(values), 6)
+
+
+def dispute_score(stances: Sequence[AgentStance]) -> float:
+    """How hard a claim is disputed: 0 unless someone is pro and someone con; then the sum of
+    the strongest pro and the strongest con confidence (in (0, 2]).
+
+    >>> dispute_score([AgentStance("c", "pro", 0.9), AgentStance("c", "con", 0.6)])
+    1.5
+    >>> dispute_score([AgentStance("c", "pro", 0.9), AgentStance("c", "uncertain", 0.6)])
+    0.0
+    """
+    pro = [s.confidence for s in stances if s.stance == "pro"]
+    con = [s.confidence for s in stances if s.stance == "con"]
+    if not pro or not con:
+        return 0.0
+    return round(max(pro) + max(con), 6)
+
+
+@dataclass(frozen=True)
+class ConvergenceRule:
+    max_rounds: int
+    entropy_threshold: float = 0.35
+    divergence_distance: float = 0.45
+    divergence_rounds: int = 2
+    min_progress: float = 0.02
+
+
+def check_convergence(
+    entropies: Sequence[float], distances: Sequence[float], rule: ConvergenceRule
+) -> tuple[bool, str]:
+    """Decide whether a table stops after the latest round (index ``len(entropies) - 1``).
+
+    Index 0 is the state after the initial stances; each later index is one round.
+
+    >>> rule = ConvergenceRule(max_rounds=4)
+    >>> check_convergence([0.8, 0.2], [0.5, 0.1], rule)
+    (True, 'consensus: stance entropy 0.2 below 0.35')
+    >>> check_convergence([0.8, 0.8, 0.8], [0.6, 0.6, 0.61], rule)[1]
+    'divergence: distance 0.61 has not shrunk for 2 rounds'
+    >>> check_convergence([0.8, 0.7], [0.6, 0.5], rule)
+    (False, '')
+    """
+    rounds = len(entropies) - 1
+    if entropies[-1] <= rule.entropy_threshold:
+        return True, f"consensus: stance entropy {round(entropies[-1], 3)} below {rule.entropy_threshold}"
+    k = rule.divergence_rounds
+    if len(distances) > k and distances[-1] >= rule.divergence_distance:
+        window = distances[-(k + 1) :]
+        if all(later > earlier - rule.min_progress for earlier, later in zip(window, window[1:], strict=False)):
+            return True, f"divergence: distance {round(distances[-1], 3)} has not shrunk for {k} rounds"
+    if rounds >= rule.max_rounds:
+        return True, f"max rounds ({rule.max_rounds}) reached"
+    return False, ""
+
+
+# ---------------------------------------------------------------------------
+# Blackboard state
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Blackboard:
+    """One table's shared state (runtime)."""
+
+    table: int
+    persona_ids: list[str]
+    claims: list[Claim]
+    history: dict[str, list[dict[str, AgentStance]]] = field(default_factory=dict)
+    turns: list[DialogueTurn] = field(default_factory=list)
+    summary: str = ""
+    crux_candidates: dict[str, int] = field(default_factory=dict)
+    flip_conditions: dict[str, list[str]] = field(default_factory=dict)
+    entropies: list[float] = field(default_factory=list)
+    distances: list[float] = field(default_factory=list)
+    converged: bool = False
+    reason: str = ""
+
+    @property
+    def claim_ids(self) -> list[str]:
+        return [c.id for c in self.claims]
+
+    def latest(self) -> dict[str, dict[str, AgentStance]]:
+        return {pid: dict(h[-1]) for pid, h in self.history.items() if h}
+
+    def record(self, persona_id: str, stances: Mapping[str, AgentStance]) -> None:
+        """Append a new stance snapshot; claims not mentioned keep their previous stance."""
+        prev = self.history.get(persona_id, [{}])[-1] if self.history.get(persona_id) else {}
+        self.history.setdefault(persona_id, []).append({**prev, **stances})
+
+    def measure(self) -> tuple[float, float]:
+        latest = self.latest()
+        e, d = mean_entropy(latest, self.claim_ids), mean_pairwise_distance(latest)
+        self.entropies.append(e)
+        self.distances.append(d)
+        return e, d
+
+    def disputes(self) -> list[Claim]:
+        """Claims with at least one pro and one con now, hardest first."""
+        latest = self.latest()
+        scored = [
+            (dispute_score([s[c.id] for s in latest.values() if c.id in s]), i, c)
+            for i, c in enumerate(self.claims)
+        ]
+        return [c for score, _, c in sorted(scored, key=lambda t: (-t[0], t[1])) if score > 0]
+
+    def focus_claim(self, round_number: int) -> Claim:
+        """The claim a round debates: the hardest live dispute, rotating when several tie."""
+        pool = self.disputes() or self.claims
+        return pool[(round_number - 1) % len(pool)]
+
+    def past_stances_text(self, persona_id: str) -> str:
+        lines = []
+        for r, snap in enumerate(self.history.get(persona_id, [])):
+            parts = [f"{c.id}={snap[c.id].stance}({snap[c.id].confidence:.2f})" for c in self.claims if c.id in snap]
+            lines.append(f"round {r}: " + ", ".join(parts))
+        return "\n".join(lines) or "(none yet)"
+
+    def top_crux_candidates(self, k: int = 5) -> list[str]:
+        return [c for c, _ in sorted(self.crux_candidates.items(), key=lambda t: (-t[1], t[0]))[:k]]
+
+
+# ---------------------------------------------------------------------------
+# LLM steps
+# ---------------------------------------------------------------------------
+
+
+class FlipNote(BaseModel):
+    persona_id: str
+    condition: str
+
+
+class BlackboardSummaryReply(BaseModel):
+    summary: str
+    crux_candidates: list[str] = Field(default_factory=list)
+    flip_conditions: list[FlipNote] = Field(default_factory=list)
+
+
+class StanceUpdate(BaseModel):
+    claim_index: int = Field(ge=0)
+    stance: StanceWord
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class BlackboardTurnReply(BaseModel):
+    """What an agent posts in one blitz or classical turn."""
+
+    content: str
+    stance: StanceWord
+    confidence: float = Field(ge=0.0, le=1.0)
+    stance_updates: list[StanceUpdate] = Field(default_factory=list)
+    flip_condition: str = ""
+
+
+BLACKBOARD_SUMMARY = """You keep the shared blackboard of a structured debate.
+Summarise the state of play in at most five sentences: who holds what on each claim and
+where they clash. Name crux candidates: the specific questions that, if settled, would move
+someone. Record flip conditions only when an agent stated one. Return JSON:
+{"summary": "...", "crux_candidates": ["..."], "flip_conditions": [{"persona_id": "...", "condition": "..."}]}"""
+
+
+def turn_prompt(board: Blackboard, persona_id: str, focus: Claim, intent: str = "") -> str:
+    """The per-turn context of seed 02 "context.ts": summary, own past stances, claim text."""
+    idx = board.claims.index(focus)
+    intent_line = f"\nYour intent this turn: {intent}." if intent else ""
+    return (
+        f"Claims on the table:\n{claims_block(board.claims)}\n\n"
+        f"Blackboard summary:\n{board.summary or '(first round: no summary yet)'}\n\n"
+        f"Your past stances:\n{board.past_stances_text(persona_id)}\n\n"
+        f"This round's claim [{idx}]: {focus.text}{intent_line}\n\n"
+        "Respond to the strongest opposing point in two to four sentences in your own voice, then "
+        "update your stance. Return JSON: {\"content\": \"...\", \"stance\": \"pro|con|uncertain\", "
+        "\"confidence\": 0.0-1.0, \"stance_updates\": [{\"claim_index\": 0, \"stance\": \"...\", "
+        "\"confidence\": 0.0}], \"flip_condition\": \"what would change your mind, if anything\"}"
+    )
+
+
+async def summarize(ctx: EngineContext, board: Blackboard, turn_hints: list[TurnHint]) -> BlackboardSummaryReply:
+    """The ``blackboard_summary`` call (fast tier); merges crux candidates and flip conditions."""
+    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in board.turns[-3 * len(board.persona_ids) :])
+    user = (
+        f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(board.claims)}\n\n"
+        f"Previous summary: {board.summary or '(none)'}\n\nLatest posts:\n{posts}"
+    )
+    request = ctx.request(
+        "blackboard_summary",
+        BLACKBOARD_SUMMARY,
+        user,
+        output_schema=BlackboardSummaryReply,
+        hints=Hints(
+            topic=ctx.config.topic,
+            persona_ids=board.persona_ids,
+            turns=turn_hints,
+            extra={"claims": [c.text for c in board.claims], "claim_proposition_ids": [c.proposition_id for c in board.claims]},
+        ),
+    )
+    response = await ctx.call(request)
+    reply = response.parsed if isinstance(response.parsed, BlackboardSummaryReply) else BlackboardSummaryReply(summary=response.text[:800])
+    board.summary = reply.summary
+    for cand in reply.crux_candidates:
+        key = cand.strip()
+        if key:
+            board.crux_candidates[key] = board.crux_candidates.get(key, 0) + 1
+    for note in reply.flip_conditions:
+        if note.persona_id in board.persona_ids and note.condition.strip():
+            conds = board.flip_conditions.setdefault(note.persona_id, [])
+            if note.condition not in conds:
+                conds.append(note.condition)
+    return reply
+
+
+def apply_turn(board: Blackboard, persona_id: str, focus: Claim, reply: BlackboardTurnReply, round_number: int) -> dict[str, AgentStance]:
+    """Turn a reply into a stance snapshot (focus claim + any other updates) and record it."""
+    snap: dict[str, AgentStance] = {
+        focus.id: AgentStance(focus.id, reply.stance, reply.confidence, reply.content[:300], round_number)
+    }
+    for u in reply.stance_updates:
+        if u.claim_index < len(board.claims) and board.claims[u.claim_index].id != focus.id:
+            cid = board.claims[u.claim_index].id
+            snap[cid] = AgentStance(cid, u.stance, u.confidence, "", round_number)
+    board.record(persona_id, snap)
+    if reply.flip_condition.strip():
+        conds = board.flip_conditions.setdefault(persona_id, [])
+        if reply.flip_condition not in conds:
+            conds.append(reply.flip_condition.strip())
+    return snap

@@ -1,0 +1,241 @@
+"""Blitz mode (seed 02 §1): the original engine, kept for comparison.
+
+Topic -> claim decomposition (2-4 testable sub-claims, fast tier) -> tables of 3-5 ->
+initial stances (parallel) -> rounds in which every agent of every table answers the round's
+claim in parallel over its table's blackboard -> blackboard merge (summary, crux candidates,
+flip conditions; fast tier) -> convergence (stance entropy, confidence-weighted distance,
+divergence, max rounds) -> one final output pass (fast tier).
+
+Its known weakness is the seed's own: agents answer the blackboard, not each other, so a run
+reads as parallel monologues. That is the point of keeping it: the comparison shows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.blackboard import (
+    Blackboard,
+    BlackboardTurnReply,
+    ConvergenceRule,
+    apply_turn,
+    check_convergence,
+    summarize,
+    turn_prompt,
+)
+from crux_lab.engines.claims import (
+    AgentStance,
+    Claim,
+    assign_tables,
+    decompose_claims,
+    initial_stances,
+    persona_system,
+)
+from crux_lab.engines.output import apply_classic_output, final_output
+from crux_lab.llm.base import Hints, LLMResponse
+from crux_lab.models import (
+    AgentTurn,
+    BlackboardUpdate,
+    ClaimsDecomposed,
+    ConvergenceUpdate,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    DialogueTurn,
+    InitialStance,
+    Move,
+    Status,
+    TableAssigned,
+)
+
+TURN_PURPOSE = "blackboard_turn"
+
+
+class BlitzParams(EngineParams):
+    max_rounds: int = Field(4, ge=1, le=12, description="Rounds per table before stopping.")
+    entropy_threshold: float = Field(0.35, ge=0.0, le=1.0, description="Consensus when mean stance entropy falls to this.")
+    divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
+    divergence_rounds: int = Field(2, ge=1, le=10, description="Rounds of no shrinking distance that count as divergence.")
+    table_size: int = Field(5, ge=3, le=5, description="Largest table (tables hold 3-5 personas).")
+
+
+def rule_from(params: Any) -> ConvergenceRule:
+    return ConvergenceRule(
+        max_rounds=params.max_rounds,
+        entropy_threshold=params.entropy_threshold,
+        divergence_distance=params.divergence_distance,
+        divergence_rounds=params.divergence_rounds,
+    )
+
+
+def copy_move(annotations: dict[str, Any]) -> Move | None:
+    """The move a backend annotated, if it is one of ours (real backends annotate nothing)."""
+    value = annotations.get("move")
+    return Move(value) if isinstance(value, str) and value in Move.__members__ else None
+
+
+def make_turn(
+    index: int,
+    persona_id: str,
+    reply: BlackboardTurnReply,
+    response: LLMResponse,
+    focus: Claim,
+    round_number: int,
+) -> DialogueTurn:
+    props = [p for p in response.annotations.get("proposition_ids") or [] if isinstance(p, str)]
+    if not props and focus.proposition_id:
+        props = [focus.proposition_id]
+    return DialogueTurn(
+        id=f"t{index}",
+        turn_index=index,
+        persona_id=persona_id,
+        dialogue=reply.content,
+        move=copy_move(response.annotations),
+        phase="round",
+        phase_number=round_number,
+        proposition_ids=props,
+        stance=reply.stance,
+        confidence=reply.confidence,
+    )
+
+
+async def board_turn(
+    ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
+) -> tuple[BlackboardTurnReply, LLMResponse]:
+    """One agent's post on the blackboard (purpose ``blackboard_turn``)."""
+    last_round = [t for t in board.turns if t.phase_number == round_number - 1] if round_number > 1 else []
+    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in (last_round or board.turns[-len(board.persona_ids):]))
+    user = turn_prompt(board, persona_id, focus, intent)
+    if posts:
+        user = f"Latest posts on the blackboard:\n{posts}\n\n{user}"
+    request = ctx.request(
+        TURN_PURPOSE,
+        persona_system(ctx, persona_id),
+        user,
+        output_schema=BlackboardTurnReply,
+        hints=Hints(
+            speaker_id=persona_id,
+            topic=ctx.config.topic,
+            persona_ids=board.persona_ids,
+            phase="round",
+            proposition_id=focus.proposition_id,
+            turns=turn_hints(board.turns),
+            extra={
+                "claims": [c.text for c in board.claims],
+                "claim_proposition_ids": [c.proposition_id for c in board.claims],
+                "focus_index": board.claims.index(focus),
+                "intent": intent,
+            },
+        ),
+        cache_system=True,
+    )
+    response = await ctx.call(request)
+    reply = response.parsed
+    if not isinstance(reply, BlackboardTurnReply):  # schema-less backend: keep the text, no stance change
+        prev = board.latest().get(persona_id, {}).get(focus.id)
+        reply = BlackboardTurnReply(
+            content=response.text,
+            stance=prev.stance if prev else "uncertain",
+            confidence=prev.confidence if prev else 0.5,
+        )
+    return reply, response
+
+
+def initial_stance_events(
+    claims: Sequence[Claim], initial: dict[str, dict[str, AgentStance]]
+) -> list[InitialStance]:
+    return [
+        InitialStance(
+            persona_id=pid,
+            stances={c.key: s[c.id].stance for c in claims},
+            confidence={c.key: s[c.id].confidence for c in claims},
+        )
+        for pid, s in initial.items()
+    ]
+
+
+def setup_boards(
+    tables: list[list[str]], claims: list[Claim], initial: dict[str, dict[str, AgentStance]]
+) -> list[Blackboard]:
+    boards = []
+    for i, table in enumerate(tables):
+        board = Blackboard(table=i, persona_ids=table, claims=claims)
+        for pid in table:
+            board.record(pid, initial[pid])
+        board.measure()
+        boards.append(board)
+    return boards
+
+
+def board_events(board: Blackboard, round_number: int, rule: ConvergenceRule) -> list[DebateEvent]:
+    """Measure a table after a round, decide convergence, and describe both as events."""
+    entropy, distance = board.measure()
+    converged, reason = check_convergence(board.entropies, board.distances, rule)
+    board.converged, board.reason = converged, reason
+    prefix = f"Table {board.table + 1}: "
+    return [
+        BlackboardUpdate(
+            round=round_number,
+            summary=prefix + board.summary,
+            crux_candidates=board.top_crux_candidates(),
+            disputes=[c.text for c in board.disputes()],
+        ),
+        ConvergenceUpdate(
+            round=round_number, entropy=entropy, distance=distance, converged=converged,
+            reason=prefix + reason if reason else "",
+        ),
+    ]
+
+
+class BlitzEngine:
+    name: ClassVar[str] = "blitz"
+    description: ClassVar[str] = (
+        "Seed 02 blitz: 2-4 claims, tables of 3-5, parallel stance rounds over a blackboard, "
+        "entropy convergence, final output pass."
+    )
+    params_model: ClassVar[type[EngineParams]] = BlitzParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = 24
+
+    async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
+        params = ctx.params if isinstance(ctx.params, BlitzParams) else BlitzParams.model_validate(ctx.config.params)
+        rule = rule_from(params)
+        yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
+        yield Status(message="Decomposing the topic into testable claims")
+        claims = await decompose_claims(ctx)
+        yield ClaimsDecomposed(claims=[c.text for c in claims])
+        tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
+        yield TableAssigned(tables=tables)
+        yield Status(message=f"Initial stances from {len(ctx.persona_ids)} personas")
+        initial = await initial_stances(ctx, claims)
+        for stance_event in initial_stance_events(claims, initial):
+            yield stance_event
+        boards = setup_boards(tables, claims, initial)
+        turn_index = 0
+        round_number = 0
+        while any(not b.converged for b in boards) and not ctx.cancelled:
+            round_number += 1
+            active = [b for b in boards if not b.converged]
+            yield Status(message=f"Round {round_number}: {sum(len(b.persona_ids) for b in active)} agents in parallel")
+            jobs = [(b, pid, b.focus_claim(round_number)) for b in active for pid in b.persona_ids]
+            replies = await asyncio.gather(*(board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs))
+            for (board, pid, focus), (reply, response) in zip(jobs, replies, strict=True):
+                apply_turn(board, pid, focus, reply, round_number)
+                turn = make_turn(turn_index, pid, reply, response, focus, round_number)
+                turn_index += 1
+                board.turns.append(turn)
+                yield AgentTurn(turn=turn, intent="respond to the blackboard")
+            await asyncio.gather(*(summarize(ctx, b, turn_hints(b.turns)) for b in active))
+            for board in active:
+                for event in board_events(board, round_number, rule):
+                    yield event
+        yield Status(message="Final output pass")
+        all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
+        output = await final_output(ctx, claims, boards, turn_hints(all_turns))
+        apply_classic_output(ctx.result, output, claims, boards, initial)
+        yield DebateComplete()

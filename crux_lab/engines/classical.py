@@ -1,0 +1,192 @@
+"""Classical mode (seed 02 §1): sequential turns chosen by urgency, with intent tracking.
+
+Same front half as blitz (claims, tables, initial stances, blackboard), but the debate is a
+sequence of turns: before every turn each agent of the table scores its urgency to speak
+(one fast-tier ``urgency`` call per agent, the cost the seed complains about) and declares an
+intent (challenge, defend, concede, clarify, propose_crux, pass) and the claim it wants to
+address. The most urgent agent speaks with that intent. One round is as many turns as the
+table has agents; after each round the blackboard is summarised and convergence is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, summarize
+from crux_lab.engines.blitz import (
+    board_events,
+    board_turn,
+    initial_stance_events,
+    make_turn,
+    rule_from,
+    setup_boards,
+)
+from crux_lab.engines.claims import assign_tables, decompose_claims, initial_stances, persona_system
+from crux_lab.engines.output import apply_classic_output, final_output
+from crux_lab.llm.base import Hints
+from crux_lab.models import (
+    AgentTurn,
+    ClaimsDecomposed,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    Status,
+    TableAssigned,
+)
+
+Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
+
+
+class ClassicalParams(EngineParams):
+    max_rounds: int = Field(3, ge=1, le=12, description="Rounds per table; a round is one turn per agent.")
+    entropy_threshold: float = Field(0.35, ge=0.0, le=1.0)
+    divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
+    divergence_rounds: int = Field(2, ge=1, le=10)
+    table_size: int = Field(5, ge=3, le=5)
+
+
+class UrgencyReply(BaseModel):
+    urgency: float = Field(ge=0.0, le=1.0)
+    intent: Intent = "clarify"
+    claim_index: int | None = None
+    target_persona_id: str | None = None
+
+
+@dataclass
+class IntentRecord:
+    """Intent tracking: what each speaker said it would do, and on what."""
+
+    turn_index: int
+    persona_id: str
+    intent: str
+    claim_id: str
+    urgency: float
+    target_persona_id: str | None = None
+
+
+URGENCY_SYSTEM = """You decide how urgently you need to speak next in a debate.
+Score 0-1: high when the last posts attack your position, misstate it, or meet your flip
+condition; low when you just spoke or have nothing new. Return JSON: {"urgency": 0.0-1.0,
+"intent": "challenge|defend|concede|clarify|propose_crux|pass", "claim_index": N,
+"target_persona_id": "who you answer, or null"}"""
+
+
+async def score_urgency(
+    ctx: EngineContext, board: Blackboard, persona_id: str, system: str
+) -> UrgencyReply:
+    last = board.turns[-len(board.persona_ids):]
+    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in last) or "(no posts yet)"
+    user = (
+        f"Claims:\n{claims_block(board.claims)}\n\nYour past stances:\n{board.past_stances_text(persona_id)}\n\n"
+        f"Latest posts:\n{posts}\n\nHow urgently do you need to speak next, and to do what?"
+    )
+    request = ctx.request(
+        "urgency",
+        f"{system}\n\n{URGENCY_SYSTEM}",
+        user,
+        output_schema=UrgencyReply,
+        hints=Hints(
+            speaker_id=persona_id,
+            topic=ctx.config.topic,
+            persona_ids=board.persona_ids,
+            turns=turn_hints(board.turns),
+            extra={"claims": [c.text for c in board.claims], "claim_proposition_ids": [c.proposition_id for c in board.claims]},
+        ),
+    )
+    response = await ctx.call(request)
+    return response.parsed if isinstance(response.parsed, UrgencyReply) else UrgencyReply(urgency=0.0, intent="pass")
+
+
+def pick_speaker(board: Blackboard, scores: dict[str, UrgencyReply]) -> str:
+    """The most urgent agent; ties go to whoever spoke least recently, then table order.
+
+    >>> b = Blackboard(0, ["a", "b"], [])
+    >>> pick_speaker(b, {"a": UrgencyReply(urgency=.5), "b": UrgencyReply(urgency=.5)})
+    'a'
+    """
+    last_spoke = {t.persona_id: t.turn_index for t in board.turns}
+    return min(
+        board.persona_ids,
+        key=lambda p: (-scores[p].urgency, last_spoke.get(p, -1), board.persona_ids.index(p)),
+    )
+
+
+def round_of(board: Blackboard) -> int:
+    """The round the table's next turn belongs to (a round is one turn per agent)."""
+    return len(board.turns) // len(board.persona_ids) + 1
+
+
+class ClassicalEngine:
+    name: ClassVar[str] = "classical"
+    description: ClassVar[str] = (
+        "Seed 02 classical: blackboard debate with sequential turns; each turn the agent with "
+        "the highest urgency speaks, with its intent tracked."
+    )
+    params_model: ClassVar[type[EngineParams]] = ClassicalParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = 12
+
+    async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
+        params = ctx.params if isinstance(ctx.params, ClassicalParams) else ClassicalParams.model_validate(ctx.config.params)
+        rule = rule_from(params)
+        yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
+        yield Status(message="Decomposing the topic into testable claims")
+        claims = await decompose_claims(ctx)
+        yield ClaimsDecomposed(claims=[c.text for c in claims])
+        tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
+        yield TableAssigned(tables=tables)
+        initial = await initial_stances(ctx, claims)
+        for stance_event in initial_stance_events(claims, initial):
+            yield stance_event
+        boards = setup_boards(tables, claims, initial)
+        systems = {pid: persona_system(ctx, pid) for pid in ctx.persona_ids}
+        intents: list[IntentRecord] = []
+        ctx.scratch["intents"] = intents
+        turn_index = 0
+        while any(not b.converged for b in boards) and not ctx.cancelled:
+            active = [b for b in boards if not b.converged]
+            # Urgency: every agent of every active table, in parallel.
+            jobs = [(b, pid) for b in active for pid in b.persona_ids]
+            scored = await asyncio.gather(*(score_urgency(ctx, b, pid, systems[pid]) for b, pid in jobs))
+            speakers = []
+            for board in active:
+                scores = {pid: s for (b, pid), s in zip(jobs, scored, strict=True) if b is board}
+                speaker = pick_speaker(board, scores)
+                choice = scores[speaker]
+                rn = round_of(board)
+                focus = (
+                    board.claims[choice.claim_index]
+                    if choice.claim_index is not None and 0 <= choice.claim_index < len(board.claims)
+                    else board.focus_claim(rn)
+                )
+                speakers.append((board, speaker, choice, focus, rn))
+            replies = await asyncio.gather(
+                *(board_turn(ctx, b, pid, focus, rn, intent=ch.intent) for b, pid, ch, focus, rn in speakers)
+            )
+            ended: list[tuple[Blackboard, int]] = []
+            for (board, pid, choice, focus, rn), (reply, response) in zip(speakers, replies, strict=True):
+                apply_turn(board, pid, focus, reply, rn)
+                turn = make_turn(turn_index, pid, reply, response, focus, rn)
+                board.turns.append(turn)
+                intents.append(IntentRecord(turn_index, pid, choice.intent, focus.id, choice.urgency, choice.target_persona_id))
+                turn_index += 1
+                yield AgentTurn(turn=turn, intent=choice.intent, urgency=choice.urgency)
+                if len(board.turns) % len(board.persona_ids) == 0:  # one turn per agent: round over
+                    ended.append((board, rn))
+            if ended:
+                await asyncio.gather(*(summarize(ctx, b, turn_hints(b.turns)) for b, _ in ended))
+                for board, rn in ended:
+                    yield Status(message=f"Table {board.table + 1}: round {rn} complete")
+                    for event in board_events(board, rn, rule):
+                        yield event
+        yield Status(message="Final output pass")
+        all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
+        output = await final_output(ctx, claims, boards, turn_hints(all_turns))
+        apply_classic_output(ctx.result, output, claims, boards, initial)
+        yield DebateComplete()
