@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -158,7 +158,7 @@ def read_manifest(run_dir: str | Path) -> RunManifest:
     return manifest
 
 
-def find_run_dirs(paths: list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
+def find_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
     """Run folders named by ``paths``: a run folder itself, or any folder containing run folders."""
     found: list[Path] = []
     for p in map(Path, paths):

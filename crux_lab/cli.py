@@ -1,0 +1,586 @@
+"""The ``crux-lab`` command line (also ``python -m crux_lab``).
+
+Commands: ``debate``, ``engines``, ``personas list|show``, ``db ingest|query|path|info``, plus
+sub-apps other packages provide (``af``, ``sweep``, ...), mounted when their module exists.
+
+Bad input exits with code 2 and a one-paragraph message on stderr (never a traceback);
+a debate that ran but ended in an engine error exits with code 1 after saving what it has.
+Imports of the heavy layers happen inside commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from crux_lab.engines.base import Engine
+    from crux_lab.models import DebateResult, SimulatorKnobs
+
+app = typer.Typer(
+    name="crux-lab",
+    help="crux_lab: find where people really disagree. Persona debates -> argument graphs, crux cards, DuckDB.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Locals in a traceback could include a client holding an API key: never show them.
+    pretty_exceptions_show_locals=False,
+)
+
+out_console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` on stderr and exit (2 = bad input, 1 = the run failed)."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def note(message: str) -> None:
+    err_console.print(message)
+
+
+# ---------------------------------------------------------------------------
+# Sub-apps provided by other packages: (module, attribute, command name).
+# A module that does not exist yet is skipped; one that fails to import is mounted as a stub
+# that reports the import error, so one broken package never breaks the whole CLI.
+# Later issues add their line here (convention: ``crux_lab/<package>/cli.py`` exposing ``app``).
+# ---------------------------------------------------------------------------
+SUBAPPS: list[tuple[str, str, str]] = [
+    ("crux_lab.personas.cli", "app", "personas"),
+    ("crux_lab.argumentation.cli", "af_app", "af"),
+    ("crux_lab.sweep.cli", "app", "sweep"),
+    ("crux_lab.analysis.cli", "app", "report"),
+    ("crux_lab.analysis.compare_cli", "app", "compare"),
+    ("crux_lab.analysis.eval_cli", "app", "eval"),
+]
+
+
+def _stub_app(name: str, problem: str) -> typer.Typer:
+    stub = typer.Typer(help=f"(unavailable: {problem})")
+
+    @stub.callback(invoke_without_command=True)
+    def _unavailable() -> None:
+        fail(f"`crux-lab {name}` is unavailable: {problem}", code=1)
+
+    return stub
+
+
+def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | None:
+    """The Typer app at ``module_name:attr``; None when the module does not exist yet."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):
+            return None
+        return _stub_app(name, f"{module_name} failed to import ({exc})")
+    except Exception as exc:  # a bug in that package: report it when the command is used
+        return _stub_app(name, f"{module_name} failed to import ({type(exc).__name__}: {exc})")
+    sub = getattr(module, attr, None)
+    if not isinstance(sub, typer.Typer):
+        return _stub_app(name, f"{module_name} has no Typer app named {attr!r}")
+    return sub
+
+
+# ---------------------------------------------------------------------------
+# KEY=VALUE options
+# ---------------------------------------------------------------------------
+
+
+def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], example: str) -> dict[str, str]:
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}``; malformed or unknown keys fail clearly.
+
+    >>> parse_pairs(["drift=0.5"], "--sim", ["drift"], "drift=0.2")
+    {'drift': '0.5'}
+    """
+    known_text = ", ".join(known) or "(none)"
+    out: dict[str, str] = {}
+    for raw in values:
+        key, sep, value = raw.partition("=")
+        key = key.strip()
+        if not sep or not key or not value.strip():
+            fail(f"{option} expects KEY=VALUE (e.g. {option} {example}); got {raw!r}. Known keys: {known_text}.")
+        if key not in known:
+            fail(f"{option}: unknown key {key!r}. Known keys: {known_text}. Form: {option} KEY=VALUE.")
+        out[key] = value.strip()
+    return out
+
+
+def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
+    """Simulator failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1])."""
+    from crux_lab.models import SimulatorKnobs
+
+    known = list(SimulatorKnobs.model_fields)
+    pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
+    knobs: dict[str, float] = {}
+    for key, value in pairs.items():
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not 0.0 <= number <= 1.0:
+            fail(f"--sim {key}={value}: the value must be a probability between 0 and 1 (e.g. --sim {key}=0.4). Known knobs: {', '.join(known)}.")
+        knobs[key] = number
+    return SimulatorKnobs(**knobs)
+
+
+def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
+    """Engine parameters from ``--param KEY=VALUE``; values are JSON when they parse, else text."""
+    known = sorted(engine.params_model.model_fields)
+    pairs = parse_pairs(values, "--param", known, f"{known[0]}=VALUE" if known else "KEY=VALUE")
+    params: dict[str, Any] = {}
+    for key, value in pairs.items():
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+# ---------------------------------------------------------------------------
+# debate
+# ---------------------------------------------------------------------------
+
+
+def _check_personas(raw: str) -> list[str]:
+    from crux_lab.personas.loader import list_personas, persona_root
+
+    ids = [p.strip() for p in raw.split(",") if p.strip()]
+    if not ids:
+        fail("--personas is empty: pass comma-separated persona ids, e.g. --personas a,b (see `crux-lab personas list`).")
+    valid = list_personas()
+    unknown = [p for p in ids if p not in valid]
+    if unknown:
+        fail(
+            f"unknown persona(s): {', '.join(unknown)}. Valid persona ids (in {persona_root()}): "
+            f"{', '.join(valid) or '(none)'}."
+        )
+    return ids
+
+
+def _backend_choice(name: str, cassette: Path | None) -> tuple[str, str]:
+    """(resolved backend, why) or a clear failure."""
+    from crux_lab.llm import API_KEY_ENV, BACKENDS, UnknownBackend, resolve_backend_name
+
+    try:
+        resolved = resolve_backend_name(name)
+    except UnknownBackend:
+        fail(f"unknown backend {name!r}. Valid backends: {', '.join(BACKENDS)}.")
+    has_key = bool(os.environ.get(API_KEY_ENV))
+    if resolved == "anthropic" and not has_key:
+        fail(
+            f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "
+            f"(never pass it on the command line), or use --backend simulated."
+        )
+    if resolved == "replay" and cassette is None:
+        fail("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
+    if resolved == "replay" and cassette is not None and not cassette.is_file():
+        fail(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
+    if name == "auto":
+        why = f"auto: {API_KEY_ENV} is set" if has_key else f"auto: {API_KEY_ENV} not set"
+    else:
+        why = "requested"
+    return resolved, why
+
+
+def _check_out(out: Path | None) -> None:
+    if out is None:
+        return
+    if out.is_dir():
+        fail(f"--out {out} is a directory; pass a file path such as {out / 'result.json'}.")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"--out {out}: cannot create its folder ({exc.strerror or exc}).")
+    if not os.access(out.parent, os.W_OK):
+        fail(f"--out {out}: the folder {out.parent} is not writable.")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
+    """Run the debate with a rich progress bar (turns against --max-turns) on stderr."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from crux_lab.models import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
+
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[last]}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=not show_progress,
+        transient=True,
+    )
+
+    async def consume() -> None:
+        with progress:
+            task = progress.add_task("turns", total=max_turns, last="")
+            async for event in run.events():
+                if isinstance(event, DialogueTurnEvent | AgentTurn | MessagePosted | CruxMessage):
+                    progress.advance(task)
+                progress.update(task, last=event.type)
+
+    try:
+        asyncio.run(consume())
+    except KeyboardInterrupt:
+        note("[yellow]interrupted: saving the partial debate (complete = false)[/]")
+        run.result.complete = False
+    result: DebateResult = run.result
+    return result
+
+
+def _summary(result: DebateResult, run_dir: Path, db_path: Path, out: Path | None) -> None:
+    u = result.usage
+    status = "complete" if result.complete else "[yellow]incomplete[/]"
+    out_console.print(
+        f"[bold]run {result.run_id}[/]  engine {escape(result.engine)}  backend {escape(result.backend)}  {status}"
+    )
+    regime = result.regime.value + (f" — {escape(result.regime_description)}" if result.regime_description else "")
+    out_console.print(f"regime: {regime}")
+    out_console.print(f"turns: {len(result.transcript)}  cruxes: {len(result.cruxes)}  crux cards: {len(result.crux_cards)}")
+    for crux in result.cruxes[:5]:
+        kind = f" ({crux.disagreement_type.value})" if crux.disagreement_type else ""
+        out_console.print(f"  - {escape(crux.statement)}{kind}")
+    if len(result.cruxes) > 5:
+        out_console.print(f"  ... and {len(result.cruxes) - 5} more")
+    out_console.print(
+        f"calls: {u.calls}  tokens: {u.input_tokens:,} in / {u.output_tokens:,} out"
+        f" (cache read {u.cache_read_tokens:,}, write {u.cache_write_tokens:,})"
+        f"  cost: ${u.cost_usd:.4f}  time: {result.duration_s:.1f}s"
+    )
+    out_console.print(f"transcript: {run_dir / 'transcript.md'}")
+    out_console.print(f"run folder: {run_dir}")
+    out_console.print(f"database: {db_path}")
+    if out is not None:
+        out_console.print(f"result JSON: {out}")
+
+
+@app.command()
+def debate(
+    topic: Annotated[str, typer.Option("--topic", "-t", help="The question the personas debate.")],
+    personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids (see `crux-lab personas list`).")],
+    engine: Annotated[str, typer.Option("--engine", "-e", help="Debate engine (see `crux-lab engines`).")] = "dialogue",
+    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | replay. auto = anthropic when ANTHROPIC_API_KEY is set.")] = "auto",
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget (> 0).")] = 30,
+    seed: Annotated[int, typer.Option("--seed", help="Seed (the run id hashes it with the other parameters).")] = 0,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the DebateResult JSON here.")] = None,
+    sim: Annotated[list[str] | None, typer.Option("--sim", help="Simulator knob KEY=VALUE, repeatable (sycophancy, missed_attack, vague_crux, drift).")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", help="Engine parameter KEY=VALUE, repeatable (JSON values).")] = None,
+    cassette: Annotated[Path | None, typer.Option("--cassette", help="Replay cassette (JSONL) to record into or replay from.")] = None,
+    db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,
+    runs_dir: Annotated[Path | None, typer.Option("--runs-dir", envvar="CRUX_LAB_RUNS", help="Where run folders go (default runs/).")] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+) -> None:
+    """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
+    if not topic.strip():
+        fail("the topic is empty: pass --topic 'a question to debate'.")
+    if max_turns <= 0:
+        fail(f"--max-turns must be a positive number of turns; got {max_turns}.")
+    knobs = parse_sim(sim or [])
+
+    from crux_lab.engines import EngineConfigError
+    from crux_lab.engines import get as get_engine
+
+    try:
+        engine_obj = get_engine(engine)
+    except EngineConfigError as exc:
+        fail(str(exc))
+    params = parse_params(param or [], engine_obj)
+    persona_ids = _check_personas(personas)
+    resolved, why = _backend_choice(backend, cassette)
+    _check_out(out)
+
+    from pydantic import ValidationError
+
+    from crux_lab.llm import LLMError
+    from crux_lab.models import DebateConfig
+    from crux_lab.personas.loader import PersonaError
+    from crux_lab.runner import DebateRun
+    from crux_lab.store import StoreError, connect, ingest, resolve_db_path, write_run
+
+    try:
+        config = DebateConfig(
+            topic=topic.strip(), persona_ids=persona_ids, engine=engine, backend=resolved,
+            seed=seed, max_turns=max_turns, sim=knobs, params=params,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        fail(f"invalid debate configuration: {'.'.join(map(str, err['loc']))}: {err['msg']}.")
+    try:
+        run = DebateRun(config, cassette=cassette)
+    except (EngineConfigError, PersonaError, LLMError, ValueError) as exc:
+        fail(str(exc))
+
+    db_path = resolve_db_path(db)
+    try:
+        connect(db_path).close()  # fail on a bad database before spending any calls
+    except StoreError as exc:
+        fail(str(exc))
+
+    note(f"backend: [bold]{resolved}[/] ({why})  engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
+    result = _drive(run, max_turns, progress)
+
+    run_dir = write_run(result, runs_dir)
+    try:
+        ingest([run_dir], db_path)
+    except StoreError as exc:
+        fail(f"the run was saved in {run_dir} but not ingested: {exc} Retry with `crux-lab db ingest {run_dir}`.", code=1)
+    if out is not None:
+        _write_atomic(out, result.model_dump_json(indent=1))
+    _summary(result, run_dir, db_path, out)
+    if result.error:
+        fail(f"the debate stopped on an error: {result.error}", code=1)
+
+
+# ---------------------------------------------------------------------------
+# engines
+# ---------------------------------------------------------------------------
+
+
+@app.command("engines")
+def engines_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
+) -> None:
+    """List the debate engines installed, with one line each."""
+    from crux_lab.engines import available
+
+    engines = available()
+    if as_json:
+        typer.echo(json.dumps(engines))
+        return
+    table = Table("engine", "description")
+    for name, desc in engines.items():
+        table.add_row(name, desc)
+    out_console.print(table)
+
+
+# ---------------------------------------------------------------------------
+# personas (fallback; replaced by crux_lab.personas.cli:app when that exists)
+# ---------------------------------------------------------------------------
+
+personas_fallback = typer.Typer(help="The persona library: list and show personas.", no_args_is_help=True)
+
+
+@personas_fallback.command("list")
+def personas_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of persona ids.")] = False,
+) -> None:
+    """List the persona ids of the library."""
+    from crux_lab.personas.loader import list_personas, load_decks, load_persona
+
+    ids = list_personas()
+    if as_json:
+        typer.echo(json.dumps(ids))
+        return
+    decks: dict[str, list[str]] = {}
+    for deck in load_decks():
+        for pid in deck.persona_ids:
+            decks.setdefault(pid, []).append(deck.id)
+    table = Table("id", "name", "kind", "decks")
+    for pid in ids:
+        try:
+            p = load_persona(pid)
+            table.add_row(pid, p.name, p.contract.kind, ", ".join(decks.get(pid, [])))
+        except Exception as exc:  # one broken persona should not hide the others
+            table.add_row(pid, f"[red]unreadable: {escape(str(exc))}[/]", "", "")
+    out_console.print(table)
+
+
+@personas_fallback.command("show")
+def personas_show(
+    persona_id: Annotated[str, typer.Argument(help="Persona id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the contract and stances as JSON.")] = False,
+) -> None:
+    """Show one persona: contract summary and stances."""
+    from crux_lab.personas.loader import PersonaError, load_persona
+
+    try:
+        p = load_persona(persona_id)
+    except PersonaError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps({
+            "contract": p.contract.model_dump(mode="json"),
+            "stances": p.stances.model_dump(mode="json"),
+        }, indent=1))
+        return
+    c = p.contract
+    out_console.print(f"[bold]{escape(p.name)}[/] ({p.id}, {c.kind})")
+    for label, text in (("personality", c.personality), ("bias", c.bias), ("stakes", c.stakes),
+                        ("epistemology", c.epistemology), ("time horizon", c.time_horizon),
+                        ("flip conditions", c.flip_conditions)):
+        out_console.print(f"[bold]{label}:[/] {escape(text)}")
+    table = Table("proposition", "stance", "confidence", "type", "reason")
+    for s in p.stances.stances:
+        table.add_row(s.proposition_id, s.stance, f"{s.confidence:.2f}",
+                      s.disagreement_type.value if s.disagreement_type else "", s.reason)
+    out_console.print(table)
+
+
+# ---------------------------------------------------------------------------
+# db
+# ---------------------------------------------------------------------------
+
+db_app = typer.Typer(help="The DuckDB store: ingest run folders, query, locate.", no_args_is_help=True)
+DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")]
+
+
+@db_app.command("path")
+def db_path_cmd(db: DbOption = None) -> None:
+    """Print the database path in use (--db, else CRUX_LAB_DB, else data/crux_lab.duckdb)."""
+    from crux_lab.store import resolve_db_path
+
+    typer.echo(str(resolve_db_path(db)))
+
+
+@db_app.command("ingest")
+def db_ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Run folders, or folders containing run folders.")],
+    db: DbOption = None,
+) -> None:
+    """Load run folders into the database (idempotent by run id; all or nothing)."""
+    from rich.progress import Progress
+
+    from crux_lab.store import StoreError, find_run_dirs, ingest, resolve_db_path
+    from crux_lab.store.runfiles import RunFolderError
+
+    try:
+        total = len(find_run_dirs(paths))
+        with Progress(console=err_console, transient=True) as progress:
+            task = progress.add_task("ingesting", total=total)
+            report = ingest(paths, db, on_run=lambda _p: progress.advance(task))
+    except (StoreError, RunFolderError) as exc:
+        fail(f"{exc} Nothing was ingested.")
+    for dup in report.duplicates:
+        note(f"[yellow]note:[/] {dup} has the same run id as a later folder; the later one was kept.")
+    out_console.print(f"ingested {len(report.run_ids)} run(s), {report.total_rows:,} rows into {resolve_db_path(db)}")
+
+
+@db_app.command("query")
+def db_query(
+    sql: Annotated[str, typer.Argument(help='SQL, e.g. "SELECT regime, count(*) FROM debates GROUP BY 1".')],
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of row objects.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table (JSON gets all).")] = 200,
+) -> None:
+    """Run a read-only SQL query and print a table (or JSON)."""
+    from crux_lab.store import StoreError, query
+
+    try:
+        res = query(sql, db)
+    except StoreError as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(res.to_json())
+        return
+    table = Table(*res.columns)
+    for row in res.rows[:limit]:
+        table.add_row(*(escape(_cell(v)) for v in row))
+    out_console.print(table)
+    if len(res.rows) > limit:
+        note(f"({len(res.rows) - limit} more rows; use --limit or --json)")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+@db_app.command("info")
+def db_info(db: DbOption = None) -> None:
+    """Schema version (applied migrations) and row counts."""
+    from crux_lab.store import (
+        StoreError,
+        applied_migrations,
+        connect,
+        resolve_db_path,
+        table_counts,
+    )
+
+    try:
+        con = connect(db, read_only=True)
+    except StoreError as exc:
+        fail(str(exc))
+    try:
+        out_console.print(f"database: {resolve_db_path(db)}")
+        out_console.print(f"migrations: {', '.join(applied_migrations(con))}")
+        table = Table("table", "rows")
+        for name, n in table_counts(con).items():
+            table.add_row(name, f"{n:,}")
+        out_console.print(table)
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------------------
+# assembly
+# ---------------------------------------------------------------------------
+
+
+def _version(value: bool) -> None:
+    if value:
+        from crux_lab.store.tables import crux_lab_version
+
+        typer.echo(f"crux_lab {crux_lab_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    """crux_lab: find where people really disagree."""
+
+
+def _mount_all() -> None:
+    mounted: set[str] = set()
+    for module_name, attr, name in SUBAPPS:
+        sub = load_subapp(module_name, attr, name)
+        if sub is not None and name not in mounted:
+            app.add_typer(sub, name=name)
+            mounted.add(name)
+    if "personas" not in mounted:
+        app.add_typer(personas_fallback, name="personas")
+    app.add_typer(db_app, name="db")
+
+
+_mount_all()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of ``python -m crux_lab``."""
+    app(args=list(argv) if argv is not None else None, prog_name="crux-lab")
