@@ -1,0 +1,476 @@
+"""Consolidated persona prompts (seed 05 §1.3, §4.2) and the tiered debate history (04 §6, 05 §2.9).
+
+Three entry points, all pure (text in, text out, no I/O):
+
+- :func:`build_system_prompt` — one system block per persona, at most ``SYSTEM_BUDGET``
+  (2,200) tokens: Identity, How You Think, What Changes Your Mind, Where You Stand, Your Voice,
+  Grounding, Debate Conduct. ``framing="third"`` gives the APR framing of 05 §1.4
+  ("Michael Saylor is known for ...") instead of "You are ...".
+- :func:`build_history` — a :class:`HistoryContext` for one persona: recent turns verbatim,
+  summaries of older rounds, open contested claims, crux cards, and this persona's own earlier
+  claims with the attacks on them.
+- :func:`build_turn_message` — the per-turn user message, at most ``TURN_BUDGET`` (800)
+  tokens: belief grounding, debate context, turn instruction, output format. It shrinks the
+  history tier by tier (never the instruction) until the message fits.
+
+Token counts use :func:`crux_lab.tokens.count_tokens`, the one counter the ledger uses too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from crux_lab.models import CruxCard, DialogueTurn
+from crux_lab.personas.models import Persona, Proposition
+from crux_lab.tokens import count_tokens
+
+Framing = Literal["second", "third"]
+
+SYSTEM_BUDGET = 2200
+TURN_BUDGET = 800
+HISTORY_BUDGET = 450
+
+# Per-section caps after seed 05 §1.3. "Where You Stand" and "Debate Conduct" are ours; the
+# Grounding cap is above the seed's 200 because our anchors are paraphrase paragraphs, not tweets.
+SECTION_CAPS = {
+    "identity": 800,
+    "thinking": 500,
+    "flip": 200,
+    "positions": 520,
+    "voice": 300,
+    "grounding": 320,
+}
+
+CONCESSION_RULE = (
+    "Concede a point when the evidence or argument warrants it: you can and should grant what an "
+    "opponent gets right, and say so plainly. Update a position only when you can name the "
+    "specific claim or evidence that changed it, or when one of your flip conditions is met. "
+    "Repetition, rhetorical force, politeness or being outnumbered are not reasons to update."
+)
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_STYLE_PREFIX = re.compile(r"^\((style illustration|synthetic example)\)\s*", re.I)
+
+
+# ---------------------------------------------------------------------------
+# token budgeting helpers
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """Cut ``text`` to at most ``max_tokens``, at a sentence boundary when possible.
+
+    >>> truncate_to_tokens("One. Two. Three.", 100)
+    'One. Two. Three.'
+    >>> truncate_to_tokens("Alpha beta. Gamma delta epsilon.", 3)
+    'Alpha beta.'
+    >>> count_tokens(truncate_to_tokens("word " * 50, 10)) <= 10
+    True
+    """
+    if max_tokens <= 0:
+        return ""
+    if count_tokens(text) <= max_tokens:
+        return text
+    sentences = _SENTENCE.split(text.strip())
+    kept: list[str] = []
+    for s in sentences:
+        candidate = " ".join([*kept, s])
+        if count_tokens(candidate) > max_tokens:
+            break
+        kept.append(s)
+    if kept:
+        return " ".join(kept)
+    # Not even one sentence fits: cut by words and mark the cut.
+    words = text.split()
+    lo, hi = 0, len(words)
+    while lo < hi:  # largest prefix that fits with the ellipsis
+        mid = (lo + hi + 1) // 2
+        if count_tokens(" ".join(words[:mid]) + " …") <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return (" ".join(words[:lo]) + " …") if lo else ""
+
+
+def _fit_lines(lines: Sequence[str], max_tokens: int) -> list[str]:
+    """Longest prefix of ``lines`` whose joined text fits ``max_tokens``."""
+    out: list[str] = []
+    for line in lines:
+        if count_tokens("\n".join([*out, line])) > max_tokens:
+            break
+        out.append(line)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# system prompt
+
+
+@dataclass(frozen=True)
+class _Voice:
+    subject: str  # "You" / "Michael Saylor"
+    possessive: str  # "Your" / "Michael Saylor's"
+    verb_be: str  # "are" / "is"
+
+
+def _voice(persona: Persona, framing: Framing) -> _Voice:
+    if framing == "third":
+        return _Voice(persona.name, f"{persona.name}'s", "is")
+    return _Voice("You", "Your", "are")
+
+
+def _stance_line(persona: Persona, prop: Proposition | None, proposition_id: str) -> str | None:
+    stance = persona.stance_on(proposition_id)
+    if stance is None:
+        return None
+    claim = prop.text if prop is not None else proposition_id
+    word = {"pro": "Holds", "con": "Rejects", "uncertain": "Undecided on"}[stance.stance]
+    return f"- {word} ({stance.confidence:.2f}): \"{claim.rstrip('.')}\" — {stance.reason}"
+
+
+def build_system_prompt(
+    persona: Persona,
+    *,
+    framing: Framing = "second",
+    propositions: Mapping[str, Proposition] | None = None,
+    include_positions: bool = True,
+    max_tokens: int = SYSTEM_BUDGET,
+) -> str:
+    """The persona's one consolidated system block (≤ ``max_tokens`` tokens).
+
+    ``framing="second"`` addresses the model ("You are Michael Saylor"); ``"third"`` is the APR
+    framing of seed 05 §1.4 ("The following describes Michael Saylor ..."), which tends to give
+    more committed role-play for well-known people. ``propositions`` (id -> Proposition, e.g.
+    from :func:`crux_lab.personas.loader.propositions_for`) lets "Where You Stand" quote each
+    claim; without it the stance reasons are listed alone. ``include_positions=False`` leaves
+    the persona's deck positions out (engines that want positions to emerge only from the
+    contract). A persona without a belief graph gets exactly the same contract-only prompt:
+    belief grounding arrives per turn through :mod:`crux_lab.personas.retrieval`.
+    """
+    c, v = persona.contract, persona.voice
+    me = _voice(persona, framing)
+    handle = f" ({c.handle})" if c.handle else ""
+    real = c.kind == "real"
+    if framing == "third":
+        who = "a real public figure" if real else "a synthetic archetype (not a real person)"
+        head = (
+            f"The following describes {c.name}{handle}, {who}. In this debate you speak as {c.name} "
+            f"would: in the first person, with {c.name}'s views, reasoning and voice."
+        )
+    else:
+        head = f"You are {c.name}{handle}." + ("" if real else " You are a synthetic archetype, not a real person.")
+    if real:
+        head += (
+            " The material below paraphrases publicly known positions; it is not a set of verbatim "
+            "quotes. Never invent quotations or attribute exact words to anyone."
+        )
+
+    sections: list[tuple[str, str]] = []
+    identity = " ".join([c.personality, f"Bias: {c.bias}", f"Stakes: {c.stakes}"])
+    sections.append(("Identity", truncate_to_tokens(identity, SECTION_CAPS["identity"])))
+
+    ev = c.evidence_policy
+    thinking_parts = [c.epistemology, f"Time horizon: {c.time_horizon}"]
+    if ev.accepts:
+        thinking_parts.append("Evidence that counts: " + "; ".join(ev.accepts) + ".")
+    if ev.rejects:
+        thinking_parts.append("Evidence discounted: " + "; ".join(ev.rejects) + ".")
+    if ev.weighting:
+        thinking_parts.append(f"Weighting: {ev.weighting}")
+    sections.append(("How You Think" if framing == "second" else f"How {c.name} Thinks",
+                     truncate_to_tokens(" ".join(thinking_parts), SECTION_CAPS["thinking"])))
+
+    flips = [c.flip_conditions]
+    triggers = [t.description for s in persona.stances.stances for t in s.flip_conditions if t.kind == "evidence"]
+    if triggers:
+        flips.append("Concretely: " + "; ".join(dict.fromkeys(triggers)) + ".")
+    sections.append((
+        "What Changes Your Mind" if framing == "second" else f"What Changes {me.possessive} Mind",
+        truncate_to_tokens(" ".join(flips), SECTION_CAPS["flip"]),
+    ))
+
+    if include_positions and persona.stances.stances:
+        ordered = sorted(persona.stances.stances, key=lambda s: (s.stance == "uncertain", -s.confidence, s.proposition_id))
+        lines = [
+            ln for s in ordered
+            if (ln := _stance_line(persona, (propositions or {}).get(s.proposition_id), s.proposition_id))
+        ]
+        lines = _fit_lines(lines, SECTION_CAPS["positions"])
+        if lines:
+            sections.append(("Where You Stand" if framing == "second" else f"Where {c.name} Stands", "\n".join(lines)))
+
+    voice_lines: list[str] = []
+    if v.speech_patterns:
+        voice_lines.append("Speech patterns: " + "; ".join(v.speech_patterns) + ".")
+    if v.rhetorical_fingerprint:
+        voice_lines.append("Typical move sequence: " + " → ".join(v.rhetorical_fingerprint) + ".")
+    if v.vocabulary:
+        voice_lines.append("Characteristic vocabulary: " + ", ".join(v.vocabulary) + ".")
+    voice_text = truncate_to_tokens("\n".join(voice_lines), SECTION_CAPS["voice"])
+    examples = [f"- {_STYLE_PREFIX.sub('', e.text)}" for e in v.voice_examples[:3]]
+    if examples:
+        voice_text += "\nExamples of the register (style illustrations, not quotes):\n" + "\n".join(examples)
+    if v.forbidden_phrases:
+        voice_text += "\nNever say: " + "; ".join(f'"{p}"' for p in v.forbidden_phrases) + "."
+    voice_text += (
+        "\nLength follows the move: opening 3-5 sentences, direct reply 2-3, dismissal 1, key "
+        "argument 4-6. Plain prose, no lists, no headings."
+    )
+    sections.append(("Your Voice" if framing == "second" else f"{me.possessive} Voice", voice_text))
+
+    anchors = [f"- [{a.kind}; {a.source}] {a.text}" for a in c.anchor_excerpts[:5]]
+    anchors = _fit_lines(anchors, SECTION_CAPS["grounding"])
+    if anchors:
+        sections.append(("Grounding", "\n".join(anchors)))
+
+    sections.append(("Debate Conduct", CONCESSION_RULE))
+
+    def render(parts: Sequence[tuple[str, str]]) -> str:
+        return head + "\n\n" + "\n\n".join(f"## {title}\n{body.strip()}" for title, body in parts if body.strip())
+
+    text = render(sections)
+    # Over budget (a very verbose persona): shed the least essential material first.
+    for drop in ("Grounding", "Where You Stand", "Where " + c.name + " Stands"):
+        if count_tokens(text) <= max_tokens:
+            break
+        sections = [s for s in sections if s[0] != drop]
+        text = render(sections)
+    if count_tokens(text) > max_tokens:
+        text = truncate_to_tokens(text, max_tokens - count_tokens(CONCESSION_RULE) - 8) + "\n\n## Debate Conduct\n" + CONCESSION_RULE
+    return text
+
+
+# ---------------------------------------------------------------------------
+# tiered history
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    """A 1-2 sentence summary of a finished round (an engine's ``summarize`` call makes it)."""
+
+    label: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class ContestedClaim:
+    """An open (or resolved) disagreement, from disagreement detection or a crux card."""
+
+    claim: str
+    persona_ids: tuple[str, ...] = ()
+    status: Literal["unresolved", "resolved"] = "unresolved"
+
+
+@dataclass
+class HistoryContext:
+    """What one persona sees of the debate so far, in tiers (highest priority first).
+
+    Render with :meth:`render`; it drops the lowest-priority material first until the text
+    fits: older verbatim turns, then round summaries, then the persona's own older claims, then
+    crux cards, then contested claims. The two newest turns and the topic always stay.
+    """
+
+    topic: str
+    current_round: str | None = None
+    contested: list[str] = field(default_factory=list)
+    recent: list[str] = field(default_factory=list)  # oldest first
+    cards: list[str] = field(default_factory=list)
+    own_claims: list[str] = field(default_factory=list)  # with attacks, oldest first
+    summaries: list[str] = field(default_factory=list)  # oldest first
+
+    def _text(self) -> str:
+        out = [f"Debate on: {self.topic}"]
+        if self.current_round:
+            out.append(f"Current round: {self.current_round}")
+        if self.summaries:
+            out.append("Earlier rounds:\n" + "\n".join(f"- {s}" for s in self.summaries))
+        if self.contested:
+            out.append("Open disagreements:\n" + "\n".join(f"- {s}" for s in self.contested))
+        if self.cards:
+            out.append("Crux cards so far:\n" + "\n".join(f"- {s}" for s in self.cards))
+        if self.own_claims:
+            out.append("Your earlier claims and the challenges to them:\n" + "\n".join(f"- {s}" for s in self.own_claims))
+        if self.recent:
+            out.append("This round (most recent last):\n" + "\n".join(self.recent))
+        return "\n\n".join(out)
+
+    def render(self, max_tokens: int = HISTORY_BUDGET) -> str:
+        """The context as text within ``max_tokens`` (drops tiers' oldest items first)."""
+        ctx = HistoryContext(self.topic, self.current_round, list(self.contested), list(self.recent),
+                             list(self.cards), list(self.own_claims), list(self.summaries))
+        text = ctx._text()
+        while count_tokens(text) > max_tokens:
+            if len(ctx.recent) > 2:
+                ctx.recent.pop(0)
+            elif ctx.summaries:
+                ctx.summaries.pop(0)
+            elif ctx.own_claims:
+                ctx.own_claims.pop(0)
+            elif ctx.cards:
+                ctx.cards.pop(0)
+            elif ctx.contested:
+                ctx.contested.pop()
+            elif ctx.recent:
+                # Only the newest turns are left: shorten them instead of dropping them.
+                ctx.recent = [truncate_to_tokens(r, max(20, max_tokens // 4)) for r in ctx.recent]
+                text = ctx._text()
+                if count_tokens(text) > max_tokens:
+                    ctx.recent.pop(0)
+            else:
+                return truncate_to_tokens(text, max_tokens)
+            text = ctx._text()
+        return text
+
+
+def _first_sentence(text: str, limit: int = 40) -> str:
+    return truncate_to_tokens(_SENTENCE.split(text.strip())[0] if text.strip() else "", limit)
+
+
+def card_line(card: CruxCard, names: Mapping[str, str] | None = None) -> str:
+    """One-line summary of a crux card.
+
+    >>> from crux_lab.models import CruxCard, CruxCardPosition
+    >>> c = CruxCard(id="k1", question="Is adoption deterministic?", disagreement_type="premise",
+    ...     diagnosis="d", personas={"a": CruxCardPosition(position="YES", reasoning="Network effects.")})
+    >>> card_line(c)
+    '[premise, open] Is adoption deterministic? a: YES (Network effects.)'
+    """
+    names = names or {}
+    state = "resolved" if card.resolved else "open"
+    sides = "; ".join(
+        f"{names.get(pid, pid)}: {pos.position.value} ({_first_sentence(pos.reasoning, 30)})" for pid, pos in card.personas.items()
+    )
+    return f"[{card.disagreement_type.value}, {state}] {card.question} {sides}".strip()
+
+
+def build_history(
+    persona_id: str,
+    *,
+    topic: str,
+    turns: Sequence[DialogueTurn],
+    names: Mapping[str, str] | None = None,
+    round_summaries: Sequence[RoundSummary] = (),
+    contested: Sequence[ContestedClaim] = (),
+    cards: Sequence[CruxCard] = (),
+    current_round: str | None = None,
+    recent: int = 6,
+    anonymize: bool = False,
+) -> HistoryContext:
+    """The tiered history one persona receives (seed 04 §6, seed 05 §2.9).
+
+    - ``turns``: the debate so far (oldest first). The last ``recent`` turns are kept verbatim;
+      older turns are represented by ``round_summaries`` or, when the engine gave none, by an
+      extractive one-line digest per round (``aspect_id``/``room_id``/``phase``).
+    - Per-persona emphasis: the persona's own older claims stay listed with the challenges made
+      to them (a turn replying to it, or an opponent's turn on the same proposition with the
+      opposite stance), so contradicting an earlier position is visible.
+    - ``anonymize``: other speakers appear as "Speaker A/B/..." (05 §5.1, less sycophancy);
+      the persona's own turns appear as "You".
+    """
+    names = dict(names or {})
+    letters: dict[str, str] = {}
+
+    def who(pid: str) -> str:
+        if pid == persona_id:
+            return "You"
+        if anonymize:
+            return letters.setdefault(pid, f"Speaker {chr(ord('A') + len(letters))}")
+        return names.get(pid, pid)
+
+    window = list(turns[-recent:]) if recent > 0 else []
+    older = list(turns[: len(turns) - len(window)])
+    ctx = HistoryContext(topic=topic, current_round=current_round)
+    ctx.recent = [f"{who(t.persona_id)}: {t.dialogue.strip()}" for t in window]
+
+    if round_summaries:
+        ctx.summaries = [f"{r.label}: {r.summary}" for r in round_summaries]
+    elif older:
+        by_round: dict[str, list[DialogueTurn]] = {}
+        for t in older:
+            by_round.setdefault(t.aspect_id or t.room_id or str(t.phase), []).append(t)
+        for label, ts in by_round.items():
+            said = "; ".join(f"{who(t.persona_id)}: {_first_sentence(t.dialogue, 25)}" for t in ts[-3:])
+            ctx.summaries.append(f"{label} ({len(ts)} turns): {said}")
+
+    ctx.contested = [
+        f"{c.claim}" + (f" ({' vs '.join(who(p) for p in c.persona_ids)})" if c.persona_ids else "")
+        for c in contested
+        if c.status == "unresolved"
+    ]
+    ctx.cards = [card_line(k, {pid: who(pid) for pid in k.personas}) for k in cards]
+
+    by_id = {t.id: t for t in turns}
+    mine = [t for t in older if t.persona_id == persona_id]
+    for t in mine:
+        attacks = [
+            o for o in turns
+            if o.persona_id != persona_id and o.turn_index > t.turn_index and (
+                o.reply_to == t.id
+                or (
+                    set(o.proposition_ids) & set(t.proposition_ids)
+                    and o.stance is not None and t.stance is not None
+                    and {o.stance, t.stance} == {"pro", "con"}
+                )
+            )
+        ]
+        line = f"You said: {_first_sentence(t.dialogue, 35)}"
+        if attacks:
+            a = attacks[-1]
+            line += f" — challenged by {who(a.persona_id)}: {_first_sentence(a.dialogue, 30)}"
+        ctx.own_claims.append(line)
+    del by_id
+    return ctx
+
+
+# ---------------------------------------------------------------------------
+# per-turn user message
+
+DEFAULT_OUTPUT = 'Output ONLY JSON: {"utterance": "your response"}'
+
+
+def build_turn_message(
+    instruction: str,
+    *,
+    history: HistoryContext | str | None = None,
+    grounding: str = "",
+    reanchor: str = "",
+    length: str = "2-4 sentences",
+    output_format: str | None = DEFAULT_OUTPUT,
+    max_tokens: int = TURN_BUDGET,
+) -> str:
+    """The per-turn user message (≤ ``max_tokens``), following seed 05 §4.2.
+
+    Order: belief grounding (from :func:`crux_lab.personas.retrieval.render_grounding`), then
+    the debate context (``history``), then the turn instruction, the length hint and the output
+    format. ``reanchor`` is the periodic identity re-anchoring line of seed 04 ("Remember: you
+    hold X because Y"). The instruction and output format are never cut; the history shrinks
+    tier by tier first, then the grounding.
+
+    >>> msg = build_turn_message("Give your opening statement.", history="Debate on: money")
+    >>> msg.startswith("Debate on: money") and msg.rstrip().endswith('"your response"}')
+    True
+    """
+    tail_parts = [f"Turn: {instruction.strip()}"]
+    if length:
+        tail_parts.append(f"Length: {length}.")
+    if output_format:
+        tail_parts.append(output_format)
+    tail = "\n".join(tail_parts)
+    head = reanchor.strip()
+
+    fixed = count_tokens("\n\n".join(p for p in (head, tail) if p))
+    room = max(0, max_tokens - fixed - 8)
+    ground = grounding.strip()
+    if count_tokens(ground) > room // 2:
+        ground = truncate_to_tokens(ground, room // 2)
+    room_history = max(0, room - count_tokens(ground))
+    if isinstance(history, HistoryContext):
+        hist = history.render(room_history)
+    else:
+        hist = truncate_to_tokens((history or "").strip(), room_history)
+    text = "\n\n".join(p for p in (ground, hist, head, tail) if p)
+    if count_tokens(text) > max_tokens:  # an instruction alone over budget: cut it, keep format
+        text = truncate_to_tokens(text, max_tokens)
+    return text

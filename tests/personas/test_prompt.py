@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crux_lab.models import CruxCard, CruxCardPosition, DialogueTurn
+from crux_lab.personas.loader import list_personas, load_persona, propositions_for
+from crux_lab.personas.prompt import (
+    CONCESSION_RULE,
+    SYSTEM_BUDGET,
+    TURN_BUDGET,
+    ContestedClaim,
+    RoundSummary,
+    build_history,
+    build_system_prompt,
+    build_turn_message,
+)
+from crux_lab.tokens import count_tokens
+
+SHIPPED = list_personas()
+
+
+@pytest.mark.parametrize("pid", SHIPPED)
+@pytest.mark.parametrize("framing", ["second", "third"])
+def test_system_prompt_budget_on_every_persona(pid: str, framing: str) -> None:
+    persona = load_persona(pid)
+    text = build_system_prompt(persona, framing=framing, propositions=propositions_for([pid]))  # type: ignore[arg-type]
+    assert count_tokens(text) <= SYSTEM_BUDGET
+    assert CONCESSION_RULE in text  # seed 01 known limitation 2: concession must be allowed
+    for header in ("## Identity", "## Grounding", "## Debate Conduct"):
+        assert header in text
+    for phrase in persona.voice.forbidden_phrases:
+        assert phrase in text
+    if framing == "third":
+        assert text.startswith(f"The following describes {persona.name}")
+        assert "You are " not in text.split("\n")[0]
+    else:
+        assert text.startswith(f"You are {persona.name}")
+
+
+def test_real_people_get_no_quote_warning_and_synthetic_are_labelled() -> None:
+    for pid in SHIPPED:
+        p = load_persona(pid)
+        text = build_system_prompt(p)
+        if p.contract.kind == "real":
+            assert "paraphrases publicly known positions" in text and "Never invent quotations" in text
+        else:
+            assert "synthetic archetype" in text
+
+
+def test_verbose_persona_is_cut_to_budget() -> None:
+    p = load_persona("michael-saylor")
+    p.contract.personality = "He argues at length about monetary history and energy. " * 300
+    p.contract.epistemology = "First principles, always, in every setting. " * 200
+    text = build_system_prompt(p, max_tokens=SYSTEM_BUDGET)
+    assert count_tokens(text) <= SYSTEM_BUDGET
+    assert CONCESSION_RULE in text
+
+
+def test_contract_only_prompt_without_beliefs(library: Path) -> None:
+    (library / "arthur-hayes" / "beliefs.json").unlink()
+    with pytest.warns(UserWarning):
+        p = load_persona("arthur-hayes")
+    text = build_system_prompt(p)
+    assert "Arthur Hayes" in text and count_tokens(text) <= SYSTEM_BUDGET
+
+
+def _turns(n: int) -> list[DialogueTurn]:
+    speakers = ["michael-saylor", "arthur-hayes"]
+    out = []
+    for i in range(n):
+        sp = speakers[i % 2]
+        out.append(DialogueTurn(
+            id=f"t{i}", turn_index=i, persona_id=sp, phase="free_exchange" if i < n // 2 else "crux_seeking",
+            dialogue=f"Turn {i}. " + ("Adoption is inevitable because money networks win. " if sp == "michael-saylor" else "Adoption depends on printing. ") * 3,
+            proposition_ids=["crypto.p2"], stance="pro" if sp == "michael-saylor" else "con",
+            reply_to=f"t{i - 1}" if i else None,
+        ))
+    return out
+
+
+def test_history_tiers_and_own_claim_emphasis() -> None:
+    turns = _turns(14)
+    card = CruxCard(id="k1", question="Is Bitcoin adoption deterministic?", disagreement_type="premise", diagnosis="d",
+                    personas={"michael-saylor": CruxCardPosition(position="YES", reasoning="Network effects win."),
+                              "arthur-hayes": CruxCardPosition(position="NO", reasoning="It needs printing.")})
+    ctx = build_history("michael-saylor", topic="Bitcoin is digital gold", turns=turns,
+                        names={"michael-saylor": "Michael Saylor", "arthur-hayes": "Arthur Hayes"},
+                        contested=[ContestedClaim("Adoption is deterministic", ("michael-saylor", "arthur-hayes"))],
+                        cards=[card], recent=4)
+    assert len(ctx.recent) == 4 and ctx.recent[-1].startswith("Arthur Hayes: Turn 13")
+    assert ctx.summaries, "older rounds get an extractive digest when no summaries are given"
+    assert ctx.own_claims and all(c.startswith("You said") for c in ctx.own_claims)
+    assert "challenged by Arthur Hayes" in ctx.own_claims[0]
+    text = ctx.render(2000)
+    assert "Open disagreements" in text and "[premise, open]" in text
+    small = ctx.render(150)
+    assert count_tokens(small) <= 150 and "Turn 13" in small  # the newest turn survives trimming
+
+
+def test_history_anonymized_and_given_summaries() -> None:
+    ctx = build_history("arthur-hayes", topic="t", turns=_turns(10), anonymize=True, recent=3,
+                        round_summaries=[RoundSummary("Round 1", "They clashed on adoption.")])
+    assert ctx.summaries == ["Round 1: They clashed on adoption."]
+    text = ctx.render(1000)
+    assert "Speaker A" in text and "Saylor" not in text and "michael-saylor" not in text
+
+
+@pytest.mark.parametrize("pid", SHIPPED)
+def test_turn_message_budget(pid: str) -> None:
+    turns = _turns(40)
+    ctx = build_history(pid, topic="Bitcoin is digital gold", turns=turns, recent=8)
+    grounding = "Your relevant beliefs:\n" + "\n".join(f"- belief {i} grounded in a long paraphrased chunk of text" for i in range(60))
+    msg = build_turn_message("Reply to the last challenge on adoption.", history=ctx, grounding=grounding,
+                             reanchor="Remember: you hold your own view.")
+    assert count_tokens(msg) <= TURN_BUDGET
+    assert "Turn: Reply to the last challenge" in msg and msg.rstrip().endswith('"your response"}')
+    assert "Remember: you hold your own view." in msg
