@@ -1,0 +1,24 @@
+"""Suite-wide safety: no test sees a real API key or writes the real database.
+
+Every test runs with ``ANTHROPIC_API_KEY`` removed (tests that need a key set a fake one
+themselves) and with ``CRUX_LAB_DB`` / ``CRUX_LAB_RUNS`` pointing into pytest's temporary
+folder, so nothing lands in ``data/crux_lab.duckdb`` or ``runs/`` of the checkout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def _isolated_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("default-store")
+
+
+@pytest.fixture(autouse=True)
+def _offline_and_isolated(monkeypatch: pytest.MonkeyPatch, _isolated_store_dir: Path) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("CRUX_LAB_DB", str(_isolated_store_dir / "crux_lab.duckdb"))
+    monkeypatch.setenv("CRUX_LAB_RUNS", str(_isolated_store_dir / "runs"))
