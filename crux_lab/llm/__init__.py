@@ -9,14 +9,16 @@ from pathlib import Path
 from crux_lab.llm.base import (
     Backend,
     BackendUnavailable,
+    CassetteMiss,
     Hints,
+    LLMCallFailed,
     LLMError,
     LLMOutputError,
     LLMRequest,
     LLMResponse,
     TurnHint,
 )
-from crux_lab.models import SimulatorKnobs
+from crux_lab.models import SimulatorKnobs, Tier
 from crux_lab.personas.models import Persona, Proposition
 
 BACKENDS = ("auto", "simulated", "anthropic", "replay")
@@ -50,40 +52,90 @@ def make_backend(
     cassette: Path | None = None,
     realtime: bool = False,
 ) -> Backend:
-    """Build the backend called ``name`` (after resolving ``auto``)."""
+    """Build the backend called ``name`` (after resolving ``auto``).
+
+    With a ``cassette``, ``replay`` answers only from it; any other backend is wrapped so
+    that the cassette answers what it holds and new calls are recorded into it (``auto``
+    mode): re-running a recorded debate costs nothing, and a new one becomes reproducible.
+    """
     resolved = resolve_backend_name(name)
+    if resolved == "replay":
+        if cassette is None:
+            raise BackendUnavailable(
+                "the replay backend needs a cassette file: pass --cassette PATH "
+                "(recorded by an earlier run with --cassette)."
+            )
+        from crux_lab.llm.replay import ReplayBackend
+
+        return ReplayBackend(cassette, mode="replay")
+    backend: Backend
     if resolved == "simulated":
         from crux_lab.llm.simulated import SimulatedBackend
 
-        return SimulatedBackend(personas, propositions, seed=seed, knobs=knobs, realtime=realtime)
-    if resolved == "anthropic":
-        if not os.environ.get(API_KEY_ENV):
-            raise BackendUnavailable(
-                f"the anthropic backend needs an API key: set it in the environment, e.g. "
-                f"`export {API_KEY_ENV}=sk-ant-...`, or use --backend simulated."
-            )
+        backend = SimulatedBackend(personas, propositions, seed=seed, knobs=knobs, realtime=realtime)
+    else:
+        if not os.environ.get(API_KEY_ENV, "").strip():
+            from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
+
+            raise BackendUnavailable(MISSING_KEY_MESSAGE)
         from crux_lab.llm.anthropic_backend import AnthropicBackend
 
-        return AnthropicBackend()
-    # replay
-    if cassette is None:
-        raise BackendUnavailable("the replay backend needs a cassette file: pass --cassette PATH.")
-    from crux_lab.llm.replay import ReplayBackend
+        backend = AnthropicBackend()
+    if cassette is not None:
+        from crux_lab.llm.replay import ReplayBackend
 
-    return ReplayBackend(cassette)
+        return ReplayBackend(cassette, inner=backend, mode="auto")
+    return backend
+
+
+def describe_backend_choice(name: str, *, cassette: Path | None = None) -> str:
+    """One line saying which backend a run uses and why; print it at the start of a run.
+
+    It never shows the key, only whether it is set.
+
+    >>> describe_backend_choice("simulated")
+    'backend: simulated (requested) - deterministic persona simulator, offline, no API cost'
+    """
+    resolved = resolve_backend_name(name)
+    has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
+    if name == "auto":
+        why = f"auto: {API_KEY_ENV} is {'set' if has_key else 'not set'}"
+    else:
+        why = "requested"
+    if resolved == "simulated":
+        what = "deterministic persona simulator, offline, no API cost"
+    elif resolved == "replay":
+        what = f"answers from the cassette {cassette}, no API calls" if cassette else (
+            "answers from a recorded cassette (pass --cassette PATH), no API calls"
+        )
+    elif not has_key:
+        what = f"unavailable: {API_KEY_ENV} is not set (export {API_KEY_ENV}=sk-ant-... first)"
+    else:
+        from crux_lab.llm.pricing import default_model
+
+        models = ", ".join(f"{t.value}={default_model(t)}" for t in (Tier.strong, Tier.fast))
+        what = f"Claude via the Anthropic API ({models}); calls are billed to your key"
+    line = f"backend: {resolved} ({why}) - {what}"
+    if cassette is not None and resolved != "replay":
+        line += f"; cassette {cassette}: recorded calls replay, new ones are recorded"
+    return line
 
 
 __all__ = [
+    "API_KEY_ENV",
     "BACKENDS",
     "Backend",
     "BackendUnavailable",
+    "CassetteMiss",
     "Hints",
+    "LLMCallFailed",
     "LLMError",
     "LLMOutputError",
     "LLMRequest",
     "LLMResponse",
     "TurnHint",
     "UnknownBackend",
+    "describe_backend_choice",
     "make_backend",
     "resolve_backend_name",
 ]

@@ -1,0 +1,226 @@
+"""Record any backend's calls to a JSONL cassette and replay them with no API calls.
+
+A cassette holds one JSON object per line (:class:`CassetteEntry`), keyed by
+``LLMRequest.request_hash(model)``: purpose, model, system, messages, schema, temperature and
+max tokens. Hints are not part of the key (real backends ignore them).
+
+- ``record``: every call goes to ``inner`` and is appended to the cassette (flushed per line,
+  so a crash loses at most the call in flight).
+- ``replay``: every call is answered from the cassette; a request it does not hold raises
+  :class:`~crux_lab.llm.base.CassetteMiss`, naming the purpose and the cassette.
+- ``auto``: answered from the cassette when it can, otherwise by ``inner`` and recorded.
+
+The same request may be made more than once in a run (a vote taken three times, say); the
+n-th identical request replays the n-th recorded answer. A replayed response is the recorded
+one byte for byte (text, usage, cost, model, annotations) with ``backend="replay"``;
+``parsed`` is rebuilt by validating the recorded text against the request's schema.
+
+A cassette holds prompts and answers, never a header or a key: nothing else is written, and
+a line that would contain the value of ``ANTHROPIC_API_KEY`` is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from crux_lab.llm.base import (
+    Backend,
+    BackendUnavailable,
+    CassetteMiss,
+    LLMError,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+)
+from crux_lab.llm.pricing import default_model
+from crux_lab.models import Tier
+
+ReplayMode = Literal["record", "replay", "auto"]
+MODES: tuple[ReplayMode, ...] = ("record", "replay", "auto")
+CASSETTE_VERSION = 1
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+
+
+class CassetteError(BackendUnavailable):
+    """The cassette file cannot be used (missing, unreadable or corrupt)."""
+
+
+class CassetteEntry(BaseModel):
+    """One recorded call: what was asked (for diagnosis) and what came back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = CASSETTE_VERSION
+    request_hash: str
+    purpose: str
+    tier: Tier
+    model: str
+    request: dict[str, Any] = Field(default_factory=dict)
+    response: LLMResponse
+    recorded_at: float = Field(default_factory=time.time)
+
+
+def load_cassette(path: Path) -> list[CassetteEntry]:
+    """Read a cassette. A torn last line (a crash mid-write) is skipped with a warning;
+    any other bad line is an error naming the file, the line and the fix."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CassetteError(
+            f"replay cassette {path} does not exist: record one first (run with a real or "
+            f"simulated backend and --cassette {path}), or check the path."
+        ) from None
+    except OSError as exc:
+        raise CassetteError(f"replay cassette {path} cannot be read: {exc.strerror}") from None
+    lines = text.split("\n")
+    entries: list[CassetteEntry] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(CassetteEntry.model_validate_json(line))
+        except ValidationError as exc:
+            torn_tail = number == len(lines) and not text.endswith("\n")
+            if torn_tail:
+                warnings.warn(
+                    f"replay cassette {path}: ignoring the incomplete last line {number} "
+                    f"(a recording was interrupted)",
+                    stacklevel=2,
+                )
+                continue
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(line)"
+            raise CassetteError(
+                f"replay cassette {path}, line {number}, field '{where}': {first['msg']}. "
+                f"The file is not a crux_lab cassette or was edited by hand; delete that line "
+                f"or record the cassette again."
+            ) from None
+    return entries
+
+
+class ReplayBackend:
+    """Records another backend to a cassette, or replays a cassette (see the module docstring)."""
+
+    name = "replay"
+
+    def __init__(
+        self, cassette: Path, inner: Backend | None = None, mode: ReplayMode = "replay"
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown replay mode '{mode}'. Valid modes: {', '.join(MODES)}.")
+        if mode != "replay" and inner is None:
+            raise ValueError(f"replay mode '{mode}' records, so it needs an inner backend")
+        self.cassette = Path(cassette)
+        self.inner = inner
+        self.mode: ReplayMode = mode
+        self._recorded: dict[str, list[CassetteEntry]] = {}
+        self._tier_models: dict[Tier, str] = {}
+        self._served: dict[str, int] = {}
+        self.hits = 0
+        self.misses = 0
+        if mode == "replay" or (mode == "auto" and self.cassette.exists()):
+            for entry in load_cassette(self.cassette):
+                self._recorded.setdefault(entry.request_hash, []).append(entry)
+                self._tier_models.setdefault(entry.tier, entry.model)
+
+    def __repr__(self) -> str:
+        inner = f", inner={self.inner.name}" if self.inner is not None else ""
+        return f"ReplayBackend({str(self.cassette)!r}, mode={self.mode!r}{inner})"
+
+    def model_for(self, tier: Tier) -> str:
+        if self.inner is not None:
+            return self.inner.model_for(tier)
+        # Pure replay: the model the recording used for this tier (the hash depends on it).
+        return self._tier_models.get(tier, default_model(tier))
+
+    def recorded_calls(self) -> int:
+        return sum(len(v) for v in self._recorded.values())
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        model = self.model_for(request.tier)
+        key = request.request_hash(model)
+        occurrence = self._served.get(key, 0)
+        self._served[key] = occurrence + 1
+        recorded = self._recorded.get(key, [])
+        if self.mode != "record" and occurrence < len(recorded):
+            self.hits += 1
+            return self._replayed(request, recorded[occurrence].response)
+        if self.mode == "replay":
+            self.misses += 1
+            raise CassetteMiss(request.purpose, str(self.cassette), key)
+        assert self.inner is not None
+        response = await self.inner.generate(request)
+        self._append(
+            CassetteEntry(
+                request_hash=key,
+                purpose=request.purpose,
+                tier=request.tier,
+                model=model,
+                request=request.hash_payload(model),
+                response=response,
+            )
+        )
+        return response
+
+    def _replayed(self, request: LLMRequest, recorded: LLMResponse) -> LLMResponse:
+        parsed: BaseModel | None = None
+        if request.output_schema is not None:
+            try:
+                parsed = request.output_schema.model_validate_json(recorded.text)
+            except ValidationError as exc:
+                raise LLMOutputError(
+                    request.purpose,
+                    f"the answer recorded in {self.cassette} no longer validates against "
+                    f"{request.output_schema.__name__}: {exc.errors()[0]['msg']}",
+                ) from None
+        return recorded.model_copy(update={"backend": self.name, "parsed": parsed}, deep=True)
+
+    def _append(self, entry: CassetteEntry) -> None:
+        line = entry.model_dump_json()
+        key = os.environ.get(API_KEY_ENV, "").strip()
+        if key and key in line:
+            raise LLMError(
+                f"refusing to write replay cassette {self.cassette}: the call for purpose "
+                f"'{entry.purpose}' contains the value of {API_KEY_ENV}. Remove the key from "
+                f"the prompt."
+            )
+        self.cassette.parent.mkdir(parents=True, exist_ok=True)
+        # One write of one whole line, flushed: appends from one process never interleave.
+        with self.cassette.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+        self._recorded.setdefault(entry.request_hash, []).append(entry)
+        self._tier_models.setdefault(entry.tier, entry.model)
+
+
+def cassette_stats(path: Path) -> dict[str, Any]:
+    """Counts of a cassette by purpose (for ``crux-lab`` to print before a replay).
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "empty.jsonl"
+    >>> _ = p.write_text("")
+    >>> cassette_stats(p)
+    {'calls': 0, 'by_purpose': {}}
+    """
+    entries = load_cassette(path)
+    by_purpose: dict[str, int] = {}
+    for e in entries:
+        by_purpose[e.purpose] = by_purpose.get(e.purpose, 0) + 1
+    return {"calls": len(entries), "by_purpose": dict(sorted(by_purpose.items()))}
+
+
+__all__ = [
+    "CassetteEntry",
+    "CassetteError",
+    "CassetteMiss",
+    "ReplayBackend",
+    "ReplayMode",
+    "cassette_stats",
+    "load_cassette",
+]
