@@ -256,6 +256,11 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
     except KeyboardInterrupt:
         note("[yellow]interrupted: saving the partial debate (complete = false)[/]")
         run.result.complete = False
+    except Exception as exc:  # an engine bug: keep what it produced, report it, exit 1 later
+        if os.environ.get("CRUX_LAB_DEBUG"):
+            raise
+        run.result.complete = False
+        run.result.error = f"engine {run.config.engine!r} crashed: {type(exc).__name__}: {exc} (set CRUX_LAB_DEBUG=1 for the traceback)"
     result: DebateResult = run.result
     return result
 
