@@ -386,6 +386,7 @@ def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "target_index": index,
                 "counter_proposition": stance_sentence(prop, stance),
                 "rationale": truth.reason,
+                "assumptions": assumptions_for(me, truth),
                 "evidence": evidence_for(me, truth),
                 "confidence": truth.confidence,
             }

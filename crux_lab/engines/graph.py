@@ -1,0 +1,501 @@
+"""Graph mode (seed 03): structured arguments, typed attacks, Dung semantics.
+
+Pipeline (``runGraph`` of the seed):
+
+1. decompose the topic into claims (reused from blitz, fast tier);
+2. round 0: each persona submits 2-4 structured arguments (claim + premises + assumptions +
+   evidence), in parallel (strong tier);
+3. attack rounds 1..max_rounds (default 3):
+   a. each persona submits 0-4 attacks, each a counter-argument node plus an edge with a type
+      (rebut / undermine / undercut) and a target component and index (parallel, strong tier);
+   b. one batch validation call for the whole round (fast tier): fallacy, relevance, type,
+      target exists. A reply that cannot be parsed drops the round's attacks with a warning;
+      unvalidated attacks never enter the graph;
+   c. deduplication (pure code);
+   d. semantics recomputed (:mod:`crux_lab.argumentation`);
+   e. convergence: labelling stable, no new edges, or max rounds;
+4. output extraction in pure code (no LLM): common ground, camps, symmetric difference,
+   ranked crux assumptions with settling questions, regime; mapped onto the common result.
+
+Backward-compatible events as in the seed: debate_start, table_assigned, status,
+initial_stance (derived from round 0), agent_turn (one per validated attack),
+convergence_update, blackboard_update, debate_complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from crux_lab.engines.base import EngineContext, EngineParams
+from crux_lab.engines.claims import Claim, claims_block, decompose_claims, persona_system
+from crux_lab.engines.graph_state import (
+    ArgMeta,
+    GraphState,
+    add_arguments,
+    add_attacks,
+    create_graph_state,
+    deduplicate_attacks,
+    extract_graph_output,
+    labelling_stable,
+    map_to_debate_output,
+    recompute_semantics,
+    to_argument_graph,
+)
+from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
+from crux_lab.models import (
+    AgentTurn,
+    Argument,
+    ArgumentsSubmitted,
+    Attack,
+    AttackComponent,
+    AttacksGenerated,
+    AttackTarget,
+    AttackType,
+    BlackboardUpdate,
+    ClaimsDecomposed,
+    ConvergenceUpdate,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    DialogueTurn,
+    EngineError,
+    GraphConvergence,
+    GraphUpdate,
+    InitialStance,
+    Label,
+    Move,
+    Status,
+    TableAssigned,
+    ValidationComplete,
+    ValidationResult,
+)
+
+
+class GraphParams(EngineParams):
+    max_rounds: int = Field(3, ge=1, le=6, description="Attack rounds (the seed uses 1-3).")
+    max_attacks: int = Field(4, ge=0, le=8, description="Attacks each persona may submit per round.")
+    preferred_limit: int = Field(64, ge=1, le=4096, description="Preferred extensions listed per graph event (the count is exact).")
+    symmetric_rebut: bool = Field(
+        True,
+        description=(
+            "A validated rebut also makes its target rebut the counter-argument (ASPIC+ contrary "
+            "conclusions attack each other). False reproduces the seed literally: every new node is "
+            "unattacked, the graph stays acyclic and always has one preferred extension."
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Output schemas
+# ---------------------------------------------------------------------------
+
+
+class ArgumentDraft(BaseModel):
+    claim: str
+    premises: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+
+
+class InitialArgumentsReply(BaseModel):
+    arguments: list[ArgumentDraft] = Field(min_length=1)
+
+
+class AttackDraft(BaseModel):
+    to_arg_id: str
+    type: AttackType
+    target_component: AttackComponent = AttackComponent.claim
+    target_index: int = Field(0, ge=0)
+    counter_proposition: str
+    rationale: str = ""
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    confidence: float = Field(0.7, ge=0.0, le=1.0)
+
+
+class AttacksReply(BaseModel):
+    attacks: list[AttackDraft] = Field(default_factory=list)
+
+
+class ValidationItem(BaseModel):
+    attack_id: str
+    valid: bool
+    attack_strength: float = Field(1.0, ge=0.0, le=1.0)
+    corrections: str = ""
+    fallacy: str | None = None
+
+
+class ValidationReply(BaseModel):
+    results: list[ValidationItem]
+
+
+# ---------------------------------------------------------------------------
+# Prompts (seed 03 Phase 3)
+# ---------------------------------------------------------------------------
+
+
+def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequence[Claim]) -> str:
+    """initialArgumentPrompt: memory-augmented with the persona's own anchor excerpts."""
+    anchors = ctx.personas[persona_id].contract.anchor_excerpts[:4]
+    memory = "\n".join(f"- ({a.kind}) {a.text}" for a in anchors) or "(none)"
+    return (
+        f"Topic: {ctx.config.topic}\nClaims under debate:\n{claims_block(claims)}\n\n"
+        f"Things you have said before (stay consistent with them):\n{memory}\n\n"
+        "Submit 2 to 4 arguments for the positions you actually hold. Each has a one-sentence "
+        "claim, the premises it rests on, the assumptions it takes for granted, and the evidence "
+        'you would cite. Return JSON: {"arguments": [{"claim": "...", "premises": ["..."], '
+        '"assumptions": ["..."], "evidence": ["..."]}]}'
+    )
+
+
+def describe_argument(a: Argument, label: Label | None) -> str:
+    parts = [f"[{a.id}] ({a.speaker_id}, {label.value if label else 'IN'}) claim: {a.claim}"]
+    parts += [f"    premise {i}: {p}" for i, p in enumerate(a.premises)]
+    parts += [f"    assumption {i}: {p}" for i, p in enumerate(a.assumptions)]
+    return "\n".join(parts)
+
+
+def attack_generation_prompt(state: GraphState, persona_id: str, max_attacks: int) -> str:
+    """attackGenerationPrompt: every argument with its label; ID-based targeting."""
+    own = [a.id for a in state.arguments if a.speaker_id == persona_id]
+    listing = "\n".join(describe_argument(a, state.labelling.get(a.id)) for a in state.arguments)
+    return (
+        f"Topic: {state.topic}\nThe argument graph (IN = currently accepted, OUT = defeated, "
+        f"UNDEC = undecided):\n{listing}\n\nYour own arguments: {', '.join(own) or '(none)'}\n\n"
+        f"Submit 0 to {max_attacks} attacks on other participants' arguments (never your own). "
+        "Each attack is a counter-argument: rebut attacks the claim, undermine attacks a premise, "
+        "undercut attacks an assumption; give the target argument id, the component and its index. "
+        'Return JSON: {"attacks": [{"to_arg_id": "a1", "type": "rebut|undermine|undercut", '
+        '"target_component": "claim|premise|assumption", "target_index": 0, '
+        '"counter_proposition": "...", "rationale": "...", "assumptions": ["what your counter-argument '
+        'takes for granted"], "evidence": ["..."], "confidence": 0.0}]}'
+    )
+
+
+BATCH_VALIDATION = """You audit attacks in a formal debate. For each attack decide:
+valid (true/false), attack_strength (0-1), fallacy (name it, or null), corrections (why
+invalid). An attack is valid only if its target exists, is not the attacker's own argument,
+the counter-argument is relevant to and contradicts the targeted component, the type fits the
+component (rebut->claim, undermine->premise, undercut->assumption), and it commits no fallacy.
+Return JSON: {"results": [{"attack_id": "...", "valid": true, "attack_strength": 0.0,
+"fallacy": null, "corrections": ""}]} with one entry per attack."""
+
+
+# ---------------------------------------------------------------------------
+# The engine
+# ---------------------------------------------------------------------------
+
+
+def _arg_hint(state: GraphState, a: Argument) -> dict[str, Any]:
+    meta = state.meta.get(a.id, ArgMeta())
+    return {
+        "id": a.id,
+        "speaker_id": a.speaker_id,
+        "proposition_id": meta.proposition_id,
+        "stance": meta.stance,
+        "label": state.labelling.get(a.id, Label.IN).value,
+        "premises": len(a.premises),
+        "assumptions": len(a.assumptions),
+    }
+
+
+def _annotated(response: LLMResponse, key: str, i: int) -> ArgMeta:
+    items = response.annotations.get(key) or []
+    item = items[i] if i < len(items) and isinstance(items[i], dict) else {}
+    pid, stance = item.get("proposition_id"), item.get("stance")
+    return ArgMeta(pid if isinstance(pid, str) else None, stance if isinstance(stance, str) else None)
+
+
+class GraphEngine:
+    name: ClassVar[str] = "graph"
+    description: ClassVar[str] = (
+        "Seed 03 graph mode: structured arguments, typed attacks validated in batch, Dung "
+        "semantics; cruxes computed from preferred extensions, not generated."
+    )
+    params_model: ClassVar[type[EngineParams]] = GraphParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = 12
+
+    async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
+        params = ctx.params if isinstance(ctx.params, GraphParams) else GraphParams.model_validate(ctx.config.params)
+        yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
+        yield TableAssigned(tables=[ctx.persona_ids])
+        yield Status(message="Decomposing the topic into testable claims")
+        claims = await decompose_claims(ctx)
+        yield ClaimsDecomposed(claims=[c.text for c in claims])
+
+        # Round 0: structured arguments, in parallel.
+        yield Status(message=f"Round 0: arguments from {len(ctx.persona_ids)} personas")
+        replies = await asyncio.gather(*(self._initial_arguments(ctx, pid, claims) for pid in ctx.persona_ids))
+        state = create_graph_state(ctx.config.topic)
+        counter = 0
+        for pid, (drafts, response) in zip(ctx.persona_ids, replies, strict=True):
+            args: list[Argument] = []
+            meta: dict[str, ArgMeta] = {}
+            for i, d in enumerate(drafts[:4]):
+                counter += 1
+                arg = Argument(id=f"a{counter}", speaker_id=pid, claim=d.claim, premises=d.premises,
+                               assumptions=d.assumptions, evidence=d.evidence, round=0)
+                m = _annotated(response, "arguments", i)
+                if m.proposition_id:
+                    arg = arg.model_copy(update={"proposition_id": m.proposition_id})
+                args.append(arg)
+                meta[arg.id] = m
+            if len(drafts) < 2:
+                yield EngineError(level="warning", purpose="initial_arguments",
+                                  error=f"{pid} submitted {len(drafts)} argument(s); the prompt asks for 2-4.")
+            state = add_arguments(state, args, meta)
+            yield ArgumentsSubmitted(persona_id=pid, arguments=args)
+            stances: dict[str, Literal["pro", "con", "uncertain"]] = {
+                m.proposition_id: m.stance  # type: ignore[misc]
+                for m in meta.values()
+                if m.proposition_id and m.stance in ("pro", "con", "uncertain")
+            }
+            yield InitialStance(persona_id=pid, stances=stances)
+        state = recompute_semantics(state, params.preferred_limit, 0)
+        yield GraphUpdate(round=0, graph=to_argument_graph(state))
+
+        attack_counter = 0
+        turn_index = 0
+        for rnd in range(1, params.max_rounds + 1):
+            if ctx.cancelled:
+                return
+            yield Status(message=f"Attack round {rnd}")
+            generated = await asyncio.gather(
+                *(self._attacks(ctx, state, pid, params.max_attacks) for pid in ctx.persona_ids)
+            )
+            proposed: list[tuple[Attack, Argument, ArgMeta]] = []
+            for pid, (attack_drafts, response) in zip(ctx.persona_ids, generated, strict=True):
+                atks: list[Attack] = []
+                counters: list[Argument] = []
+                for i, ad in enumerate(attack_drafts[: params.max_attacks]):
+                    attack_counter += 1
+                    counter += 1
+                    m = _annotated(response, "attacks", i)
+                    node = Argument(id=f"a{counter}", speaker_id=pid, claim=ad.counter_proposition,
+                                    premises=[ad.rationale] if ad.rationale else [], assumptions=ad.assumptions, evidence=ad.evidence,
+                                    round=rnd, proposition_id=m.proposition_id)
+                    atk = Attack(id=f"k{attack_counter}", from_arg_id=node.id, to_arg_id=ad.to_arg_id, type=ad.type,
+                                 target=AttackTarget(arg_id=ad.to_arg_id, component=ad.target_component, index=ad.target_index),
+                                 counter_proposition=ad.counter_proposition, rationale=ad.rationale, evidence=ad.evidence,
+                                 confidence=ad.confidence, speaker_id=pid, round=rnd)
+                    atks.append(atk)
+                    counters.append(node)
+                    proposed.append((atk, node, m))
+                yield AttacksGenerated(round=rnd, persona_id=pid, attacks=atks, counter_arguments=counters)
+
+            if not proposed:
+                yield GraphConvergence(round=rnd, converged=True, reason="no new edges: no attacks proposed")
+                yield ConvergenceUpdate(round=rnd, converged=True, reason="no new edges")
+                break
+
+            results, warning = await self._validate(ctx, state, proposed)
+            if warning:
+                yield EngineError(level="warning", purpose="validate_attacks", error=warning)
+            yield ValidationComplete(round=rnd, results=results)
+
+            # Defence in depth: the seed's hard rules hold even if a validator lets them through.
+            by_id = {a.id: a for a in state.arguments}
+            verdict = {r.attack_id: r for r in results}
+            accepted: list[tuple[Attack, Argument, ArgMeta]] = []
+            broken = []
+            for atk, node, m in proposed:
+                r = verdict.get(atk.id)
+                if r is None or not r.valid:
+                    continue
+                target = by_id.get(atk.to_arg_id)
+                if target is None or target.speaker_id == atk.speaker_id:
+                    broken.append(atk.id)
+                    continue
+                accepted.append((atk, node, m))
+            if broken:
+                yield EngineError(level="warning", purpose="validate_attacks",
+                                  error=f"validator passed attacks on missing or own arguments; dropped: {', '.join(broken)}")
+
+            kept = deduplicate_attacks([a for a, _, _ in accepted], existing=state.attacks)
+            kept_ids = {a.id for a in kept}
+            nodes = [n for a, n, _ in accepted if a.id in kept_ids]
+            before = dict(state.labelling)
+            state = add_arguments(state, nodes, {n.id: m for a, n, m in accepted if a.id in kept_ids})
+            state = add_attacks(state, kept, [r for r in results if r.attack_id in kept_ids])
+            if params.symmetric_rebut:
+                state = add_symmetric_rebuttals(state, kept)
+            state = recompute_semantics(state, params.preferred_limit, rnd)
+            yield GraphUpdate(round=rnd, graph=to_argument_graph(state))
+
+            for atk in kept:  # backward compat: the message feed shows each validated attack
+                node = next(n for n in nodes if n.id == atk.from_arg_id)
+                m = state.meta.get(node.id, ArgMeta())
+                stance: Literal["pro", "con", "uncertain"] | None = m.stance if m.stance in ("pro", "con", "uncertain") else None  # type: ignore[assignment]
+                turn = DialogueTurn(
+                    id=f"t{turn_index}", turn_index=turn_index, persona_id=atk.speaker_id,
+                    dialogue=f"{atk.counter_proposition} [{atk.type.value} -> {atk.to_arg_id} {atk.target.component.value} {atk.target.index}]",
+                    move=Move.CHALLENGE, phase="round", phase_number=rnd,
+                    proposition_ids=[m.proposition_id] if m.proposition_id else [], stance=stance,
+                    confidence=atk.confidence,
+                )
+                turn_index += 1
+                yield AgentTurn(turn=turn, intent=f"{atk.type.value} {atk.to_arg_id}")
+
+            counts = {lab: sum(1 for v in state.labelling.values() if v is lab) for lab in Label}
+            summary = (
+                f"{len(state.arguments)} arguments, {len(state.attacks)} attacks; IN {counts[Label.IN]}, "
+                f"OUT {counts[Label.OUT]}, UNDEC {counts[Label.UNDEC]}; {state.preferred_count} preferred extension(s)."
+            )
+            yield BlackboardUpdate(round=rnd, summary=summary)
+            if not kept:
+                converged, reason = True, "no new edges"
+            elif labelling_stable(before, state.labelling):
+                converged, reason = True, "labelling stable"
+            elif rnd == params.max_rounds:
+                converged, reason = True, f"max rounds ({params.max_rounds}) reached"
+            else:
+                converged, reason = False, ""
+            yield GraphConvergence(round=rnd, converged=converged, reason=reason)
+            undec_share = counts[Label.UNDEC] / max(1, len(state.labelling))
+            yield ConvergenceUpdate(round=rnd, converged=converged, reason=reason, distance=round(undec_share, 6))
+            if converged:
+                break
+
+        yield Status(message="Extracting cruxes from the graph (no LLM)")
+        report = extract_graph_output(state)
+        fake = map_to_debate_output(report, state, ctx.persona_ids, ctx.result)
+        if fake:
+            pairs = ", ".join(f"{a}/{b}" for a, b in fake)
+            yield EngineError(level="warning", purpose="extract",
+                              error=f"possible fake consensus: contradictory arguments with no attack edge ({pairs}) withheld from common ground")
+        yield DebateComplete()
+
+    # -- calls ------------------------------------------------------------
+    async def _initial_arguments(
+        self, ctx: EngineContext, persona_id: str, claims: Sequence[Claim]
+    ) -> tuple[list[ArgumentDraft], LLMResponse]:
+        request = ctx.request(
+            "initial_arguments",
+            persona_system(ctx, persona_id),
+            initial_argument_prompt(ctx, persona_id, claims),
+            output_schema=InitialArgumentsReply,
+            hints=Hints(
+                speaker_id=persona_id, topic=ctx.config.topic, persona_ids=ctx.persona_ids,
+                extra={"claims": [c.text for c in claims], "claim_proposition_ids": [c.proposition_id for c in claims]},
+            ),
+            cache_system=True,
+        )
+        response = await ctx.call(request)
+        parsed = response.parsed
+        return (list(parsed.arguments) if isinstance(parsed, InitialArgumentsReply) else []), response
+
+    async def _attacks(
+        self, ctx: EngineContext, state: GraphState, persona_id: str, max_attacks: int
+    ) -> tuple[list[AttackDraft], LLMResponse]:
+        already = sorted({k.to_arg_id for k in state.attacks if k.speaker_id == persona_id})
+        request = ctx.request(
+            "generate_attacks",
+            persona_system(ctx, persona_id),
+            attack_generation_prompt(state, persona_id, max_attacks),
+            output_schema=AttacksReply,
+            hints=Hints(
+                speaker_id=persona_id, topic=ctx.config.topic, persona_ids=ctx.persona_ids,
+                extra={"arguments": [_arg_hint(state, a) for a in state.arguments],
+                       "already_attacked": already, "max_attacks": max_attacks},
+            ),
+            cache_system=True,
+        )
+        response = await ctx.call(request)
+        parsed = response.parsed
+        return (list(parsed.attacks) if isinstance(parsed, AttacksReply) else []), response
+
+    async def _validate(
+        self, ctx: EngineContext, state: GraphState, proposed: Sequence[tuple[Attack, Argument, ArgMeta]]
+    ) -> tuple[list[ValidationResult], str]:
+        """One batch call for the round. Returns the results and a warning ('' if none).
+
+        Attacks without a usable verdict are marked invalid: never accepted unvalidated.
+        """
+        by_id = {a.id: a for a in state.arguments}
+        lines = []
+        for atk, node, _ in proposed:
+            target = by_id.get(atk.to_arg_id)
+            tgt = describe_argument(target, state.labelling.get(target.id)) if target else f"[{atk.to_arg_id}] (no such argument)"
+            lines.append(
+                f"Attack {atk.id} by {atk.speaker_id}: {atk.type.value} on {atk.to_arg_id} "
+                f"{atk.target.component.value} {atk.target.index}\n  counter-argument: {node.claim}\n"
+                f"  rationale: {atk.rationale}\n  target:\n{tgt}"
+            )
+        request = ctx.request(
+            "validate_attacks",
+            BATCH_VALIDATION,
+            "\n\n".join(lines),
+            output_schema=ValidationReply,
+            hints=Hints(
+                topic=ctx.config.topic, persona_ids=ctx.persona_ids,
+                extra={
+                    "arguments": [_arg_hint(state, a) for a in state.arguments],
+                    "attacks": [
+                        {"id": a.id, "speaker_id": a.speaker_id, "to_arg_id": a.to_arg_id, "type": a.type.value,
+                         "component": a.target.component.value, "index": a.target.index,
+                         "proposition_id": m.proposition_id, "stance": m.stance, "confidence": a.confidence}
+                        for a, _, m in proposed
+                    ],
+                },
+            ),
+        )
+        ids = [a.id for a, _, _ in proposed]
+        try:
+            response = await ctx.call(request)
+        except LLMOutputError as exc:
+            return _all_invalid(ids, "validation reply unusable"), (
+                f"validation reply could not be repaired ({exc.detail[:200]}); dropped all {len(ids)} attacks of this round"
+            )
+        reply = response.parsed if isinstance(response.parsed, ValidationReply) else _parse_validation(response.text)
+        if reply is None:
+            return _all_invalid(ids, "validation reply unusable"), (
+                f"validation reply could not be parsed; dropped all {len(ids)} attacks of this round"
+            )
+        got = {r.attack_id: r for r in reply.results if r.attack_id in ids}
+        missing = [i for i in ids if i not in got]
+        results = [
+            ValidationResult(attack_id=i, valid=got[i].valid, attack_strength=got[i].attack_strength,
+                             corrections=got[i].corrections, fallacy=got[i].fallacy)
+            if i in got else ValidationResult(attack_id=i, valid=False, attack_strength=0.0, corrections="no verdict returned")
+            for i in ids
+        ]
+        warning = f"validator gave no verdict for {', '.join(missing)}; dropped" if missing else ""
+        return results, warning
+
+
+def add_symmetric_rebuttals(state: GraphState, rebuttals: Sequence[Attack]) -> GraphState:
+    """For each validated rebut ``C -> T`` add ``T -> C``: contrary claims attack each other.
+
+    Undermining and undercutting stay one-way (they target a premise or an assumption).
+    """
+    by_id = {a.id: a for a in state.arguments}
+    derived = [
+        Attack(
+            id=f"{atk.id}r", from_arg_id=atk.to_arg_id, to_arg_id=atk.from_arg_id, type=AttackType.rebut,
+            target=AttackTarget(arg_id=atk.from_arg_id), counter_proposition=by_id[atk.to_arg_id].claim,
+            rationale=f"symmetric rebuttal of {atk.id}", confidence=atk.confidence,
+            speaker_id=by_id[atk.to_arg_id].speaker_id, round=atk.round,
+        )
+        for atk in rebuttals
+        if atk.type is AttackType.rebut and atk.to_arg_id in by_id and atk.from_arg_id in by_id
+    ]
+    derived = deduplicate_attacks(derived, existing=state.attacks)
+    verdicts = [ValidationResult(attack_id=d.id, valid=True, corrections="derived: rebuttal is symmetric") for d in derived]
+    return add_attacks(state, derived, verdicts)
+
+
+def _parse_validation(text: str) -> ValidationReply | None:
+    try:
+        return ValidationReply.model_validate(json.loads(text))
+    except (ValueError, ValidationError):
+        return None
+
+
+def _all_invalid(ids: Sequence[str], why: str) -> list[ValidationResult]:
+    return [ValidationResult(attack_id=i, valid=False, attack_strength=0.0, corrections=why) for i in ids]

@@ -1,0 +1,322 @@
+"""Graph-mode state and output (seed 03 Phases 4-5), pure code with no LLM.
+
+``GraphState`` is immutable: every update returns a new state. Semantics come from
+:mod:`crux_lab.argumentation` (grounded labelling, preferred extensions, crux extraction);
+this module only builds the framework from validated attacks, deduplicates, and maps the
+crux report onto the common DebateResult fields (seed 03 ``mapToDebateOutput``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from crux_lab.argumentation import (
+    ArgumentFramework,
+    CruxReport,
+    count_extensions,
+    extract_cruxes,
+    grounded_labelling,
+    iter_extensions,
+)
+from crux_lab.models import (
+    Argument,
+    ArgumentGraph,
+    Attack,
+    Camp,
+    CommonGround,
+    Crux,
+    CruxSide,
+    DebateResult,
+    Label,
+    Regime,
+    ValidationResult,
+)
+
+
+@dataclass(frozen=True)
+class ArgMeta:
+    """What a backend annotated about an argument (the simulator does; a real model does not)."""
+
+    proposition_id: str | None = None
+    stance: str | None = None
+
+
+@dataclass(frozen=True)
+class GraphState:
+    """ArgumentationGraphState of seed 03 (runtime; persisted as :class:`ArgumentGraph`)."""
+
+    topic: str
+    arguments: tuple[Argument, ...] = ()
+    attacks: tuple[Attack, ...] = ()
+    validations: tuple[ValidationResult, ...] = ()
+    meta: Mapping[str, ArgMeta] = field(default_factory=dict)
+    grounded: frozenset[str] = frozenset()
+    preferred: tuple[frozenset[str], ...] = ()
+    preferred_count: int = 0
+    labelling: Mapping[str, Label] = field(default_factory=dict)
+    round: int = 0
+
+    def argument(self, arg_id: str) -> Argument | None:
+        return next((a for a in self.arguments if a.id == arg_id), None)
+
+    def speakers(self) -> dict[str, str]:
+        return {a.id: a.speaker_id for a in self.arguments}
+
+
+def create_graph_state(topic: str) -> GraphState:
+    """An empty graph.
+
+    >>> create_graph_state("t").arguments
+    ()
+    """
+    return GraphState(topic=topic)
+
+
+def add_arguments(state: GraphState, args: Iterable[Argument], meta: Mapping[str, ArgMeta] | None = None) -> GraphState:
+    """Append arguments (ids must be new)."""
+    new = tuple(args)
+    known = {a.id for a in state.arguments}
+    clash = [a.id for a in new if a.id in known]
+    if clash:
+        raise ValueError(f"argument ids already in the graph: {', '.join(clash)}")
+    return replace(state, arguments=state.arguments + new, meta={**state.meta, **(meta or {})})
+
+
+def add_attacks(
+    state: GraphState, attacks: Iterable[Attack], validations: Iterable[ValidationResult]
+) -> GraphState:
+    """Append the attacks a validation result marks valid; record every validation result.
+
+    >>> from crux_lab.models import AttackTarget
+    >>> s = add_arguments(create_graph_state("t"), [Argument(id=i, speaker_id="p", claim=i) for i in "ab"])
+    >>> atk = Attack(id="k1", from_arg_id="a", to_arg_id="b", target=AttackTarget(arg_id="b"))
+    >>> len(add_attacks(s, [atk], [ValidationResult(attack_id="k1", valid=False)]).attacks)
+    0
+    """
+    vals = tuple(validations)
+    ok = {v.attack_id for v in vals if v.valid}
+    return replace(
+        state,
+        attacks=state.attacks + tuple(a for a in attacks if a.id in ok),
+        validations=state.validations + vals,
+    )
+
+
+def attack_key(a: Attack) -> tuple[str, str, int, str]:
+    return (a.to_arg_id, a.target.component.value, a.target.index, a.type.value)
+
+
+def deduplicate_attacks(attacks: Sequence[Attack], existing: Sequence[Attack] = ()) -> list[Attack]:
+    """Same target argument + component + index + type: keep the most confident (first on ties);
+    an attack duplicating an edge already in the graph is dropped.
+
+    >>> from crux_lab.models import AttackTarget
+    >>> def atk(i, conf): return Attack(id=i, from_arg_id="x" + i, to_arg_id="b",
+    ...     target=AttackTarget(arg_id="b"), confidence=conf)
+    >>> [a.id for a in deduplicate_attacks([atk("1", .5), atk("2", .9)])]
+    ['2']
+    >>> deduplicate_attacks([atk("3", .9)], existing=[atk("1", .5)])
+    []
+    """
+    taken = {attack_key(a) for a in existing}
+    best: dict[tuple[str, str, int, str], Attack] = {}
+    for a in attacks:
+        key = attack_key(a)
+        if key in taken:
+            continue
+        if key not in best or a.confidence > best[key].confidence:
+            best[key] = a
+    keep = {id(a) for a in best.values()}
+    return [a for a in attacks if id(a) in keep]
+
+
+def build_framework(state: GraphState) -> ArgumentFramework:
+    """Dung framework over the graph's arguments and its (validated) attacks."""
+    return ArgumentFramework.from_edges(
+        [a.id for a in state.arguments], [(k.from_arg_id, k.to_arg_id) for k in state.attacks]
+    )
+
+
+def recompute_semantics(state: GraphState, preferred_limit: int = 64, round_number: int | None = None) -> GraphState:
+    """Grounded extension, labelling, preferred extensions (enumerated up to ``preferred_limit``;
+    the count is exact).
+
+    >>> from crux_lab.models import AttackTarget
+    >>> s = add_arguments(create_graph_state("t"), [Argument(id=i, speaker_id="p", claim=i) for i in "ab"])
+    >>> s = add_attacks(s, [Attack(id="k", from_arg_id="a", to_arg_id="b", target=AttackTarget(arg_id="b"))],
+    ...                 [ValidationResult(attack_id="k", valid=True)])
+    >>> r = recompute_semantics(s)
+    >>> sorted(r.grounded), {k: v.value for k, v in r.labelling.items()}
+    (['a'], {'a': 'IN', 'b': 'OUT'})
+    """
+    af = build_framework(state)
+    labels = {str(a): Label(lab.value) for a, lab in grounded_labelling(af).items()}
+    preferred = tuple(frozenset(str(a) for a in e) for e in iter_extensions(af, "preferred", preferred_limit))
+    return replace(
+        state,
+        grounded=frozenset(a for a, lab in labels.items() if lab is Label.IN),
+        preferred=preferred,
+        preferred_count=count_extensions(af, "preferred"),
+        labelling=labels,
+        round=state.round if round_number is None else round_number,
+    )
+
+
+def to_argument_graph(state: GraphState) -> ArgumentGraph:
+    return ArgumentGraph(
+        arguments=list(state.arguments),
+        attacks=list(state.attacks),
+        grounded=sorted(state.grounded),
+        preferred=[sorted(e) for e in state.preferred],
+        preferred_count=state.preferred_count,
+        labelling=dict(state.labelling),
+    )
+
+
+def labelling_stable(before: Mapping[str, Label], after: Mapping[str, Label]) -> bool:
+    """True when no argument that existed before changed its label.
+
+    >>> labelling_stable({"a": Label.IN}, {"a": Label.IN, "b": Label.OUT})
+    True
+    >>> labelling_stable({"a": Label.IN}, {"a": Label.OUT})
+    False
+    """
+    return all(after.get(a) == lab for a, lab in before.items())
+
+
+def contradictory_pairs(state: GraphState, ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of arguments in ``ids`` that take opposite stances on the same proposition but have
+    no attack between them: the seed's fake-consensus bug. Needs backend annotations; with a real
+    model (no annotations) it finds nothing and changes nothing."""
+    edges = {(k.from_arg_id, k.to_arg_id) for k in state.attacks}
+    pool = sorted(ids)
+    out = []
+    for i, a in enumerate(pool):
+        ma = state.meta.get(a)
+        if ma is None or ma.proposition_id is None or ma.stance not in ("pro", "con"):
+            continue
+        for b in pool[i + 1 :]:
+            mb = state.meta.get(b)
+            if (
+                mb is not None
+                and mb.proposition_id == ma.proposition_id
+                and {ma.stance, mb.stance} == {"pro", "con"}
+                and (a, b) not in edges
+                and (b, a) not in edges
+            ):
+                out.append((a, b))
+    return out
+
+
+def extract_graph_output(state: GraphState, top_k: int = 3) -> CruxReport:
+    """Common ground, camps, symmetric difference, ranked crux assumptions with settling
+    questions, and regime, from :func:`crux_lab.argumentation.extract_cruxes`."""
+    speakers: dict[Hashable, str] = {k: v for k, v in state.speakers().items()}
+    return extract_cruxes(
+        build_framework(state),
+        speakers,
+        # An argument that lists no assumption stands for its own claim.
+        {a.id: list(a.assumptions) or [a.claim] for a in state.arguments},
+        top_k=top_k,
+    )
+
+
+def map_to_debate_output(
+    report: CruxReport, state: GraphState, persona_ids: Sequence[str], result: DebateResult
+) -> list[tuple[str, str]]:
+    """seed 03 ``mapToDebateOutput``: crux assumptions -> cruxes, camps -> fault lines,
+    per-persona evidence -> evidence ledger, settling questions -> resolution paths,
+    defeated arguments -> flip conditions. Also fills graph, common ground, camps and regime.
+
+    Returns the contradictory pairs withheld from common ground (see :func:`contradictory_pairs`).
+    """
+    by_id = {a.id: a for a in state.arguments}
+    fake = contradictory_pairs(state, report.common_ground)
+    withheld = {x for pair in fake for x in pair}
+
+    cruxes = []
+    for i, ca in enumerate(report.crux_assumptions):
+        deps = [by_id[str(a)] for a in ca.dependent_args if str(a) in by_id]
+        camp_of = _camp_membership(report)
+        sides: dict[int, list[CruxSide]] = {}
+        for d in deps:
+            for idx in camp_of.get(d.id, []):
+                sides.setdefault(idx, []).append(CruxSide(persona_id=d.speaker_id, statement=d.claim))
+        ordered = sorted(sides)
+        props = sorted({p for d in deps if (p := state.meta.get(d.id, ArgMeta()).proposition_id)})
+        cruxes.append(
+            Crux(
+                id=f"x{i + 1}",
+                statement=ca.assumption,
+                source="assumption",
+                assumptions=[ca.assumption],
+                yes_side=sides.get(ordered[0], []) if ordered else [],
+                no_side=sides.get(ordered[1], []) if len(ordered) > 1 else [],
+                settling_question=ca.settling_question,
+                argument_ids=[d.id for d in deps],
+                proposition_ids=[p for p in props if p],
+                score=ca.centrality,
+            )
+        )
+    result.cruxes = cruxes
+    result.resolution_paths = list(dict.fromkeys(ca.settling_question for ca in report.crux_assumptions))
+
+    camps = []
+    fault_lines = []
+    for camp in report.camps:
+        args = sorted(str(a) for a in camp.arguments - report.common_ground)
+        who = list(camp.personas) or sorted({by_id[a].speaker_id for a in args if a in by_id})
+        camps.append(Camp(index=camp.index, argument_ids=sorted(str(a) for a in camp.arguments), persona_ids=who,
+                          label=", ".join(who)))
+        if args:
+            claims = "; ".join(by_id[a].claim for a in args[:3] if a in by_id)
+            fault_lines.append(f"Camp {camp.index + 1} ({', '.join(who) or 'no single speaker'}): {claims}")
+    result.camps = camps
+    result.fault_lines = fault_lines if len(report.camps) > 1 else []
+
+    result.common_ground = [
+        CommonGround(
+            id=f"g{n + 1}",
+            statement=by_id[a].claim,
+            source="grounded",
+            persona_ids=[by_id[a].speaker_id],
+            argument_id=a,
+            proposition_ids=[p] if (p := state.meta.get(a, ArgMeta()).proposition_id) else [],
+        )
+        for n, a in enumerate(sorted(str(x) for x in report.common_ground if str(x) not in withheld))
+        if a in by_id
+    ]
+
+    ledger: dict[str, list[str]] = {p: [] for p in persona_ids}
+    for a in state.arguments:
+        for ev in a.evidence:
+            if ev not in ledger.setdefault(a.speaker_id, []):
+                ledger[a.speaker_id].append(ev)
+    result.evidence_ledger = {p: evs for p, evs in ledger.items() if evs}
+
+    flips: dict[str, list[str]] = {}
+    for a in state.arguments:
+        if state.labelling.get(a.id) is Label.OUT:
+            beaters = [k.from_arg_id for k in state.attacks if k.to_arg_id == a.id and state.labelling.get(k.from_arg_id) is Label.IN]
+            by = "; ".join(by_id[b].claim for b in beaters[:2] if b in by_id)
+            flips.setdefault(a.speaker_id, []).append(f"Would drop '{a.claim}' if this holds: {by}" if by else f"Would drop '{a.claim}'")
+    result.flip_conditions = flips
+
+    regime = report.regime.regime
+    result.regime = Regime(regime) if regime in Regime.__members__ else Regime.unknown
+    result.regime_description = report.regime.description
+    if withheld:
+        result.regime_description += (
+            f" {len(fake)} contradictory pair(s) without an attack edge withheld from common ground."
+        )
+    result.graph = to_argument_graph(state)
+    return fake
+
+
+def _camp_membership(report: CruxReport) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for camp in report.camps:
+        for a in camp.arguments:
+            out.setdefault(str(a), []).append(camp.index)
+    return out
