@@ -30,7 +30,13 @@ from pydantic import BaseModel, ValidationError
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.models import SimulatorKnobs, Tier, Usage
-from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
+from crux_lab.personas.models import (
+    FlipTrigger,
+    Persona,
+    Proposition,
+    PropositionStance,
+    StanceValue,
+)
 from crux_lab.tokens import count_tokens
 
 HandlerResult = dict[str, Any] | str
@@ -249,7 +255,7 @@ def short(text: str, limit: int = 80) -> str:
     return lower_first(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def fired_trigger(truth: PropositionStance, turn: TurnHint):  # type: ignore[no-untyped-def]
+def fired_trigger(truth: PropositionStance, turn: TurnHint) -> FlipTrigger | None:
     """The first flip condition of ``truth`` that ``turn`` (an opponent's) satisfies, if any."""
     text = words(turn.text)
     for trig in truth.flip_conditions:

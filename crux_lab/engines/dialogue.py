@@ -1,0 +1,67 @@
+"""The ``dialogue`` (seed 01 v2) and ``dcg`` (seed 01 "Planned Upgrade") engines.
+
+Both run the same dialogue layer, controller and four phases
+(:mod:`crux_lab.engines.dialogue_v2`); they differ only in what the crystallizer writes:
+``dialogue`` keeps a sparse Dung argument graph (grounded = common ground, preferred = camps),
+``dcg`` keeps a dispute-centric graph (Dispute -> Stance -> Reason), where contradictory
+stances on one dispute are a crux by construction and can never count as common ground.
+
+>>> DialogueEngine.name, DCGEngine.name
+('dialogue', 'dcg')
+>>> sorted(DialogueParams.model_fields)[:3]
+['circling_detection', 'circling_threshold', 'circling_window']
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+from crux_lab.engines.base import EngineContext, check_personas
+from crux_lab.engines.dialogue_v2.crystallizer import (
+    Crystallizer,
+    DCGCrystallizer,
+    GraphCrystallizer,
+)
+from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun
+from crux_lab.models import DebateEvent
+
+
+class DialogueEngine:
+    """Seed 01 v2: short move-tagged dialogue, periodic crystallization into a Dung graph."""
+
+    name: ClassVar[str] = "dialogue"
+    description: ClassVar[str] = (
+        "Dialogue v2: short move-tagged exchanges, a moderator, and a crystallizer that distills "
+        "them into a sparse Dung argument graph (seed 01)."
+    )
+    params_model: ClassVar[type[DialogueParams]] = DialogueParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = 6
+
+    def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:
+        return GraphCrystallizer(ctx.config.topic, ctx.persona_ids, names)
+
+    async def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
+        check_personas(self, ctx.persona_ids)
+        params = ctx.params if isinstance(ctx.params, DialogueParams) else DialogueParams.model_validate(ctx.config.params)
+        names = {pid: (ctx.personas[pid].name if pid in ctx.personas else pid) for pid in ctx.persona_ids}
+        run = DialogueRun(ctx, params, self.crystallizer(ctx, params, names), self.name)
+        async for event in run.events():
+            yield event
+
+
+class DCGEngine(DialogueEngine):
+    """Seed 01 DCG upgrade: the same dialogue, crystallized into disputes, stances and reasons."""
+
+    name: ClassVar[str] = "dcg"
+    description: ClassVar[str] = (
+        "Dispute-centric graph: the v2 dialogue crystallized into binary disputes with YES/NO "
+        "stances and reasons, so contradictions are cruxes and never fake common ground (seed 01)."
+    )
+
+    def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:
+        return DCGCrystallizer(ctx.config.topic, ctx.persona_ids, names, params.max_new_disputes)
+
+
+__all__ = ["DCGEngine", "DialogueEngine", "DialogueParams"]

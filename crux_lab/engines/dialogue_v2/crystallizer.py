@@ -1,0 +1,482 @@
+"""The crystallizer (seed 01): reads a cluster of turns, writes graph mutations.
+
+Two writers share one interface. :class:`GraphCrystallizer` writes the v2 Dung argument graph
+(``CrystallizationResult``); :class:`DCGCrystallizer` writes the dispute-centric graph. The
+engine loop does not know which one it drives. A reply that cannot be parsed is never fatal:
+the caller records a warning and the debate goes on without that mutation.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from crux_lab.engines.base import turn_hints
+from crux_lab.engines.dialogue_v2 import prompts
+from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights
+from crux_lab.engines.dialogue_v2.graph import ArgumentGraphState, graph_insights
+from crux_lab.engines.dialogue_v2.schemas import (
+    ConcessionNote,
+    CruxNote,
+    CrystallizationResult,
+    DCGCrystallizationResult,
+    DCGDiscoveryResult,
+    DiscoveryResult,
+)
+from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
+from crux_lab.models import (
+    Argument,
+    Attack,
+    Camp,
+    CommonGround,
+    Concession,
+    ConcessionKind,
+    Crux,
+    Crystallization,
+    DCGUpdate,
+    DebateEvent,
+    DialogueTurn,
+    GraphUpdated,
+    Move,
+    Regime,
+)
+
+
+def parse_reply(purpose: str, response: LLMResponse, schema: type[BaseModel]) -> Any:
+    """The parsed reply, validating the raw text when the backend did not parse it."""
+    if isinstance(response.parsed, schema):
+        return response.parsed
+    try:
+        return schema.model_validate_json(response.text)
+    except ValidationError as exc:
+        raise LLMOutputError(purpose, f"reply does not match {schema.__name__}: {exc.errors()[0]['msg']}") from None
+
+
+@dataclass
+class Applied:
+    """What one crystallization did, as the engine loop needs it."""
+
+    events: list[DebateEvent] = field(default_factory=list)
+    concessions: list[Concession] = field(default_factory=list)
+    new_nodes: int = 0
+    changed: bool = False
+    crux: CruxNote | None = None
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Insights:
+    cruxes: list[Crux]
+    common_ground: list[CommonGround]
+    camps: list[Camp]
+    regime: Regime
+    regime_description: str
+
+
+class Crystallizer(ABC):
+    """What the engine loop needs from a crystallizer, whichever graph it writes."""
+
+    schema: type[BaseModel]
+    discovery_schema: type[BaseModel]
+
+    def __init__(self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str]) -> None:
+        self.topic = topic
+        self.persona_ids = list(persona_ids)
+        self.names = dict(names)
+        self.count = 0
+        self._conceded: set[tuple[int, str]] = set()
+
+    # -- requests ---------------------------------------------------------
+    @abstractmethod
+    def table(self) -> str: ...
+
+    @abstractmethod
+    def state_hint(self) -> dict[str, Any]:
+        """The current graph as structured hints (real backends ignore hints)."""
+
+    @abstractmethod
+    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str: ...
+
+    @abstractmethod
+    def discovery_prompt(self) -> str: ...
+
+    def hints(self, cluster: Sequence[DialogueTurn], all_turns: Sequence[DialogueTurn], phase: str) -> Hints:
+        return Hints(
+            persona_ids=self.persona_ids,
+            topic=self.topic,
+            phase=phase,
+            turns=turn_hints(all_turns),
+            extra={"cluster": [t.turn_index for t in cluster], **self.state_hint()},
+        )
+
+    # -- applying ---------------------------------------------------------
+    @abstractmethod
+    def apply(self, reply: Any, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied: ...
+
+    @abstractmethod
+    def apply_discovery(self, reply: Any) -> Applied: ...
+
+    @abstractmethod
+    def frontier(self) -> frozenset[str]: ...
+
+    @abstractmethod
+    def size(self) -> int: ...
+
+    @abstractmethod
+    def insights(self) -> Insights: ...
+
+    @abstractmethod
+    def write_result(self, result: Any) -> None:
+        """Put the graph (v2) or the DCG into the DebateResult."""
+
+    def _new_concession(self, turn_index: int, speaker: str) -> bool:
+        key = (turn_index, speaker)
+        if key in self._conceded:
+            return False
+        self._conceded.add(key)
+        return True
+
+
+def _concede_turns(cluster: Sequence[DialogueTurn]) -> list[DialogueTurn]:
+    return [t for t in cluster if t.move is Move.CONCEDE]
+
+
+# ---------------------------------------------------------------------------
+# v2: the Dung argument graph
+# ---------------------------------------------------------------------------
+
+
+class GraphCrystallizer(Crystallizer):
+    schema = CrystallizationResult
+    discovery_schema = DiscoveryResult
+
+    def __init__(self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str]) -> None:
+        super().__init__(topic, persona_ids, names)
+        self.graph = ArgumentGraphState()
+
+    def table(self) -> str:
+        return self.graph.compact_table()
+
+    def state_hint(self) -> dict[str, Any]:
+        return {
+            "graph": {
+                "arguments": [
+                    {
+                        "id": a.id,
+                        "speaker_id": a.speaker_id,
+                        "claim": a.claim,
+                        "assumptions": a.assumptions,
+                        "proposition_id": a.proposition_id,
+                        "derived_from_turns": a.derived_from_turns,
+                    }
+                    for a in self.graph.arguments.values()
+                ],
+                "attacks": [[t.from_arg_id, t.to_arg_id] for t in self.graph.attacks.values()],
+            }
+        }
+
+    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str:
+        return prompts.crystallization_prompt(
+            topic=self.topic, cluster=cluster, names=self.names, graph_table=self.table()
+        )
+
+    def discovery_prompt(self) -> str:
+        return prompts.discovery_prompt(topic=self.topic, graph_table=self.table())
+
+    def frontier(self) -> frozenset[str]:
+        return self.graph.contested_frontier()
+
+    def size(self) -> int:
+        return len(self.graph.arguments)
+
+    def _graph_event(self) -> GraphUpdated:
+        snap = self.graph.snapshot()
+        counts = {lab: sum(1 for v in snap.labelling.values() if v.value == lab) for lab in ("IN", "OUT", "UNDEC")}
+        return GraphUpdated(graph=snap, in_count=counts["IN"], out_count=counts["OUT"], undec_count=counts["UNDEC"])
+
+    def apply(self, reply: CrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
+        g = self.graph
+        out = Applied(crux=reply.crux)
+        index = self.count
+        self.count += 1
+        alias: dict[str, str] = {}
+        new_args: list[Argument] = []
+        by_speaker = {p: [t.turn_index for t in cluster if t.persona_id == p] for p in self.persona_ids}
+        for i, spec in enumerate(reply.new_args):
+            if spec.speaker_id not in self.persona_ids:
+                out.refused.append(f"new argument by unknown speaker {spec.speaker_id!r}")
+                continue
+            arg = g.add_argument(
+                spec.speaker_id,
+                spec.claim,
+                premises=spec.premises,
+                assumptions=spec.assumptions,
+                evidence=spec.evidence,
+                round=index,
+                derived_from_turns=spec.derived_from_turns or by_speaker.get(spec.speaker_id, []),
+                proposition_id=spec.proposition_id,
+            )
+            alias[spec.id or f"new-{i + 1}"] = arg.id
+            new_args.append(arg)
+
+        def resolve(ref: str) -> str | None:
+            rid = alias.get(ref, ref)
+            return rid if rid in g.arguments else None
+
+        updated: dict[str, str] = {}  # id -> "claim" | "assumptions" (what changed)
+        for u in reply.updated_args:
+            rid = resolve(u.id)
+            if rid is None:
+                out.refused.append(f"update of unknown argument {u.id!r}")
+                continue
+            before = g.arguments[rid]
+            after = g.update_argument(rid, claim=u.claim, assumptions=u.assumptions)
+            if after is not None and after != before:
+                updated[rid] = "claim" if after.claim != before.claim else "assumptions"
+        removed_args: list[str] = []
+        removed_attacks: list[str] = []
+        removed_claims: dict[str, Argument] = {}
+        for ref in reply.removed_arg_ids:
+            rid = resolve(ref)
+            if rid is None:
+                continue
+            removed_claims[rid] = g.arguments[rid]
+            removed_attacks += g.remove_argument(rid)
+            removed_args.append(rid)
+        new_attacks: list[Attack] = []
+        for na in reply.new_attacks:
+            a, b = resolve(na.from_arg_id), resolve(na.to_arg_id)
+            if a is None or b is None:
+                out.refused.append(f"attack {na.from_arg_id}->{na.to_arg_id} names an unknown argument")
+                continue
+            att = g.add_attack(a, b, type=na.type, rationale=na.rationale, round=index)
+            if att is not None:
+                new_attacks.append(att)
+        for aid in reply.removed_attack_ids:
+            if g.remove_attack(aid):
+                removed_attacks.append(aid)
+
+        # concessions: as the crystallizer reported them, else derived from the mutations
+        notes = list(reply.concessions)
+        if not notes:
+            notes = self._derive_notes(cluster, removed_claims, updated)
+        for note in notes:
+            if not self._new_concession(note.turn_index, note.speaker_id):
+                continue
+            rid = resolve(note.arg_id) if note.arg_id else None
+            gone = note.arg_id and alias.get(note.arg_id, note.arg_id) in removed_claims
+            arg_id = alias.get(note.arg_id, note.arg_id) if note.arg_id else None
+            claim = note.conceded_claim or (
+                removed_claims[arg_id].claim if gone and arg_id else g.arguments[rid].claim if rid else ""
+            )
+            if gone and arg_id:
+                effect = f"Removed [{arg_id}] and its attacks"
+            elif rid and note.kind is ConcessionKind.partial:
+                effect = f"Narrowed [{rid}] to: {g.arguments[rid].claim}"
+            elif rid:
+                effect = f"Qualified [{rid}] with: {'; '.join(g.arguments[rid].assumptions[-1:])}"
+            else:
+                effect = "No graph change"
+            out.concessions.append(
+                Concession(
+                    turn_index=note.turn_index,
+                    persona_id=note.speaker_id,
+                    type=note.kind,
+                    conceded_claim=claim,
+                    effect=effect,
+                    removed_arg_ids=[arg_id] if gone and arg_id else [],
+                    updated_arg_ids=[rid] if rid and not gone else [],
+                    proposition_id=note.proposition_id,
+                    reason=note.reason,
+                )
+            )
+        out.new_nodes = len(new_args)
+        out.changed = bool(new_args or updated or removed_args or new_attacks or removed_attacks)
+        out.events.append(
+            Crystallization(
+                index=index,
+                turn_range=turn_range,
+                new_args=new_args,
+                updated_arg_ids=list(updated),
+                removed_arg_ids=removed_args,
+                new_attacks=new_attacks,
+                removed_attack_ids=removed_attacks,
+            )
+        )
+        out.events.append(self._graph_event())
+        return out
+
+    def _derive_notes(
+        self, cluster: Sequence[DialogueTurn], removed: Mapping[str, Argument], updated: Mapping[str, str]
+    ) -> list[ConcessionNote]:
+        """Concessions implied by mutations on a conceding speaker's arguments."""
+        notes = []
+        for t in _concede_turns(cluster):
+            mine_removed = [a for a in removed.values() if a.speaker_id == t.persona_id]
+            mine_updated = [
+                (rid, what) for rid, what in updated.items() if self.graph.arguments[rid].speaker_id == t.persona_id
+            ]
+            if mine_removed:
+                notes.append(ConcessionNote(turn_index=t.turn_index, speaker_id=t.persona_id, kind=ConcessionKind.full, arg_id=mine_removed[0].id))
+            elif mine_updated:
+                rid, what = mine_updated[0]
+                kind = ConcessionKind.partial if what == "claim" else ConcessionKind.scope
+                notes.append(ConcessionNote(turn_index=t.turn_index, speaker_id=t.persona_id, kind=kind, arg_id=rid))
+        return notes
+
+    def apply_discovery(self, reply: DiscoveryResult) -> Applied:
+        out = Applied()
+        added = []
+        for na in reply.new_attacks:
+            a, b = na.from_arg_id, na.to_arg_id
+            if a in self.graph.arguments and b in self.graph.arguments:
+                if self.graph.arguments[a].speaker_id == self.graph.arguments[b].speaker_id:
+                    continue  # discovery is about cross-speaker attacks
+                att = self.graph.add_attack(a, b, type=na.type, rationale=na.rationale)
+                if att is not None:
+                    added.append(att)
+            else:
+                out.refused.append(f"discovered attack {a}->{b} names an unknown argument")
+        out.changed = bool(added)
+        out.events.append(
+            Crystallization(index=self.count, turn_range=(0, 0), new_attacks=added)
+        )
+        self.count += 1
+        out.events.append(self._graph_event())
+        return out
+
+    def insights(self) -> Insights:
+        common, camps, cruxes, regime, desc = graph_insights(self.graph, self.persona_ids)
+        return Insights(cruxes, common, camps, regime, desc)
+
+    def write_result(self, result: Any) -> None:
+        result.graph = self.graph.snapshot()
+
+
+# ---------------------------------------------------------------------------
+# DCG: the dispute-centric graph
+# ---------------------------------------------------------------------------
+
+
+class DCGCrystallizer(Crystallizer):
+    schema = DCGCrystallizationResult
+    discovery_schema = DCGDiscoveryResult
+
+    def __init__(
+        self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str], max_new_disputes: int = 2
+    ) -> None:
+        super().__init__(topic, persona_ids, names)
+        self.holder = DCGHolder(max_new_disputes=max_new_disputes)
+        self.known_turns: set[int] = set()
+
+    def table(self) -> str:
+        return self.holder.compact_table()
+
+    def state_hint(self) -> dict[str, Any]:
+        return {"dcg": self.holder.state.model_dump(mode="json")}
+
+    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str:
+        return prompts.dcg_crystallization_prompt(
+            topic=self.topic, cluster=cluster, names=self.names, dcg_table=self.table(),
+            max_new=self.holder.max_new_disputes,
+        )
+
+    def discovery_prompt(self) -> str:
+        return prompts.dcg_discovery_prompt(topic=self.topic, dcg_table=self.table())
+
+    def hints(self, cluster: Sequence[DialogueTurn], all_turns: Sequence[DialogueTurn], phase: str) -> Hints:
+        self.known_turns = {t.turn_index for t in all_turns}
+        return super().hints(cluster, all_turns, phase)
+
+    def frontier(self) -> frozenset[str]:
+        return self.holder.frontier()
+
+    def size(self) -> int:
+        s = self.holder.state
+        return len(s.disputes) + len(s.stances) + len(s.reasons)
+
+    def _dcg_event(self) -> DCGUpdate:
+        ins = self.insights()
+        return DCGUpdate(dcg=self.holder.state, cruxes=ins.cruxes, common_ground=ins.common_ground, regime=ins.regime)
+
+    def apply(self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
+        before = {s.id: s for s in self.holder.state.stances}
+        change = self.holder.apply(reply, known_turns=self.known_turns or None)
+        out = Applied(crux=reply.crux, refused=list(change.refused))
+        index = self.count
+        self.count += 1
+        out.new_nodes = len(change.new_dispute_ids) + len(change.upserted_stance_ids) - len(change.flipped_stance_ids) - len(change.softened_stance_ids)
+        out.changed = change.changed
+        out.concessions = self._concessions(reply, cluster, change, before)
+        out.events.append(
+            Crystallization(
+                index=index,
+                turn_range=turn_range,
+                updated_arg_ids=[*change.new_dispute_ids, *change.upserted_stance_ids, *change.new_reason_ids],
+                removed_arg_ids=list(change.removed_reason_ids),
+            )
+        )
+        out.events.append(self._dcg_event())
+        return out
+
+    def _concessions(
+        self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], change: DCGChange, before: Mapping[str, Any]
+    ) -> list[Concession]:
+        stances = {s.id: s for s in self.holder.state.stances}
+        touched = {sid for sid in change.flipped_stance_ids + change.softened_stance_ids}
+        out = []
+        notes = list(reply.concessions)
+        if not notes:
+            for t in _concede_turns(cluster):
+                sid = next((s for s in touched if stances[s].speaker_id == t.persona_id), None)
+                if sid is None:
+                    continue
+                kind = ConcessionKind.full if sid in change.flipped_stance_ids else ConcessionKind.partial
+                notes.append(ConcessionNote(turn_index=t.turn_index, speaker_id=t.persona_id, kind=kind, arg_id=sid))
+        for note in notes:
+            if not self._new_concession(note.turn_index, note.speaker_id):
+                continue
+            sid = note.arg_id if note.arg_id in stances else next(
+                (s for s in touched if stances[s].speaker_id == note.speaker_id), None
+            )
+            if sid is not None and sid in before:
+                old, new = before[sid], stances[sid]
+                if old.side != new.side:
+                    effect = f"Stance [{sid}] on {new.dispute_id} moved {old.side.value} -> {new.side.value}"
+                else:
+                    effect = f"Stance [{sid}] on {new.dispute_id} narrowed to: {new.statement}"
+                claim = note.conceded_claim or old.statement
+            else:
+                effect, claim = "No graph change", note.conceded_claim
+            out.append(
+                Concession(
+                    turn_index=note.turn_index,
+                    persona_id=note.speaker_id,
+                    type=note.kind,
+                    conceded_claim=claim,
+                    effect=effect,
+                    updated_arg_ids=[sid] if sid else [],
+                    proposition_id=note.proposition_id,
+                    reason=note.reason,
+                )
+            )
+        return out
+
+    def apply_discovery(self, reply: DCGDiscoveryResult) -> Applied:
+        change = self.holder.add_reason_attacks(reply.reason_attacks)
+        out = Applied(changed=change.changed, refused=list(change.refused))
+        out.events.append(Crystallization(index=self.count, turn_range=(0, 0), updated_arg_ids=change.new_reason_ids))
+        self.count += 1
+        out.events.append(self._dcg_event())
+        return out
+
+    def insights(self) -> Insights:
+        cruxes, common, camps, regime, desc = dcg_insights(self.holder.state, self.persona_ids)
+        return Insights(cruxes, common, camps, regime, desc)
+
+    def write_result(self, result: Any) -> None:
+        result.dcg = self.holder.state

@@ -1,0 +1,427 @@
+"""The shared engine loop of ``dialogue`` (v2) and ``dcg`` (seed 01).
+
+Phase 1 openings (parallel) -> initial crystallization + centralized discovery -> phase 2
+free exchange -> phase 3 crux seeking -> phase 4 resolution (parallel) -> final
+crystallization -> insights. The two engines differ only in their :class:`Crystallizer`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.dialogue_v2 import prompts
+from crux_lab.engines.dialogue_v2.controller import (
+    PHASE_NAMES,
+    PHASE_TITLES,
+    Controller,
+    ControllerSettings,
+    Encoder,
+    SteeringDecision,
+)
+from crux_lab.engines.dialogue_v2.crystallizer import Applied, Crystallizer, Insights, parse_reply
+from crux_lab.engines.dialogue_v2.schemas import TurnOutput
+from crux_lab.llm.base import Hints, LLMOutputError
+from crux_lab.models import (
+    Concession,
+    ConcessionEvent,
+    ConvergenceCheck,
+    Crux,
+    CruxProposed,
+    DebateEvent,
+    DialogueTurn,
+    DialogueTurnEvent,
+    EngineComplete,
+    EngineError,
+    EngineStart,
+    Move,
+    PersonaPosition,
+    PhaseStart,
+    PhaseTransition,
+    PositionShift,
+    PropositionShift,
+    Steering,
+)
+from crux_lab.personas.prompt import build_system_prompt
+
+STANCES = ("pro", "con", "uncertain")
+MAX_FAILED_TURNS = 3
+
+
+class DialogueParams(EngineParams):
+    """Parameters of the dialogue and dcg engines (all optional)."""
+
+    crystallize_every: int = Field(5, ge=2, le=20, description="safety net: crystallize after this many turns")
+    substantive_gap: int = Field(4, ge=1, le=20, description="min turns between exchange-triggered crystallizations")
+    circling_threshold: float = Field(0.9, gt=0.0, le=1.0, description="cosine similarity that counts as repetition")
+    circling_window: int = Field(6, ge=4, le=20)
+    circling_detection: bool = True
+    fairness_gap: int = Field(3, ge=2, le=10, description="bring in anyone silent this many turns")
+    crux_budget: float = Field(0.6, gt=0.0, lt=1.0, description="phase 3 once this share of turns is used")
+    resolution_budget: float = Field(0.85, gt=0.0, lt=1.0, description="phase 4 once this share of turns is used")
+    stable_crystallizations: int = Field(3, ge=2, le=10)
+    cluster_min: int = Field(6, ge=2, le=20)
+    cluster_max: int = Field(8, ge=2, le=30)
+    framing: Literal["second", "third"] = "second"
+    post_concession_steering: bool = True
+    max_new_disputes: int = Field(2, ge=1, le=2, description="DCG hard rule 1")
+
+
+def default_encoder() -> Encoder:
+    from crux_lab.embed import get_embedder
+
+    return get_embedder().encode
+
+
+class DialogueRun:
+    """One debate of the dialogue family; :meth:`events` is the engine's event stream."""
+
+    def __init__(
+        self,
+        ctx: EngineContext,
+        params: DialogueParams,
+        crystallizer: Crystallizer,
+        engine_name: str,
+        encoder_factory: Callable[[], Encoder] = default_encoder,
+    ) -> None:
+        self.ctx = ctx
+        self.params = params
+        self.cryst = crystallizer
+        self.engine_name = engine_name
+        self.ids = ctx.persona_ids
+        self.names = {pid: ctx.personas[pid].name if pid in ctx.personas else pid for pid in self.ids}
+        self.control = Controller(
+            persona_ids=self.ids,
+            settings=ControllerSettings(
+                max_turns=ctx.config.max_turns,
+                crystallize_every=params.crystallize_every,
+                substantive_gap=params.substantive_gap,
+                circling_threshold=params.circling_threshold,
+                circling_window=params.circling_window,
+                fairness_gap=params.fairness_gap,
+                crux_budget=params.crux_budget,
+                resolution_budget=params.resolution_budget,
+                stable_crystallizations=params.stable_crystallizations,
+                post_concession_steering=params.post_concession_steering,
+            ),
+            names=self.names,
+            encoder=encoder_factory() if params.circling_detection else None,
+        )
+        propositions = {p.id: p for p in ctx.deck.propositions} if ctx.deck else None
+        self.systems = {
+            pid: build_system_prompt(ctx.personas[pid], framing=params.framing, propositions=propositions)
+            for pid in self.ids
+        }
+        self.proposed: Crux | None = None
+        self.failed_turns = 0
+        self.last_size = 0
+
+    # -- helpers ----------------------------------------------------------
+    @property
+    def turns(self) -> list[DialogueTurn]:
+        return self.control.turns
+
+    def _warning(self, purpose: str, error: str) -> EngineError:
+        return EngineError(level="warning", purpose=purpose, error=error)
+
+    async def _speak(
+        self, persona_id: str, phase: int, steering: SteeringDecision | None, turn_index: int,
+        history: Sequence[DialogueTurn],
+    ) -> DialogueTurn:
+        """One persona turn: ``{dialogue, move}`` plus backend annotations copied generically."""
+        purpose, instruction, length = {
+            1: ("opening", prompts.OPENING_INSTRUCTION, "4-6 sentences"),
+            4: ("resolution", prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
+        }.get(phase, ("dialogue_turn", prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
+        user = prompts.dialogue_message(
+            persona_id=persona_id,
+            topic=self.ctx.config.topic,
+            turns=history,
+            names=self.names,
+            phase=PHASE_NAMES[phase],
+            instruction=instruction,
+            length=length,
+            steering=steering.hint if steering else None,
+        )
+        hints = Hints(
+            speaker_id=persona_id,
+            persona_ids=self.ids,
+            topic=self.ctx.config.topic,
+            phase=PHASE_NAMES[phase],
+            turns=turn_hints(history),
+            extra={"steering": steering.situation} if steering else {},
+        )
+        req = self.ctx.request(purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True)
+        resp = await self.ctx.call(req)
+        out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
+        ann = resp.annotations
+        stance = ann.get("stance")
+        props = ann.get("proposition_ids") or []
+        return DialogueTurn(
+            id=f"{self.ctx.run_id[:8]}-t{turn_index}",
+            turn_index=turn_index,
+            persona_id=persona_id,
+            dialogue=out.dialogue.strip(),
+            move=out.move,
+            phase=PHASE_NAMES[phase],
+            phase_number=phase,
+            steering_hint=steering.hint if steering else None,
+            reply_to=history[-1].id if history and phase in (2, 3) else None,
+            proposition_ids=[str(p) for p in props] if isinstance(props, list) else [],
+            stance=stance if stance in STANCES else None,
+        )
+
+    def _cluster(self) -> list[DialogueTurn]:
+        since = len(self.turns) - self.control.last_crystallized_at
+        size = min(self.params.cluster_max, max(self.params.cluster_min, since))
+        return self.turns[-size:]
+
+    # -- crystallization --------------------------------------------------
+    async def _crystallize(self, cluster: list[DialogueTurn], trigger: str) -> AsyncIterator[DebateEvent]:
+        phase = PHASE_NAMES[self.control.phase]
+        req = self.ctx.request(
+            "crystallize",
+            prompts.NEUTRAL_SYSTEM,
+            self.cryst.user_prompt(cluster),
+            output_schema=self.cryst.schema,
+            hints=self.cryst.hints(cluster, self.turns, phase),
+        )
+        try:
+            reply = parse_reply("crystallize", await self.ctx.call(req), self.cryst.schema)
+        except LLMOutputError as exc:
+            self.control.last_crystallized_at = len(self.turns)
+            yield self._warning("crystallize", f"crystallization ({trigger}) skipped, graph unchanged: {exc}")
+            return
+        turn_range = (cluster[0].turn_index, cluster[-1].turn_index) if cluster else (0, 0)
+        applied = self.cryst.apply(reply, cluster, turn_range)
+        for ev in self._after_apply(applied, "crystallize"):
+            yield ev
+        self.control.crystallized(
+            frontier=self.cryst.frontier(), new_nodes=applied.new_nodes, changed=applied.changed
+        )
+        yield self._convergence(trigger)
+
+    async def _discover(self) -> AsyncIterator[DebateEvent]:
+        req = self.ctx.request(
+            "discovery",
+            prompts.NEUTRAL_SYSTEM,
+            self.cryst.discovery_prompt(),
+            output_schema=self.cryst.discovery_schema,
+            hints=self.cryst.hints(self.turns, self.turns, "opening"),
+        )
+        try:
+            reply = parse_reply("discovery", await self.ctx.call(req), self.cryst.discovery_schema)
+        except LLMOutputError as exc:
+            yield self._warning("discovery", f"centralized discovery skipped: {exc}")
+            return
+        for ev in self._after_apply(self.cryst.apply_discovery(reply), "discovery"):
+            yield ev
+
+    def _after_apply(self, applied: Applied, purpose: str) -> list[DebateEvent]:
+        events: list[DebateEvent] = list(applied.events)
+        if applied.refused:
+            events.append(self._warning(purpose, "refused: " + " | ".join(applied.refused)))
+        trail: list[Concession] = list(self.ctx.result.concession_trail)
+        for c in applied.concessions:
+            trail.append(c)
+            events.append(ConcessionEvent(concession=c))
+        self.ctx.result.concession_trail = trail
+        if applied.crux is not None:
+            note = applied.crux
+            was_ack = self.proposed.acknowledged if self.proposed else False
+            self.proposed = Crux(
+                id="crux-proposed",
+                statement=note.statement,
+                source="proposed",
+                proposed_by=[p for p in note.proposed_by if p in self.ids] or sorted(self.control.crux_proposers),
+                acknowledged=note.acknowledged,
+                assumptions=list(note.assumptions),
+                proposition_ids=list(note.proposition_ids),
+            )
+            if note.acknowledged:
+                self.control.crux_acknowledged = True
+                if not was_ack:
+                    events.append(
+                        CruxProposed(
+                            persona_id=self.proposed.proposed_by[0] if self.proposed.proposed_by else "",
+                            statement=note.statement,
+                            acknowledged=True,
+                        )
+                    )
+        self._write_result()
+        return events
+
+    def _convergence(self, trigger: str) -> ConvergenceCheck:
+        size = self.cryst.size()
+        delta, self.last_size = size - self.last_size, size
+        exchange = [t for t in self.turns if t.phase_number in (2, 3)]
+        concede = sum(1 for t in exchange if t.move is Move.CONCEDE)
+        c = self.control
+        converged = c.crux_acknowledged or c.stable_in_phase3 >= c.settings.stable_crystallizations
+        return ConvergenceCheck(
+            converged=converged,
+            signals={
+                "graph_size": size,
+                "graph_delta": delta,
+                "graph_shrinking": delta < 0,
+                "crux_proposed": bool(c.crux_proposers),
+                "crux_acknowledged": c.crux_acknowledged,
+                "frontier_stable": c.frontier_stable(),
+                "stable_crystallizations": c.stable_in_phase3,
+                "concession_rate": round(concede / len(exchange), 3) if exchange else 0.0,
+                "budget_used": round(c.budget_used, 3),
+            },
+            reason=f"after {trigger}",
+        )
+
+    # -- result -----------------------------------------------------------
+    def _write_result(self) -> None:
+        """Keep the result consistent after every mutation (a cancelled run stays valid)."""
+        r = self.ctx.result
+        self.cryst.write_result(r)
+        ins: Insights = self.cryst.insights()
+        r.cruxes = ([self.proposed] if self.proposed else []) + ins.cruxes
+        r.common_ground = ins.common_ground
+        r.camps = ins.camps
+        r.regime = ins.regime
+        r.regime_description = ins.regime_description
+
+    def _positions(self) -> None:
+        """Opening and closing positions, and per-proposition shifts where turns carry stances."""
+        r = self.ctx.result
+        positions, shifts = [], []
+        for pid in self.ids:
+            mine = [t for t in self.turns if t.persona_id == pid]
+            if not mine:
+                continue
+            first: dict[str, str] = {}
+            last: dict[str, str] = {}
+            for t in mine:
+                if t.stance is None:
+                    continue
+                for prop in t.proposition_ids[:1]:
+                    first.setdefault(prop, t.stance)
+                    last[prop] = t.stance
+            opening = next((t for t in mine if t.phase_number == 1), mine[0])
+            closing = next((t for t in reversed(mine) if t.phase_number == 4), mine[-1])
+            positions.append(PersonaPosition(persona_id=pid, at="opening", text=opening.dialogue, stances=first))
+            positions.append(PersonaPosition(persona_id=pid, at="closing", text=closing.dialogue, stances=last))
+            moved = [
+                PropositionShift(proposition_id=p, before=first[p], after=last[p])
+                for p in first
+                if first[p] != last[p]
+            ]
+            reasons = [c.reason for c in r.concession_trail if c.persona_id == pid and c.reason]
+            shifts.append(
+                PositionShift(
+                    persona_id=pid,
+                    shifted=bool(moved),
+                    proposition_shifts=moved,
+                    named_reason=reasons[0] if reasons else None,
+                    summary=f"{len(moved)} proposition(s) moved" if moved else "no stance moved",
+                )
+            )
+        r.positions = positions
+        r.position_shifts = shifts
+
+    # -- the debate -------------------------------------------------------
+    async def events(self) -> AsyncIterator[DebateEvent]:
+        ctx, c = self.ctx, self.control
+        yield EngineStart(
+            engine=self.engine_name, topic=ctx.config.topic, persona_ids=self.ids,
+            backend=ctx.backend.name, run_id=ctx.run_id,
+        )
+        # Phase 1: opening statements, in parallel; then crystallize and discover
+        yield PhaseStart(phase=1, name=PHASE_TITLES[1])
+        openings = await asyncio.gather(
+            *(self._speak(pid, 1, None, i, []) for i, pid in enumerate(self.ids))
+        )
+        for turn in openings:
+            c.record(turn)
+            yield DialogueTurnEvent(turn=turn)
+        self._positions()
+        if ctx.cancelled:
+            return
+        async for ev in self._crystallize(list(openings), "openings"):
+            yield ev
+        async for ev in self._discover():
+            yield ev
+        yield PhaseTransition(from_phase=1, to_phase=2, reason="all agents gave opening statements; initial graph built")
+        c.enter_phase(2)
+        yield PhaseStart(phase=2, name=PHASE_TITLES[2])
+
+        # Phases 2 and 3: the exchange
+        end_reason = f"max turns ({ctx.config.max_turns}) reached"
+        transitioned = False
+        while True:
+            if ctx.cancelled:
+                return
+            if c.exchange_turns_left() <= 0:
+                break
+            step = c.transition()
+            if step is not None:
+                to, why = step
+                yield PhaseTransition(from_phase=c.phase, to_phase=to, reason=why)
+                if to == 4:
+                    end_reason, transitioned = why, True
+                    break
+                c.enter_phase(to)
+                yield PhaseStart(phase=to, name=PHASE_TITLES[to])
+            speaker = c.next_speaker()
+            decision = c.steer(speaker)
+            if decision is not None:
+                yield Steering(persona_id=speaker, hint=decision.hint, situation=decision.situation)
+            try:
+                turn = await self._speak(speaker, c.phase, decision, len(self.turns), list(self.turns))
+            except LLMOutputError as exc:
+                self.failed_turns += 1
+                yield self._warning("dialogue_turn", f"turn of {speaker} skipped: {exc}")
+                if self.failed_turns >= MAX_FAILED_TURNS:
+                    end_reason = f"{MAX_FAILED_TURNS} dialogue turns in a row were unusable"
+                    break
+                continue
+            self.failed_turns = 0
+            c.record(turn)
+            yield DialogueTurnEvent(turn=turn)
+            if turn.move is Move.PROPOSE_CRUX:
+                yield CruxProposed(persona_id=speaker, statement=turn.dialogue, acknowledged=False)
+            trigger = c.crystallization_trigger()
+            if trigger is not None:
+                async for ev in self._crystallize(self._cluster(), trigger):
+                    yield ev
+        if c.phase != 4:
+            if not transitioned:
+                yield PhaseTransition(from_phase=c.phase, to_phase=4, reason=end_reason)
+            c.enter_phase(4)
+
+        # Phase 4: resolution, in parallel; final crystallization; insights
+        if ctx.cancelled:
+            return
+        yield PhaseStart(phase=4, name=PHASE_TITLES[4])
+        history = list(self.turns)
+        start = len(history)
+        closings = await asyncio.gather(
+            *(self._speak(pid, 4, None, start + i, history) for i, pid in enumerate(self.ids))
+        )
+        for turn in closings:
+            c.record(turn)
+            yield DialogueTurnEvent(turn=turn)
+        self._positions()
+        if ctx.cancelled:
+            return
+        final_cluster = self.turns[-max(self.params.cluster_min, len(self.ids)) :]
+        async for ev in self._crystallize(final_cluster, "final"):
+            yield ev
+        self._write_result()
+        r = ctx.result
+        yield EngineComplete(
+            complete=True,
+            regime=r.regime,
+            summary=f"{r.regime_description} Ended: {end_reason}. "
+            f"{len(self.turns)} turns, {self.cryst.count} crystallizations, "
+            f"{len(r.concession_trail)} concessions.",
+        )

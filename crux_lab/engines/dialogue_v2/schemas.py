@@ -1,0 +1,185 @@
+"""Output schemas of the dialogue (v2) and DCG engines' LLM calls (seed 01).
+
+These are what the model is asked to return, not persisted records: they are lenient about
+extra keys and about move spelling, and the engine maps them onto :mod:`crux_lab.models`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from crux_lab.models import AttackType, ConcessionKind, Move, Side
+
+
+class LLMOutput(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class TurnOutput(LLMOutput):
+    """One dialogue turn: seed 01's ``{dialogue, move}``, nothing more.
+
+    >>> TurnOutput.model_validate({"dialogue": "Fine.", "move": "concede"}).move
+    <Move.CONCEDE: 'CONCEDE'>
+    """
+
+    dialogue: str = Field(min_length=1)
+    move: Move
+
+    @field_validator("move", mode="before")
+    @classmethod
+    def _upper(cls, v: object) -> object:
+        return v.strip().upper().replace(" ", "_") if isinstance(v, str) else v
+
+
+# ---------------------------------------------------------------------------
+# v2 crystallizer: CrystallizationResult
+# ---------------------------------------------------------------------------
+
+
+class NewArg(LLMOutput):
+    """A distilled position. ``id`` is a provisional handle that ``new_attacks`` may cite."""
+
+    id: str = ""
+    speaker_id: str
+    claim: str = Field(min_length=1)
+    premises: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    derived_from_turns: list[int] = Field(default_factory=list)
+    proposition_id: str | None = None
+
+
+class ArgUpdate(LLMOutput):
+    id: str
+    claim: str | None = None
+    assumptions: list[str] | None = None
+
+
+class NewAttack(LLMOutput):
+    from_arg_id: str
+    to_arg_id: str
+    type: AttackType = AttackType.rebut
+    rationale: str = ""
+
+
+class ConcessionNote(LLMOutput):
+    """A concession the crystallizer applied (full: removed, partial: narrowed, scope: qualified)."""
+
+    turn_index: int
+    speaker_id: str
+    kind: ConcessionKind
+    conceded_claim: str = ""
+    arg_id: str | None = None
+    reason: str | None = None
+    proposition_id: str | None = None
+
+
+class CruxNote(LLMOutput):
+    """A participant-proposed crux and whether the other side accepted its framing."""
+
+    statement: str
+    proposed_by: list[str] = Field(default_factory=list)
+    acknowledged: bool = False
+    assumptions: list[str] = Field(default_factory=list)
+    proposition_ids: list[str] = Field(default_factory=list)
+
+
+class CrystallizationResult(LLMOutput):
+    """Seed 01: ``newArgs, updatedArgs, removedArgIds, newAttacks, removedAttackIds``.
+
+    ``concessions`` and ``crux`` let the crystallizer say what it saw; both are optional.
+    """
+
+    new_args: list[NewArg] = Field(default_factory=list)
+    updated_args: list[ArgUpdate] = Field(default_factory=list)
+    removed_arg_ids: list[str] = Field(default_factory=list)
+    new_attacks: list[NewAttack] = Field(default_factory=list)
+    removed_attack_ids: list[str] = Field(default_factory=list)
+    concessions: list[ConcessionNote] = Field(default_factory=list)
+    crux: CruxNote | None = None
+
+
+class DiscoveryResult(LLMOutput):
+    """Centralized discovery after the openings: attacks between the speakers' positions."""
+
+    new_attacks: list[NewAttack] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# DCG crystallizer (seed 01 "Planned Upgrade", phase 2 prompt)
+# ---------------------------------------------------------------------------
+
+
+class NewDispute(LLMOutput):
+    """A binary question. ``id`` is a provisional handle that stances in the same reply cite."""
+
+    id: str
+    question: str = Field(min_length=1)
+    horizon: str | None = None
+    resolution_criteria: list[str] = Field(default_factory=list)
+    created_from_turns: list[int] = Field(default_factory=list)
+    proposition_id: str | None = None
+    disagreement_type: str | None = None
+
+
+class DisputeUpdate(LLMOutput):
+    id: str
+    question: str | None = None
+    active: bool | None = None
+    resolution_criteria: list[str] | None = None
+
+
+class StanceUpsert(LLMOutput):
+    """One speaker's side on one dispute; a second upsert for the same pair replaces it."""
+
+    dispute_id: str
+    speaker_id: str
+    side: Side
+    statement: str = Field(min_length=1)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    derived_from_turns: list[int] = Field(default_factory=list)
+
+    @field_validator("side", mode="before")
+    @classmethod
+    def _upper(cls, v: object) -> object:
+        return v.strip().upper() if isinstance(v, str) else v
+
+
+class NewReason(LLMOutput):
+    """A reason for or against one speaker's stance on a dispute (named by dispute + speaker)."""
+
+    id: str = ""
+    dispute_id: str
+    speaker_id: str
+    polarity: Literal["SUPPORT", "ATTACK"] = "SUPPORT"
+    claim: str = Field(min_length=1)
+    assumptions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    derived_from_turns: list[int] = Field(default_factory=list)
+    attacks: list[str] = Field(default_factory=list)
+
+
+class DCGCrystallizationResult(LLMOutput):
+    """Seed 01: ``{newDisputes, updatedDisputes, upsertStances, newReasons, removedReasonIds, notes}``."""
+
+    new_disputes: list[NewDispute] = Field(default_factory=list)
+    updated_disputes: list[DisputeUpdate] = Field(default_factory=list)
+    upsert_stances: list[StanceUpsert] = Field(default_factory=list)
+    new_reasons: list[NewReason] = Field(default_factory=list)
+    removed_reason_ids: list[str] = Field(default_factory=list)
+    notes: str = ""
+    concessions: list[ConcessionNote] = Field(default_factory=list)
+    crux: CruxNote | None = None
+
+
+class ReasonAttack(LLMOutput):
+    from_reason_id: str
+    to_reason_id: str
+
+
+class DCGDiscoveryResult(LLMOutput):
+    """Reason-layer attacks inside each dispute (Dung within a dispute)."""
+
+    reason_attacks: list[ReasonAttack] = Field(default_factory=list)
