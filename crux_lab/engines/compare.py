@@ -1,0 +1,279 @@
+"""Cross-engine run: the same topic, personas and seed through several engines.
+
+``compare(...)`` runs each engine in turn (engines not installed yet are skipped with a clear
+message), writes one run folder per engine and ingests them into DuckDB in one step (the
+store's single-writer rule), and returns the results. ``comparison_table`` renders the
+side-by-side view: cruxes found, regime, turns, calls, tokens, cost and wall time.
+``compare_command`` is the Typer command the CLI mounts as ``crux-lab compare``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from crux_lab.engines import available
+from crux_lab.engines.base import EngineConfigError
+from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+
+ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms")
+
+
+class CompareError(ValueError):
+    """A comparison that cannot start (bad engine list, bad parameter, bad persona...)."""
+
+
+@dataclass
+class Comparison:
+    """What a cross-engine run produced (runtime)."""
+
+    results: list[DebateResult] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    run_dirs: list[Path] = field(default_factory=list)
+    db_path: Path | None = None
+    store_note: str = ""
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    engine: str
+    status: str
+    cruxes: int
+    regime: str
+    turns: int
+    calls: int
+    tokens: int
+    cost_usd: float
+    wall_s: float
+
+    @classmethod
+    def of(cls, r: DebateResult) -> CompareRow:
+        status = "complete" if r.complete else ("error" if r.error else "incomplete")
+        return cls(
+            engine=r.engine, status=status, cruxes=len(r.cruxes), regime=r.regime.value,
+            turns=len(r.transcript), calls=r.usage.calls,
+            tokens=r.usage.input_tokens + r.usage.output_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens,
+            cost_usd=round(r.usage.cost_usd, 6), wall_s=round(r.duration_s, 3),
+        )
+
+
+def parse_engine_list(raw: str | Sequence[str]) -> list[str]:
+    """``"blitz, graph"`` -> ``["blitz", "graph"]``; duplicates and empties are refused.
+
+    >>> parse_engine_list("blitz, graph")
+    ['blitz', 'graph']
+    >>> parse_engine_list("blitz,,blitz")
+    Traceback (most recent call last):
+    ...
+    crux_lab.engines.compare.CompareError: engine 'blitz' is listed twice in --engines; give each engine once.
+    """
+    items = [e.strip() for e in (raw.split(",") if isinstance(raw, str) else raw) if e.strip()]
+    if not items:
+        raise CompareError(f"no engines given: pass --engines {','.join(ALL_ENGINES)} (or a subset).")
+    for e in items:
+        if items.count(e) > 1:
+            raise CompareError(f"engine '{e}' is listed twice in --engines; give each engine once.")
+    return items
+
+
+def parse_engine_params(values: Sequence[str], engines: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``graph.max_rounds=2`` -> ``{"graph": {"max_rounds": 2}}`` (values are JSON when they parse).
+
+    >>> parse_engine_params(["graph.max_rounds=2", "blitz.table_size=4"], ["graph", "blitz"])
+    {'graph': {'max_rounds': 2}, 'blitz': {'table_size': 4}}
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for raw in values:
+        key, sep, value = raw.partition("=")
+        engine, dot, name = key.strip().partition(".")
+        if not sep or not dot or not engine or not name:
+            raise CompareError(f"--param {raw!r}: write ENGINE.KEY=VALUE, e.g. --param graph.max_rounds=2.")
+        if engine not in engines:
+            raise CompareError(f"--param {raw!r}: engine '{engine}' is not in --engines ({', '.join(engines)}).")
+        try:
+            parsed: Any = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        out.setdefault(engine, {})[name] = parsed
+    return out
+
+
+async def _run_one(config: DebateConfig) -> DebateResult:
+    from crux_lab.runner import run_debate
+
+    return await run_debate(config)
+
+
+def run_comparison(
+    topic: str,
+    persona_ids: Sequence[str],
+    engines: Sequence[str] = ALL_ENGINES,
+    seed: int = 0,
+    db_path: str | Path | None = None,
+    *,
+    backend: str = "simulated",
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    sim: SimulatorKnobs | None = None,
+    max_turns: int = 30,
+    runs_dir: str | Path | None = None,
+    store: bool = True,
+    on_message: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Run every engine on the same input; see the module docstring."""
+    say = on_message or (lambda _m: None)
+    names = parse_engine_list(list(engines))
+    installed = available()
+    params = params or {}
+    out = Comparison()
+    configs: list[DebateConfig] = []
+    for name in names:
+        if name not in installed:
+            reason = "unknown engine" if name not in ALL_ENGINES else "not installed yet"
+            out.skipped[name] = reason
+            say(f"skipping engine '{name}': {reason} (installed: {', '.join(installed) or 'none'})")
+            continue
+        try:
+            configs.append(
+                DebateConfig(
+                    topic=topic, persona_ids=list(persona_ids), engine=name, backend=backend, seed=seed,
+                    max_turns=max_turns, sim=sim or SimulatorKnobs(), params=dict(params.get(name, {})),
+                )
+            )
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise CompareError(f"invalid configuration for engine '{name}': {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    # Check every engine's parameters and persona count before spending any calls.
+    from crux_lab.engines import get
+    from crux_lab.engines.base import check_personas, validate_params
+
+    for config in configs:
+        engine = get(config.engine)
+        try:
+            check_personas(engine, config.persona_ids)
+            validate_params(engine, config)
+        except EngineConfigError as exc:
+            raise CompareError(str(exc)) from None
+    for config in configs:
+        say(f"running {config.engine} ...")
+        try:
+            result = asyncio.run(_run_one(config))
+        except EngineConfigError as exc:
+            out.skipped[config.engine] = str(exc)
+            say(f"skipping engine '{config.engine}': {exc}")
+            continue
+        out.results.append(result)
+    if store and out.results:
+        _store(out, db_path, runs_dir, say)
+    return out
+
+
+def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
+    try:
+        from crux_lab.store import StoreError, ingest, resolve_db_path, write_run
+    except ImportError as exc:  # the store is optional for a comparison
+        out.store_note = f"results not stored: crux_lab.store is unavailable ({exc})"
+        say(out.store_note)
+        return
+    out.db_path = resolve_db_path(db_path)
+    out.run_dirs = [write_run(r, runs_dir) for r in out.results]
+    try:
+        ingest(out.run_dirs, out.db_path)  # one writer, one transaction for all engines
+    except StoreError as exc:
+        out.store_note = f"runs saved in {out.run_dirs[0].parent} but not ingested: {exc}"
+        say(out.store_note)
+
+
+def compare(
+    topic: str,
+    persona_ids: Sequence[str],
+    engines: Sequence[str] = ALL_ENGINES,
+    seed: int = 0,
+    db_path: str | Path | None = None,
+    **kwargs: Any,
+) -> list[DebateResult]:
+    """Run the same input through every engine; one run per engine lands in DuckDB.
+
+    Keyword arguments are those of :func:`run_comparison` (backend, params, sim, max_turns,
+    runs_dir, store, on_message).
+    """
+    return run_comparison(topic, persona_ids, engines, seed, db_path, **kwargs).results
+
+
+def comparison_rows(results: Sequence[DebateResult]) -> list[CompareRow]:
+    return [CompareRow.of(r) for r in results]
+
+
+def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str] | None = None) -> Table:
+    """The side-by-side rich table (skipped engines shown as such)."""
+    table = Table(title="Engine comparison", header_style="bold")
+    for col, justify in [("engine", "left"), ("status", "left"), ("cruxes", "right"), ("regime", "left"),
+                         ("turns", "right"), ("calls", "right"), ("tokens", "right"), ("cost $", "right"), ("wall s", "right")]:
+        table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for row in comparison_rows(results):
+        table.add_row(row.engine, row.status, str(row.cruxes), row.regime, str(row.turns), str(row.calls),
+                      f"{row.tokens:,}", f"{row.cost_usd:.4f}", f"{row.wall_s:.2f}")
+    for name, reason in (skipped or {}).items():
+        table.add_row(escape(name), "skipped", "-", "-", "-", "-", "-", "-", "-")
+    if skipped:
+        table.caption = "; ".join(f"{escape(n)}: {escape(r)}" for n, r in skipped.items())
+    return table
+
+
+def compare_command(
+    topic: Annotated[str, typer.Option("--topic", "-t", help="The question every engine debates.")],
+    personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids.")],
+    engines: Annotated[str, typer.Option("--engines", "-e", help="Comma-separated engines to compare.")] = ",".join(ALL_ENGINES),
+    seed: Annotated[int, typer.Option("--seed", help="Seed shared by every engine.")] = 0,
+    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | replay.")] = "auto",
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget for engines that use one.")] = 30,
+    param: Annotated[list[str] | None, typer.Option("--param", help="ENGINE.KEY=VALUE, repeatable (e.g. graph.max_rounds=2).")] = None,
+    db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,
+    runs_dir: Annotated[Path | None, typer.Option("--runs-dir", envvar="CRUX_LAB_RUNS", help="Where run folders go.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparison rows as JSON here.")] = None,
+) -> None:
+    """Run the same topic, personas and seed through several engines and compare them side by side."""
+    err = Console(stderr=True)
+
+    def fail(message: str) -> None:
+        err.print(f"[red]error:[/] {escape(message)}")
+        raise typer.Exit(2)
+
+    if not topic.strip():
+        fail("the topic is empty: pass --topic 'a question to debate'.")
+    ids = [p.strip() for p in personas.split(",") if p.strip()]
+    if not ids:
+        fail("no personas given: pass --personas a,b,c (see `crux-lab personas list`).")
+    try:
+        from crux_lab.llm import resolve_backend_name
+
+        resolved = resolve_backend_name(backend)
+        names = parse_engine_list(engines)
+        params = parse_engine_params(param or [], names)
+        outcome = run_comparison(
+            topic.strip(), ids, names, seed, db, backend=resolved, params=params, max_turns=max_turns,
+            runs_dir=runs_dir, on_message=lambda m: err.print(escape(m)),
+        )
+    except (CompareError, ValueError, KeyError) as exc:
+        fail(str(exc).strip("'\""))
+        return
+    Console().print(comparison_table(outcome.results, outcome.skipped))
+    if outcome.db_path is not None and not outcome.store_note:
+        err.print(f"{len(outcome.run_dirs)} run(s) ingested into {outcome.db_path}")
+    if json_out is not None:
+        rows = [row.__dict__ for row in comparison_rows(outcome.results)]
+        json_out.write_text(json.dumps({"rows": rows, "skipped": outcome.skipped}, indent=1), encoding="utf-8")
+
+
+# Mountable as a sub-app too: ``app.add_typer(compare_app, name="compare")``.
+app = typer.Typer(help="Compare debate engines on the same input.", no_args_is_help=True)
+app.callback(invoke_without_command=True)(compare_command)
