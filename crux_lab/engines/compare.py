@@ -222,7 +222,7 @@ def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str]
     for row in comparison_rows(results):
         table.add_row(row.engine, row.status, str(row.cruxes), row.regime, str(row.turns), str(row.calls),
                       f"{row.tokens:,}", f"{row.cost_usd:.4f}", f"{row.wall_s:.2f}")
-    for name, reason in (skipped or {}).items():
+    for name in skipped or {}:
         table.add_row(escape(name), "skipped", "-", "-", "-", "-", "-", "-", "-")
     if skipped:
         table.caption = "; ".join(f"{escape(n)}: {escape(r)}" for n, r in skipped.items())
