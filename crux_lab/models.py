@@ -296,7 +296,7 @@ class CommonGround(Model):
 
     id: str
     statement: str
-    source: Literal["grounded", "dispute", "card", "blackboard"]
+    source: Literal["grounded", "dispute", "card", "blackboard", "stances"]
     persona_ids: list[str] = Field(default_factory=list)
     argument_id: str | None = None
     dispute_id: str | None = None
