@@ -159,14 +159,11 @@ def check_deck(deck: DeckSpec) -> None:
 
 
 def main() -> None:
-    import crypto  # noqa: PLC0415
+    import ai_policy
+    import crypto
+    import housing
 
-    decks = [crypto.DECK]
-    for extra in ("ai_policy", "housing"):
-        try:
-            decks.append(__import__(extra).DECK)
-        except ModuleNotFoundError:
-            pass
+    decks = [crypto.DECK, ai_policy.DECK, housing.DECK]
     deck_models: list[Deck] = []
     for deck in decks:
         check_deck(deck)
