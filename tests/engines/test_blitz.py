@@ -1,0 +1,132 @@
+"""Blitz mode (seed 02 §1): tables, convergence metrics, the full run on the simulator."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from crux_lab.engines.blackboard import ConvergenceRule, check_convergence, confidence_distance, stance_entropy
+from crux_lab.engines.claims import AgentStance, assign_tables
+from crux_lab.llm.base import LLMRequest, LLMResponse
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import DebateConfig, Tier
+from crux_lab.personas.loader import load_decks, load_personas, propositions_for
+from crux_lab.runner import run_debate
+
+
+def shipped_deck() -> tuple[list[str], str]:
+    decks = [d for d in load_decks() if len(d.persona_ids) >= 4]
+    if not decks:
+        pytest.skip("no shipped deck with 4 personas")
+    return decks[0].persona_ids[:4], decks[0].topics[0]
+
+
+class NoAnnotations:
+    """A backend that behaves like a real model: same answers, no simulator annotations."""
+
+    def __init__(self, inner: SimulatedBackend) -> None:
+        self.inner = inner
+        self.name = "stripped"
+
+    def model_for(self, tier: Tier) -> str:
+        return self.inner.model_for(tier)
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        response = await self.inner.generate(request)
+        return response.model_copy(update={"annotations": {}})
+
+
+@pytest.mark.parametrize("n", range(2, 25))
+def test_tables_hold_3_to_5_and_seat_everyone_once(n: int) -> None:
+    ids = [f"p{i}" for i in range(n)]
+    tables = assign_tables(ids, seed=n)
+    seated = [p for t in tables for p in t]
+    assert sorted(seated) == sorted(ids)
+    if n >= 6:
+        assert all(3 <= len(t) <= 5 for t in tables)
+    else:
+        assert tables == [ids]
+
+
+def test_entropy_and_distance_bounds() -> None:
+    assert stance_entropy(["pro"] * 4) == 0.0
+    assert stance_entropy(["pro", "con", "uncertain"]) == pytest.approx(1.0)
+    assert 0 < stance_entropy(["pro", "pro", "con"]) < 1
+    a = {"c": AgentStance("c", "pro", 1.0)}
+    b = {"c": AgentStance("c", "con", 1.0)}
+    assert confidence_distance(a, b) == 1.0
+    assert confidence_distance(a, {"c": AgentStance("c", "uncertain", 0.9)}) == 0.5
+
+
+def test_convergence_stops_on_consensus_divergence_and_max_rounds() -> None:
+    rule = ConvergenceRule(max_rounds=5, entropy_threshold=0.3, divergence_distance=0.4, divergence_rounds=2)
+    assert check_convergence([0.9, 0.1], [0.6, 0.1], rule)[1].startswith("consensus")
+    assert check_convergence([0.9, 0.9, 0.9], [0.6, 0.6, 0.6], rule)[1].startswith("divergence")
+    # Distance shrinking: no divergence yet.
+    assert check_convergence([0.9, 0.9, 0.9], [0.8, 0.6, 0.5], rule) == (False, "")
+    assert check_convergence([0.9] * 6, [0.8, 0.7, 0.6, 0.5, 0.45, 0.41], rule)[1].startswith("max rounds")
+
+
+async def test_blitz_run_follows_the_seed_pipeline() -> None:
+    ids, topic = shipped_deck()
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="blitz", seed=3))
+    assert result.complete and result.error is None
+    types = [e.type for e in result.events]
+    assert types[0] == "debate_start" and types[-1] == "debate_complete"
+    assert types.index("claims_decomposed") < types.index("table_assigned") < types.index("initial_stance")
+    assert types.count("initial_stance") == len(ids)
+    assert max(i for i, t in enumerate(types) if t == "initial_stance") < types.index("agent_turn")
+
+    claims = next(e for e in result.events if e.type == "claims_decomposed").claims  # type: ignore[union-attr]
+    assert 2 <= len(claims) <= 4
+    rounds = types.count("convergence_update")
+    assert types.count("blackboard_update") == rounds >= 1
+    # Parallel rounds: every agent posts once per round.
+    assert types.count("agent_turn") == rounds * len(ids)
+    updates = [e for e in result.events if e.type == "convergence_update"]
+    assert updates[-1].converged and not any(u.converged for u in updates[:-1])  # type: ignore[union-attr]
+
+    purposes = Counter(c.purpose for c in result.llm_calls)
+    assert purposes["decompose_claims"] == 1 and purposes["final_output"] == 1
+    assert purposes["initial_stance"] == len(ids)
+    assert purposes["blackboard_turn"] == rounds * len(ids)
+    assert purposes["blackboard_summary"] == rounds  # one table
+    tiers = {c.purpose: c.tier for c in result.llm_calls}
+    assert tiers["decompose_claims"] is Tier.fast and tiers["final_output"] is Tier.fast
+    assert tiers["blackboard_summary"] is Tier.fast and tiers["initial_stance"] is Tier.strong
+    assert len(result.transcript) == rounds * len(ids)  # built by the runner from agent_turn
+
+
+async def test_blitz_cruxes_are_real_disagreements_and_common_ground_is_unanimous() -> None:
+    ids, topic = shipped_deck()
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="blitz", seed=5))
+    personas = load_personas(ids)
+    final = {p.persona_id: p for p in result.positions if p.at == "final"}
+    assert set(final) == set(ids)
+    assert result.cruxes, "a deck with contested propositions must yield cruxes"
+    for crux in result.cruxes:
+        assert crux.source == "blackboard"
+        assert crux.yes_side and crux.no_side
+        assert {s.persona_id for s in crux.yes_side}.isdisjoint({s.persona_id for s in crux.no_side})
+        for pid in crux.proposition_ids:  # against ground truth: someone pro, someone con
+            truth = {personas[p].stance_on(pid).stance for p in ids if personas[p].stance_on(pid)}  # type: ignore[union-attr]
+            assert {"pro", "con"} <= truth
+    for ground in result.common_ground:
+        key = ground.proposition_ids[0] if ground.proposition_ids else None
+        if key:
+            held = {final[p].stances[key] for p in ids}
+            assert held == {"pro" if ground.agreed_side and ground.agreed_side.value == "YES" else "con"}
+    assert result.regime.value in ("consensus", "polarized", "partial")
+    assert result.fault_lines and result.resolution_paths
+    assert set(result.flip_conditions) <= set(ids)
+
+
+async def test_blitz_works_without_simulator_annotations() -> None:
+    ids, topic = shipped_deck()
+    sim = SimulatedBackend(load_personas(ids), propositions_for(ids), seed=1)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="blitz", seed=1)
+    result = await run_debate(config, backend=NoAnnotations(sim))
+    assert result.complete and result.error is None
+    assert result.transcript and all(t.stance in ("pro", "con", "uncertain") for t in result.transcript)
+    assert all(not c.proposition_ids for c in result.cruxes)  # nothing leaked from annotations
