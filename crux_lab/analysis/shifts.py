@@ -1,0 +1,202 @@
+"""Position shifts from opening to closing, and the position-shift timeline (seed 05 §3.3).
+
+Inputs are plain observations: every stance a persona expressed on a proposition, in turn
+order, with the crux room it was said in (if any) and the reason it named (if any). For each
+persona and proposition the *opening* stance is the first one expressed and the *closing*
+stance the last one. A proposition shift is a change between the two. Each shift is attributed
+to the crux rooms that preceded it: rooms the persona took part in, on that proposition, that
+began at or before the turn where the stance first changed.
+
+The text of the opening and closing statements is also compared by embedding distance
+(``1 - cosine`` of all-MiniLM-L6-v2 vectors). When a backend gives no stance metadata (a real
+LLM without a classifier), a persona counts as shifted when that distance exceeds
+:data:`TEXT_SHIFT_THRESHOLD`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+
+from crux_lab.models import PositionShift, PropositionShift
+
+StanceLit = Literal["pro", "con", "uncertain"]
+
+# Opening and closing statements of one unchanged persona restate the same view in new words;
+# on MiniLM such restatements typically stay below 0.35 cosine distance, while a reversal of
+# the main claim goes above it. Used only when no stance metadata exists.
+TEXT_SHIFT_THRESHOLD = 0.35
+
+
+class Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class StanceObservation:
+    persona_id: str
+    proposition_id: str
+    stance: StanceLit
+    turn_index: int
+    room_id: str | None = None
+    named_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class RoomSpan:
+    room_id: str
+    personas: tuple[str, ...]
+    start_index: int
+    end_index: int
+    proposition_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """One point of the shift timeline: a stance, and whether it differs from the previous one."""
+
+    persona_id: str
+    proposition_id: str
+    turn_index: int
+    stance: StanceLit
+    changed: bool
+    room_id: str | None
+    named_reason: str | None
+
+
+def shift_timeline(observations: Iterable[StanceObservation]) -> list[TimelinePoint]:
+    """Every stance in turn order, marking the points where a persona's stance on a proposition
+    changed.
+
+    >>> obs = [StanceObservation("a", "p", "pro", 0), StanceObservation("a", "p", "pro", 3),
+    ...        StanceObservation("a", "p", "uncertain", 7, room_id="r1")]
+    >>> [(t.turn_index, t.changed) for t in shift_timeline(obs)]
+    [(0, False), (3, False), (7, True)]
+    """
+    last: dict[tuple[str, str], StanceLit] = {}
+    out = []
+    for o in sorted(observations, key=lambda o: o.turn_index):
+        key = (o.persona_id, o.proposition_id)
+        changed = key in last and last[key] != o.stance
+        last[key] = o.stance
+        out.append(TimelinePoint(o.persona_id, o.proposition_id, o.turn_index, o.stance, changed, o.room_id, o.named_reason))
+    return out
+
+
+def opening_closing(observations: Iterable[StanceObservation], persona_id: str) -> tuple[dict[str, StanceLit], dict[str, StanceLit]]:
+    """First and last stance per proposition of one persona.
+
+    >>> obs = [StanceObservation("a", "p", "pro", 0), StanceObservation("a", "p", "con", 5)]
+    >>> opening_closing(obs, "a")
+    ({'p': 'pro'}, {'p': 'con'})
+    """
+    first: dict[str, StanceLit] = {}
+    last: dict[str, StanceLit] = {}
+    for o in sorted(observations, key=lambda o: o.turn_index):
+        if o.persona_id != persona_id:
+            continue
+        first.setdefault(o.proposition_id, o.stance)
+        last[o.proposition_id] = o.stance
+    return first, last
+
+
+def attribute(
+    persona_id: str, proposition_id: str, change_index: int, rooms: Sequence[RoomSpan]
+) -> list[str]:
+    """Rooms that preceded a change: the persona was in them, they addressed the proposition
+    (or carry no proposition metadata), and they began at or before the change.
+
+    >>> attribute("a", "p", 9, [RoomSpan("r1", ("a", "b"), 4, 12, ("p",)), RoomSpan("r2", ("a", "c"), 2, 3, ("q",))])
+    ['r1']
+    """
+    return [
+        r.room_id
+        for r in rooms
+        if persona_id in r.personas
+        and r.start_index <= change_index
+        and (not r.proposition_ids or proposition_id in r.proposition_ids)
+    ]
+
+
+def embedding_distances(
+    opening: Mapping[str, str], closing: Mapping[str, str], encoder: Encoder
+) -> dict[str, float]:
+    """``1 - cosine`` between each persona's opening and closing statement."""
+    ids = [pid for pid in opening if pid in closing]
+    if not ids:
+        return {}
+    vecs = np.asarray(encoder.encode([opening[p] for p in ids] + [closing[p] for p in ids]), dtype=np.float64)
+    n = len(ids)
+    out = {}
+    for i, pid in enumerate(ids):
+        a, b = vecs[i], vecs[n + i]
+        cos = float(a @ b / ((np.linalg.norm(a) * np.linalg.norm(b)) or 1.0))
+        out[pid] = round(1.0 - cos, 6)
+    return out
+
+
+def detect_shifts(
+    persona_ids: Sequence[str],
+    observations: Sequence[StanceObservation],
+    rooms: Sequence[RoomSpan] = (),
+    *,
+    opening: Mapping[str, str] | None = None,
+    closing: Mapping[str, str] | None = None,
+    encoder: Encoder | None = None,
+    names: Mapping[str, str] | None = None,
+    text_threshold: float = TEXT_SHIFT_THRESHOLD,
+) -> list[PositionShift]:
+    """Position shift per persona, opening vs closing.
+
+    >>> obs = [StanceObservation("a", "p", "pro", 0), StanceObservation("b", "p", "con", 1),
+    ...        StanceObservation("a", "p", "uncertain", 6, "r1", "you met my condition")]
+    >>> s = detect_shifts(["a", "b"], obs, [RoomSpan("r1", ("a", "b"), 4, 9, ("p",))])
+    >>> [(x.persona_id, x.shifted, x.attributed_rooms, x.named_reason) for x in s]
+    [('a', True, ['r1'], 'you met my condition'), ('b', False, [], None)]
+    """
+    distances = embedding_distances(opening or {}, closing or {}, encoder) if encoder and opening and closing else {}
+    timeline = shift_timeline(observations)
+    out = []
+    for pid in persona_ids:
+        before, after = opening_closing(observations, pid)
+        changes: list[PropositionShift] = []
+        rooms_hit: list[str] = []
+        reasons: list[str] = []
+        for prop, first in before.items():
+            last = after.get(prop)
+            if last == first:
+                continue
+            changes.append(PropositionShift(proposition_id=prop, before=first, after=last))
+            point = next((t for t in timeline if t.persona_id == pid and t.proposition_id == prop and t.changed), None)
+            if point is not None:
+                rooms_hit += [r for r in attribute(pid, prop, point.turn_index, rooms) if r not in rooms_hit]
+                if point.named_reason:
+                    reasons.append(point.named_reason)
+        distance = distances.get(pid)
+        has_stances = bool(before)
+        shifted = bool(changes) or (not has_stances and distance is not None and distance > text_threshold)
+        label = (names or {}).get(pid, pid)
+        if changes:
+            moves = "; ".join(f"{c.proposition_id}: {c.before} -> {c.after}" for c in changes)
+            why = "with a named reason" if reasons else "without a named reason"
+            where = f" after room(s) {', '.join(rooms_hit)}" if rooms_hit else " outside any crux room"
+            summary = f"{label} shifted ({moves}){where}, {why}."
+        elif shifted:
+            summary = f"{label}'s closing statement moved away from the opening (distance {distance:.2f})."
+        else:
+            summary = f"{label} held its positions."
+        out.append(
+            PositionShift(
+                persona_id=pid,
+                shifted=shifted,
+                embedding_distance=distance,
+                proposition_shifts=changes,
+                attributed_rooms=rooms_hit,
+                named_reason=reasons[0] if reasons else None,
+                summary=summary,
+            )
+        )
+    return out

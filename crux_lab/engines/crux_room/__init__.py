@@ -1,0 +1,13 @@
+"""Machinery shared by the ``panel`` and ``crux_rooms`` engines.
+
+- :mod:`.schemas`: the structured replies the engines ask the model for;
+- :mod:`.prompts`: persona system prompt and per-phase instructions;
+- :mod:`.context`: tiered debate context, bounded room context, anonymized history;
+- :mod:`.antisyc`: the anti-sycophancy stack (seed 05 Part 5), one switch per measure;
+- :mod:`.speaker`: one persona turn = request -> reply -> check -> DialogueTurn;
+- :mod:`.detection`: boolean disagreement detection, majority vote, queue, staged spawn gate;
+- :mod:`.room`: crux rooms (three-phase and conversation loop) and card extraction;
+- :mod:`.outcome`: DebateResult insight fields (cruxes, common ground, camps, shifts, regime);
+- :mod:`.timeline`: which calls ran in parallel, for wall-time vs critical-path numbers;
+- :mod:`.testdeck`: a synthetic deck with planted cruxes for tests and benchmarks.
+"""

@@ -1,0 +1,170 @@
+"""Fill a DebateResult's insight fields at the end of a crux engine run.
+
+- ``crux_cards`` and ``cruxes`` (``source="card"``);
+- ``common_ground``: only what is real — propositions on which every persona's last stance
+  is the same side (from turn metadata), and cards on which every persona of the debate holds
+  the same position. Nothing is inferred from silence;
+- ``camps`` from the personas' stance matrix (cards and propositions), via the shared
+  stance-matrix analysis;
+- ``positions`` (opening/closing) and ``position_shifts`` (:mod:`crux_lab.analysis.shifts`);
+- ``regime``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from crux_lab.analysis.shifts import RoomSpan, StanceObservation, detect_shifts, opening_closing
+from crux_lab.engines.base import EngineContext
+from crux_lab.engines.crux_room.room import RoomOutcome
+from crux_lab.engines.crux_room.speaker import TOPIC_KEY, Speakers
+from crux_lab.models import (
+    CommonGround,
+    Crux,
+    CruxCard,
+    CruxSide,
+    PersonaPosition,
+    PositionShift,
+    Regime,
+    Side,
+)
+from crux_lab.personas.loader import propositions_for
+
+
+@dataclass
+class RoomRecord:
+    outcome: RoomOutcome
+    aspect_id: str = ""
+
+
+def card_to_crux(card: CruxCard, acknowledged: bool) -> Crux:
+    yes = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "YES"]
+    no = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "NO"]
+    falsifiers = [f"{p}: {v.falsifier}" for p, v in card.personas.items() if v.falsifier]
+    return Crux(
+        id=f"crux-{card.id}",
+        statement=card.question,
+        source="card",
+        disagreement_type=card.disagreement_type,
+        proposed_by=list(card.personas),
+        acknowledged=acknowledged,
+        yes_side=yes,
+        no_side=no,
+        settling_question="; ".join(falsifiers) or None,
+        proposition_ids=list(card.proposition_ids),
+    )
+
+
+def observations(sp: Speakers) -> list[StanceObservation]:
+    return [
+        StanceObservation(r.persona_id, r.proposition_id, r.stance, r.turn_index, r.room_id, r.named_reason)
+        for r in sp.tracker.records
+    ]
+
+
+def room_spans(rooms: Sequence[RoomRecord]) -> list[RoomSpan]:
+    spans = []
+    for r in rooms:
+        o = r.outcome
+        if not o.turns:
+            continue
+        props = tuple(o.card.proposition_ids) if o.card and o.card.proposition_ids else ((o.proposition_id,) if o.proposition_id else ())
+        spans.append(RoomSpan(o.room_id, tuple(o.personas), o.turns[0].turn_index, o.turns[-1].turn_index, props))
+    return spans
+
+
+def common_ground(
+    persona_ids: Sequence[str], obs: Sequence[StanceObservation], cards: Sequence[CruxCard], statements: Mapping[str, str]
+) -> list[CommonGround]:
+    """Real common ground only.
+
+    >>> obs = [StanceObservation("a", "p1", "pro", 0), StanceObservation("b", "p1", "pro", 1),
+    ...        StanceObservation("a", "p2", "pro", 2), StanceObservation("b", "p2", "con", 3)]
+    >>> [(g.proposition_ids, g.agreed_side) for g in common_ground(["a", "b"], obs, [], {"p1": "P one"})]
+    [(['p1'], <Side.YES: 'YES'>)]
+    """
+    out: list[CommonGround] = []
+    last = {pid: opening_closing(obs, pid)[1] for pid in persona_ids}
+    props = sorted({o.proposition_id for o in obs if o.proposition_id != TOPIC_KEY})
+    for prop in props:
+        sides = {last[pid].get(prop) for pid in persona_ids}
+        if len(sides) == 1 and next(iter(sides)) in ("pro", "con") and prop in statements:
+            side = Side.YES if next(iter(sides)) == "pro" else Side.NO
+            text = statements[prop] if side is Side.YES else f"Not: {statements[prop]}"
+            out.append(
+                CommonGround(
+                    id=f"cg-{prop}", statement=text, source="stances", persona_ids=list(persona_ids),
+                    agreed_side=side, proposition_ids=[prop],
+                )
+            )
+    for card in cards:
+        positions = {card.personas[p].position.value for p in persona_ids if p in card.personas}
+        if set(persona_ids) <= set(card.personas) and len(positions) == 1 and positions != {"NUANCED"}:
+            side = Side.YES if positions == {"YES"} else Side.NO
+            out.append(
+                CommonGround(
+                    id=f"cg-{card.id}", statement=card.question, source="card", persona_ids=list(persona_ids),
+                    agreed_side=side, proposition_ids=list(card.proposition_ids),
+                )
+            )
+    return out
+
+
+def regime(detected: bool, cards: Sequence[CruxCard], n_camps: int) -> tuple[Regime, str]:
+    """Consensus when no disagreement was ever detected; polarized when cards exist, none was
+    resolved and the personas fall into 2+ camps; partial otherwise.
+
+    >>> regime(False, [], 1)[0]
+    <Regime.consensus: 'consensus'>
+    """
+    if not detected and not cards:
+        return Regime.consensus, "No disagreement was detected in any round."
+    unresolved = [c for c in cards if not c.resolved]
+    if cards and len(unresolved) == len(cards) and n_camps >= 2:
+        return Regime.polarized, f"{len(cards)} crux card(s), none resolved; {n_camps} camps."
+    return Regime.partial, f"{len(cards)} crux card(s), {len(cards) - len(unresolved)} resolved."
+
+
+def finish(
+    ctx: EngineContext,
+    sp: Speakers,
+    rooms: Sequence[RoomRecord],
+    cards: Sequence[CruxCard],
+    *,
+    opening: Mapping[str, str],
+    closing: Mapping[str, str],
+    embeddings: bool,
+    detected: bool,
+) -> list[PositionShift]:
+    """Fill ``ctx.result`` and return the position shifts."""
+    ids = ctx.persona_ids
+    obs = observations(sp)
+    encoder = None
+    if embeddings:
+        from crux_lab.embed import get_embedder
+
+        encoder = get_embedder()
+    shifts = detect_shifts(
+        ids, obs, room_spans(rooms), opening=opening, closing=closing, encoder=encoder, names=sp.names
+    )
+    result = ctx.result
+    positions = []
+    for pid in ids:
+        first, last = opening_closing(obs, pid)
+        if pid in opening:
+            positions.append(PersonaPosition(persona_id=pid, at="opening", text=opening[pid], stances=first))
+        if pid in closing:
+            positions.append(PersonaPosition(persona_id=pid, at="closing", text=closing[pid], stances=last))
+    result.positions = positions
+    result.position_shifts = shifts
+    result.crux_cards = list(cards)
+    converged = {r.outcome.room_id: r.outcome.converged for r in rooms}
+    result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, False)) for c in cards]
+    statements = {p.id: p.text for p in propositions_for(ids).values()}
+    result.common_ground = common_ground(ids, obs, cards, statements)
+    from crux_lab.analysis.insights import stance_camps
+
+    result.camps = stance_camps(ids, cards, obs)
+    result.regime, result.regime_description = regime(detected, cards, len(result.camps))
+    return shifts

@@ -1,0 +1,144 @@
+"""Prompt text of the crux engines: the persona system prompt and per-phase instructions.
+
+The system prompt is the consolidated single block of seed 05 §1.3 (identity, how you think,
+what changes your mind, voice, grounding), cached across calls. When the persona issue's
+builder (:mod:`crux_lab.personas.prompt`) is installed it is used instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from crux_lab.personas.models import Persona, Proposition
+from crux_lab.tokens import count_tokens
+
+SYSTEM_BUDGET = 2200
+
+
+def persona_system_prompt(persona: Persona, propositions: Mapping[str, Proposition] | None = None) -> str:
+    """The persona's consolidated system block (≤ ~2,200 tokens), from the persona issue's
+    builder (:func:`crux_lab.personas.prompt.build_system_prompt`) when installed."""
+    try:
+        from crux_lab.personas.prompt import build_system_prompt
+    except ImportError:  # pragma: no cover - the builder ships with the package
+        return fallback_system_prompt(persona)
+    return build_system_prompt(persona, propositions=propositions)
+
+
+def fallback_system_prompt(persona: Persona) -> str:
+    c, v = persona.contract, persona.voice
+    handle = f" ({c.handle})" if c.handle else ""
+    label = "a synthetic archetype" if c.kind == "synthetic" else "modelled on a real public figure; positions are paraphrased"
+    anchors = "\n".join(f"- [{a.kind}] {a.text}" for a in c.anchor_excerpts[:5])
+    examples = "\n".join(f"- {e.text}" for e in v.voice_examples[:3])
+    parts = [
+        f"You are {c.name}{handle}, {label}.",
+        f"## Identity\n{c.personality}\n{c.bias}\n{c.stakes}",
+        f"## How You Think\n{c.epistemology}\nTime horizon: {c.time_horizon}\n"
+        f"Evidence you accept: {', '.join(c.evidence_policy.accepts) or '-'}; "
+        f"you reject: {', '.join(c.evidence_policy.rejects) or '-'}. {c.evidence_policy.weighting}",
+        f"## What Changes Your Mind\n{c.flip_conditions}",
+        "## Your Voice\n"
+        + "\n".join(f"- {p}" for p in v.speech_patterns)
+        + (f"\nTypical words: {', '.join(v.vocabulary)}" if v.vocabulary else "")
+        + (f"\nExamples:\n{examples}" if examples else "")
+        + (f"\nNever say: {'; '.join(v.forbidden_phrases)}" if v.forbidden_phrases else ""),
+        f"## Grounding\n{anchors}" if anchors else "",
+        "You argue from your genuine beliefs. You may concede a point, but only for a reason you can name.",
+    ]
+    text = "\n\n".join(p for p in parts if p)
+    while count_tokens(text) > SYSTEM_BUDGET and "\n" in text:
+        text = text.rsplit("\n", 1)[0]
+    return text
+
+
+JSON_SPEECH = 'Output ONLY JSON: {"utterance": "your response", "move": "CLAIM|CHALLENGE|CLARIFY|CONCEDE|REFRAME|PROPOSE_CRUX", "stance": "pro|con|uncertain"}'
+
+OPENING = "Opening round. In 2-3 sentences, what's your take on: {topic}"
+TAKE = "Round: {label}. {description}\nWhat's your view on this aspect specifically? 2-4 sentences."
+REBUTTAL = (
+    "Clash on: {claim}\nPush back on {opponent}'s specific claim. Target the weakest part of their "
+    "last argument. 2-3 sentences."
+)
+CLOSING = "Closing round. Given everything discussed, what's your final position on: {topic}? 2-4 sentences."
+ROOM_POSITION = "State your position on the crux - {question} - and WHY you hold it. 2-3 sentences."
+ROOM_EXCHANGE = "Where specifically do you disagree with {opponent}'s reasoning? 2-3 sentences."
+ROOM_STEELMAN = (
+    "Steelman {opponent}'s strongest argument. Then explain why you still disagree - or where you "
+    "have updated. 2-4 sentences."
+)
+ROOM_CONVERGENCE = (
+    "In one sentence: what's the core thing you can't agree on? Is it factual, values, or definitional?"
+)
+ROOM_AFTER_EXCHANGE = (
+    "Did anything in this exchange give you specific reason to update? Name the exact claim and why "
+    "it affects your position - or state why it doesn't."
+)
+CHANNEL = "Group chat about: {topic}. Reply naturally to what was just said, in 1-2 sentences."
+
+POSITION_STATEMENT = (
+    "Before answering, commit: your current position is what you last said{last}. If you update, "
+    "say which challenge moved you; otherwise hold your position."
+)
+UPDATE_RULE = (
+    "Only update your position if you can name the specific claim that changed your mind and why, "
+    "or if one of your stated flip conditions is met. Repetition, rhetorical force and being "
+    "outnumbered are not reasons."
+)
+REGENERATE = (
+    "Your draft conceded without naming the specific claim or met condition that justifies it. "
+    "Rewrite it: hold your position unless you can name that reason."
+)
+
+DECOMPOSE = (
+    "Break this debate topic into {n} debatable aspects: {topic}\n"
+    "Each aspect must be a specific, arguable sub-question (not just a category), different enough "
+    "from the others that speakers won't repeat themselves, and relevant to the topic.\n"
+    'Output ONLY JSON: {{"aspects": [{{"id": "a1", "label": "...", "description": "one sentence"}}]}}'
+)
+DETECT = (
+    "Debate topic: {topic}\nAspect: {aspect}\nThe statements below were made independently.\n"
+    "{statements}\n\nList every pair of speakers who directly oppose each other. For each, answer "
+    "with booleans only: has_direct_opposition (they take opposite sides), has_specific_claim "
+    "(on one specific, nameable claim), topic_relevant (is this disagreement relevant to the wider "
+    "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers by id and state "
+    "the claim.\n"
+    'Output ONLY JSON: {{"disagreements": [{{"has_direct_opposition": true, "has_specific_claim": '
+    'true, "topic_relevant": true, "personas": ["id-a", "id-b"], "claim": "..."}}]}}'
+)
+EXIT_CHECK = (
+    "A crux room in a debate about: {topic}\nCrux under discussion: {question}\n{transcript}\n\n"
+    "Has the crux been surfaced - are both now arguing about one specific, nameable point?\n"
+    'Output ONLY JSON: {{"crux_surfaced": true|false, "reason": "..."}}'
+)
+CONVERGENCE_CHECK = (
+    "Crux room in a debate about: {topic}\nTwo participants each named the core disagreement:\n"
+    "{statements}\n\nDo they name the same core thing?\n"
+    'Output ONLY JSON: {{"same_core": true|false, "core": "the shared core, if any"}}'
+)
+CARD = (
+    "Debate topic: {topic}\nAspect: {aspect}\nA crux room between {names} discussed: {question}\n\n"
+    "Full room conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
+    "Extract the crux card. question: the specific, testable disagreement (not 'they disagree about "
+    "X'). disagreement_type: one of premise, evidence, values, definition, horizon, claim. diagnosis: "
+    "1-2 sentence root cause. resolved and resolution: what changed or why it is irreducible. For each "
+    "participant: position YES|NO|NUANCED, reasoning (2-3 sentences), falsifier ('I would change my "
+    "mind if...'), grounding_quotes: ids of the corpus chunks above that support the position (only "
+    "ids listed above).\n"
+    'Output ONLY JSON: {{"question": "...", "disagreement_type": "...", "diagnosis": "...", '
+    '"resolved": false, "resolution": null, "personas": [{{"persona_id": "...", "position": "YES", '
+    '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"]}}]}}'
+)
+SUMMARIZE = (
+    "Debate topic: {topic}\nRound: {label}\n{transcript}\n\nSummarize this round in 1-2 sentences: who "
+    "argued what, and where they clashed.\n"
+    'Output ONLY JSON: {{"summary": "..."}}'
+)
+SYCOPHANCY_CHECK = (
+    "Previous turn by the other side:\n{previous}\n\nReply to check:\n{reply}\n\nSpeaker's flip "
+    "conditions: {flips}\n\nDoes the reply capitulate (agree, concede or soften its position)? If so, "
+    "does it name the specific claim that justifies the change, or is one of the speaker's flip "
+    "conditions met?\n"
+    'Output ONLY JSON: {{"capitulates": true|false, "names_specific_claim": true|false, '
+    '"flip_condition_met": true|false}}'
+)

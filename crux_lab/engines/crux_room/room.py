@@ -1,0 +1,246 @@
+"""Crux rooms and crux card extraction.
+
+Two room shapes share this module:
+
+- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements, a
+  directed exchange of 2-8 adaptive turns (steelman prompts from turn ``steelman_after``),
+  fast-tier exit checks, a convergence check; when the two name different cores, 2 more
+  exchange rounds and another check; a safety cap on the room's turns;
+- ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
+  alternating exchange with an exit check after each exchange, the same cap.
+
+Every room prompt carries the original topic, and its context is bounded: the position
+summary plus the last 4 turns. The card is extracted on the strong tier and validated: each
+grounding quote must be the id of an existing corpus chunk of that persona, otherwise the
+card is rejected and the rejection recorded (a warning event and ``Speakers.rejected_cards``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from crux_lab.engines.base import turn_hints
+from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room.antisyc import relevant_nodes
+from crux_lab.engines.crux_room.context import History, room_context
+from crux_lab.engines.crux_room.schemas import CardReply, ConvergenceReply, ExitCheckReply
+from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.models import (
+    Aspect,
+    CruxCard,
+    CruxCardPosition,
+    CruxCardPosted,
+    CruxMessage,
+    CruxRoomComplete,
+    CruxRoomSpawning,
+    DebateEvent,
+    DialogueTurn,
+)
+
+
+@dataclass(frozen=True)
+class RoomSettings:
+    three_phase: bool = True
+    min_exchange: int = 2
+    max_exchange: int = 8
+    steelman_after: int = 4
+    extra_rounds: int = 2
+    turn_cap: int = 20
+    last_turns: int = 4
+
+
+@dataclass
+class RoomOutcome:
+    room_id: str
+    personas: tuple[str, str]
+    question: str
+    proposition_id: str | None
+    turns: list[DialogueTurn] = field(default_factory=list)
+    exit_checks: int = 0
+    surfaced: bool = False
+    converged: bool = False
+    card: CruxCard | None = None
+
+
+def _room_propositions(turns: Sequence[DialogueTurn], hint: str | None) -> list[str]:
+    counts = Counter(pid for t in turns for pid in t.proposition_ids)
+    if hint:
+        return [hint] + [p for p, _ in counts.most_common() if p != hint]
+    return [p for p, _ in counts.most_common(1)]
+
+
+async def run_room(
+    sp: Speakers,
+    outcome: RoomOutcome,
+    settings: RoomSettings,
+    *,
+    aspect: Aspect | None = None,
+    source_messages: Sequence[str] = (),
+) -> AsyncIterator[DebateEvent]:
+    """Run one room; yields its events and fills ``outcome``."""
+    a, b = outcome.personas
+    topic = sp.ctx.config.topic
+    room_id = outcome.room_id
+    yield CruxRoomSpawning(room_id=room_id, question=outcome.question, personas=[a, b])
+    names = {pid: sp.names[pid] for pid in (a, b)}
+    positions: dict[str, str] = {}
+
+    def history(viewer: str) -> History:
+        return History(names, viewer=viewer, anonymize=sp.antisyc.anonymize_history)
+
+    async def turn(pid: str, instruction: str, phase_hint: str) -> DialogueTurn:
+        other = b if pid == a else a
+        label = history(pid).label(other)
+        text = room_context(topic, outcome.question, positions, outcome.turns, history(pid), last=settings.last_turns)
+        return await sp.speak(
+            "crux_turn", pid, instruction.format(question=outcome.question, opponent=label), text,
+            phase="crux_room", seen=outcome.turns, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
+            aspect_id=aspect.id if aspect else None, proposition_id=outcome.proposition_id, opponent_id=other,
+            reply_to=outcome.turns[-1].id if outcome.turns else None, room_id=room_id, persona_ids=[a, b],
+        )
+
+    def room_full() -> bool:
+        return len(outcome.turns) >= settings.turn_cap
+
+    # Phase 1: position (entry) statements, generated independently.
+    firsts = await sp.timeline.parallel(
+        "room-position", [turn(pid, prompts.ROOM_POSITION, "position") for pid in (a, b)]
+    )
+    for t in firsts:
+        outcome.turns.append(t)
+        positions[t.persona_id] = t.dialogue
+        yield CruxMessage(room_id=room_id, message=t, room_phase="position")
+
+    async def exchange(n_min: int, n_max: int) -> AsyncIterator[DebateEvent]:
+        done = 0
+        while done < n_max and not room_full():
+            exchanged = sum(1 for t in outcome.turns if t.room_id == room_id) - 2
+            speaker = a if exchanged % 2 == 0 else b
+            steelman = settings.three_phase and exchanged >= settings.steelman_after
+            instruction = prompts.ROOM_STEELMAN if steelman else prompts.ROOM_EXCHANGE
+            t = await turn(speaker, instruction, "steelman" if steelman else "exchange")
+            outcome.turns.append(t)
+            done += 1
+            yield CruxMessage(room_id=room_id, message=t, room_phase="exchange")
+            if n_min <= done < n_max and done % 2 == 0 and await exit_check(exchanged + 1):
+                outcome.surfaced = True
+                return
+
+    async def exit_check(exchanged: int) -> bool:
+        transcript = history(a).lines(outcome.turns[-settings.last_turns :]) if sp.antisyc.anonymize_history else "\n".join(
+            f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :]
+        )
+        hints = sp.hints(
+            persona_ids=[a, b], turns=turn_hints(outcome.turns), proposition_id=outcome.proposition_id,
+            phase="exit_check", extra={"exchange_turns": exchanged},
+        )
+        user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript)
+        reply = await sp.structured("exit_check", user, ExitCheckReply, hints)
+        outcome.exit_checks += 1
+        return bool(reply and reply.crux_surfaced)
+
+    # Phase 2: directed exchange (or the free loop of the crux_rooms engine).
+    n_max = settings.max_exchange if settings.three_phase else settings.turn_cap
+    async for ev in exchange(settings.min_exchange, n_max):
+        yield ev
+
+    # Phase 3: convergence check; if the cores differ, 2 more rounds, until the cap.
+    while settings.three_phase and not room_full():
+        cores = await sp.timeline.parallel(
+            "room-convergence", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
+        )
+        for t in cores:
+            outcome.turns.append(t)
+            yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
+        statements = "\n".join(f"- {history(a).label(t.persona_id)}: {t.dialogue}" for t in cores)
+        hints = sp.hints(
+            persona_ids=[a, b], turns=turn_hints(cores), proposition_id=outcome.proposition_id, phase="convergence"
+        )
+        verdict = await sp.structured(
+            "exit_check", prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
+        )
+        outcome.exit_checks += 1
+        if verdict is not None and verdict.same_core:
+            outcome.converged = True
+            break
+        rounds = 2 * settings.extra_rounds
+        async for ev in exchange(rounds, rounds):
+            yield ev
+    if not settings.three_phase:
+        outcome.converged = outcome.surfaced  # the loop ends when the exit check says so
+
+    outcome.card = await extract_card(sp, outcome, aspect=aspect, source_messages=source_messages)
+    for warning in sp.drain():
+        yield warning
+    if outcome.card is not None:
+        yield CruxCardPosted(card=outcome.card)
+    yield CruxRoomComplete(
+        room_id=room_id, turns=len(outcome.turns), card_id=outcome.card.id if outcome.card else None
+    )
+
+
+def _chunk_menu(sp: Speakers, pid: str, focus: str, limit: int = 6) -> str:
+    persona = sp.ctx.personas[pid]
+    node_chunks = [c for n in relevant_nodes(persona, focus, k=3) for c in n.grounding]
+    ordered = list(dict.fromkeys(node_chunks + [c.id for c in persona.corpus]))[:limit]
+    texts = {c.id: c.text for c in persona.corpus}
+    return "\n".join(f"  [{cid}] {texts.get(cid, '')[:140]}" for cid in ordered if cid in texts)
+
+
+async def extract_card(
+    sp: Speakers, outcome: RoomOutcome, *, aspect: Aspect | None, source_messages: Sequence[str] = ()
+) -> CruxCard | None:
+    """Strong-tier card extraction from the full room conversation, then validation."""
+    a, b = outcome.personas
+    transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in outcome.turns)
+    chunks = "\n".join(f"{pid}:\n{_chunk_menu(sp, pid, outcome.question)}" for pid in (a, b))
+    user = prompts.CARD.format(
+        topic=sp.ctx.config.topic, aspect=aspect.label if aspect else "(channel)", names=f"{a} and {b}",
+        question=outcome.question, transcript=transcript, chunks=chunks,
+    )
+    hints = sp.hints(
+        persona_ids=[a, b], turns=turn_hints(outcome.turns), proposition_id=outcome.proposition_id,
+        aspect=aspect.label if aspect else None, phase="card",
+    )
+    reply = await sp.structured("card", user, CardReply, hints)
+    if reply is None:
+        return None
+    entries = {e.persona_id: e for e in reply.personas if e.persona_id in (a, b)}
+    missing = [pid for pid in (a, b) if pid not in entries]
+    if missing:
+        sp.warn("card", f"crux card of room {outcome.room_id} rejected: no position for {', '.join(missing)}.")
+        sp.rejected_cards.append({"room_id": outcome.room_id, "reason": "missing persona", "personas": missing})
+        return None
+    for pid, entry in entries.items():
+        known = sp.ctx.personas[pid].chunk_ids()
+        bad = [q for q in entry.grounding_quotes if q not in known]
+        if bad:
+            sp.warn(
+                "card",
+                f"crux card of room {outcome.room_id} rejected: grounding of {pid} cites corpus chunk id(s) "
+                f"{', '.join(bad)} that do not exist in {pid}'s corpus.",
+            )
+            sp.rejected_cards.append(
+                {"room_id": outcome.room_id, "reason": "nonexistent grounding chunk", "persona_id": pid, "chunk_ids": bad}
+            )
+            return None
+    return CruxCard(
+        id=f"card-{outcome.room_id}",
+        question=reply.question,
+        disagreement_type=reply.disagreement_type,
+        diagnosis=reply.diagnosis,
+        resolved=reply.resolved,
+        resolution=reply.resolution,
+        personas={
+            pid: CruxCardPosition(
+                position=e.position, reasoning=e.reasoning, falsifier=e.falsifier, grounding_quotes=list(e.grounding_quotes)
+            )
+            for pid, e in entries.items()
+        },
+        source_aspect=aspect.id if aspect else "",
+        source_messages=list(source_messages) + [t.id for t in outcome.turns],
+        crux_room_id=outcome.room_id,
+        proposition_ids=_room_propositions(outcome.turns, outcome.proposition_id),
+    )

@@ -1,0 +1,102 @@
+"""Structured replies the crux engines request (the ``output_schema`` of each call).
+
+Field names follow the seeds (snake_case). Speech replies use the common names the simulator
+fills (``utterance``, ``move``, ``stance``); everything else is optional so a terse real reply
+still validates.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crux_lab.models import CardPosition, DisagreementType
+
+
+class Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AspectItem(Reply):
+    id: str = ""
+    label: str = Field(min_length=1)
+    description: str = ""
+
+
+class AspectsReply(Reply):
+    """Topic decomposition (seed 05 §2.3)."""
+
+    aspects: list[AspectItem] = Field(min_length=1)
+
+
+class SpeechReply(Reply):
+    """One persona utterance. ``move`` is one of the seed-01 moves when the model gives one."""
+
+    utterance: str = Field(min_length=1)
+    move: str | None = None
+    stance: Literal["pro", "con", "uncertain"] | None = None
+
+
+class DetectionItem(Reply):
+    """Boolean decomposition of one disagreement (seed 05 §2.6): no confidence float."""
+
+    has_direct_opposition: bool
+    has_specific_claim: bool
+    topic_relevant: bool
+    personas: list[str] = Field(default_factory=list)
+    claim: str = ""
+
+    @property
+    def positive(self) -> bool:
+        return self.has_direct_opposition and self.has_specific_claim and self.topic_relevant
+
+
+class DetectionReply(Reply):
+    disagreements: list[DetectionItem] = Field(default_factory=list)
+
+
+class ExitCheckReply(Reply):
+    """Crux-room exit check (fast tier): has the crux been surfaced?"""
+
+    crux_surfaced: bool
+    reason: str = ""
+
+
+class ConvergenceReply(Reply):
+    """Convergence check: do both personas name the same core disagreement?"""
+
+    same_core: bool
+    core: str = ""
+
+
+class CardPersonaReply(Reply):
+    persona_id: str
+    position: CardPosition
+    reasoning: str = ""
+    falsifier: str | None = None
+    grounding_quotes: list[str] = Field(default_factory=list)
+
+
+class CardReply(Reply):
+    """Crux card extraction (seed 05 §3.1; provenance fields are added by the engine)."""
+
+    question: str = Field(min_length=1)
+    disagreement_type: DisagreementType
+    diagnosis: str = ""
+    resolved: bool = False
+    resolution: str | None = None
+    personas: list[CardPersonaReply] = Field(min_length=1)
+
+
+class SummaryReply(Reply):
+    summary: str = Field(min_length=1)
+
+
+class SycophancyCheckReply(Reply):
+    """Post-generation check: a capitulation is legitimate only with a named claim or a met flip
+    condition (seed 05 §5.2)."""
+
+    capitulates: bool
+    names_specific_claim: bool = False
+    flip_condition_met: bool = False

@@ -1,0 +1,262 @@
+"""One persona turn: request -> reply -> anti-sycophancy check -> DialogueTurn; plus the
+structured (non-speech) calls with skip-and-warn on unrepairable replies, and the position
+tracker that enforces the update rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from crux_lab.engines.base import EngineContext, turn_hints
+from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room.antisyc import (
+    AntiSycophancyParams,
+    belief_anchor,
+    looks_sycophantic,
+    names_reason,
+)
+from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
+from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
+from crux_lab.models import DialogueTurn, EngineError, Move, TurnPhase
+from crux_lab.personas.loader import propositions_for
+from crux_lab.tokens import count_tokens
+
+S = TypeVar("S", bound=BaseModel)
+StanceLit = Literal["pro", "con", "uncertain"]
+TOPIC_KEY = "topic"  # stance key when a reply gives a stance but no proposition ids (real LLMs)
+_MOVES = {m.value for m in Move}
+
+
+@dataclass
+class StanceRecord:
+    """One stance a persona expressed, in order; ``accepted`` is False when the update rule
+    refused a change made without a named reason."""
+
+    persona_id: str
+    proposition_id: str
+    stance: StanceLit
+    turn_id: str
+    turn_index: int
+    room_id: str | None
+    changed: bool
+    accepted: bool
+    named_reason: str | None = None
+
+
+@dataclass
+class PositionTracker:
+    """Explicit position tracking (seed 05 §2.8): every stance, and which changes were justified."""
+
+    enforce: bool = True
+    records: list[StanceRecord] = field(default_factory=list)
+    committed: dict[tuple[str, str], StanceLit] = field(default_factory=dict)
+    committed_text: dict[str, str] = field(default_factory=dict)
+
+    def observe(self, turn: DialogueTurn, named_reason: str | None) -> list[StanceRecord]:
+        if turn.stance is None:
+            return []
+        keys = turn.proposition_ids or [TOPIC_KEY]
+        out = []
+        for key in keys:
+            before = self.committed.get((turn.persona_id, key))
+            changed = before is not None and before != turn.stance
+            accepted = not changed or named_reason is not None or not self.enforce
+            rec = StanceRecord(
+                turn.persona_id, key, turn.stance, turn.id, turn.turn_index, turn.room_id, changed, accepted,
+                named_reason if changed else None,
+            )
+            self.records.append(rec)
+            out.append(rec)
+            if accepted:
+                self.committed[(turn.persona_id, key)] = turn.stance
+        if all(r.accepted for r in out):
+            self.committed_text[turn.persona_id] = turn.dialogue
+        return out
+
+
+@dataclass
+class SycophancyStats:
+    turns: int = 0
+    flagged_by_pattern: int = 0
+    checked: int = 0
+    unjustified: int = 0
+    regenerated: int = 0
+    still_unjustified: int = 0
+    refused_updates: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+class Speakers:
+    """Issues every call of a crux engine for one debate."""
+
+    def __init__(self, ctx: EngineContext, antisyc: AntiSycophancyParams, timeline: Timeline) -> None:
+        self.ctx = ctx
+        self.antisyc = antisyc
+        self.timeline = timeline
+        props = propositions_for(ctx.persona_ids)
+        self.systems = {pid: prompts.persona_system_prompt(p, props) for pid, p in ctx.personas.items()}
+        self.names = {pid: p.name for pid, p in ctx.personas.items()}
+        self.tracker = PositionTracker(enforce=antisyc.update_rule)
+        self.stats = SycophancyStats()
+        self.pending: list[EngineError] = []
+        self.context_tokens: list[int] = []
+        self.rejected_cards: list[dict[str, object]] = []
+        self.named_reasons: dict[str, str | None] = {}
+        self.next_index = 0
+
+    # -- plumbing -----------------------------------------------------------
+    async def call(self, request: LLMRequest) -> LLMResponse:
+        self.timeline.record(len(self.ctx.backend.calls))  # the seq the ledger is about to reserve
+        return await self.ctx.call(request)
+
+    def warn(self, purpose: str, message: str) -> None:
+        self.pending.append(EngineError(level="warning", purpose=purpose, error=message))
+
+    def drain(self) -> list[EngineError]:
+        out, self.pending = self.pending, []
+        return out
+
+    def hints(self, **kw: Any) -> Hints:
+        kw.setdefault("topic", self.ctx.config.topic)
+        kw.setdefault("persona_ids", self.ctx.persona_ids)
+        return Hints(**kw)
+
+    async def structured(self, purpose: str, user: str, schema: type[S], hints: Hints, system: str = "") -> S | None:
+        """A non-speech call; an unrepairable reply is skipped with a warning event."""
+        request = self.ctx.request(
+            purpose, system or "You are a careful, neutral analyst of debates. Answer in JSON only.", user,
+            output_schema=schema, hints=hints,
+        )
+        try:
+            response = await self.call(request)
+            if isinstance(response.parsed, schema):
+                return response.parsed
+            return schema.model_validate_json(response.text)
+        except (LLMOutputError, ValidationError, ValueError) as exc:
+            self.warn(purpose, f"{purpose} reply could not be repaired and was skipped: {str(exc)[:300]}")
+            return None
+
+    # -- speech -------------------------------------------------------------
+    def user_message(
+        self, persona_id: str, instruction: str, context: str, *, focus: str, proposition_ids: Sequence[str]
+    ) -> str:
+        blocks = []
+        if self.antisyc.belief_anchoring:
+            anchor = belief_anchor(self.ctx.personas[persona_id], focus, proposition_ids, self.antisyc.anchor_budget)
+            if anchor:
+                blocks.append(anchor)
+        blocks.append(context)
+        if self.antisyc.position_statement:
+            last = self.tracker.committed_text.get(persona_id)
+            blocks.append(prompts.POSITION_STATEMENT.format(last=f': "{last[:300]}"' if last else ""))
+        if self.antisyc.update_rule:
+            blocks.append(prompts.UPDATE_RULE)
+        blocks.append(instruction)
+        blocks.append(prompts.JSON_SPEECH)
+        return "\n\n".join(b for b in blocks if b)
+
+    async def speak(
+        self,
+        purpose: str,
+        persona_id: str,
+        instruction: str,
+        context: str,
+        *,
+        phase: TurnPhase,
+        seen: Sequence[DialogueTurn] = (),
+        hint_phase: str | None = None,
+        aspect: str | None = None,
+        aspect_id: str | None = None,
+        proposition_id: str | None = None,
+        opponent_id: str | None = None,
+        reply_to: str | None = None,
+        room_id: str | None = None,
+        persona_ids: Sequence[str] | None = None,
+    ) -> DialogueTurn:
+        """Generate one turn of ``persona_id``; ``seen`` are the turns its context shows."""
+        focus = " ".join(x for x in (aspect or "", instruction, self.ctx.config.topic) if x)
+        user = self.user_message(
+            persona_id, instruction, context, focus=focus, proposition_ids=[proposition_id] if proposition_id else []
+        )
+        self.context_tokens.append(count_tokens(user))
+        hints = self.hints(
+            speaker_id=persona_id,
+            persona_ids=list(persona_ids or self.ctx.persona_ids),
+            aspect=aspect,
+            phase=hint_phase or phase,
+            turns=turn_hints(seen),
+            proposition_id=proposition_id,
+            opponent_id=opponent_id,
+        )
+        request = self.ctx.request(
+            purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True
+        )
+        response = await self.call(request)
+        turn = self._turn(response, persona_id, phase, aspect_id, room_id, reply_to)
+        self.stats.turns += 1
+        named = names_reason(turn.dialogue)
+        if self.antisyc.post_check and looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None):
+            self.stats.flagged_by_pattern += 1
+            verdict = await self._check(persona_id, turn, seen, hints)
+            if verdict is not None:
+                self.stats.checked += 1
+                justified = verdict.names_specific_claim or verdict.flip_condition_met
+                named = justified
+                if verdict.capitulates and not justified:
+                    self.stats.unjustified += 1
+                    self.stats.regenerated += 1
+                    retry = request.model_copy(update={"user": user + "\n\n" + prompts.REGENERATE})
+                    response = await self.call(retry)
+                    turn = self._turn(response, persona_id, phase, aspect_id, room_id, reply_to)
+                    named = names_reason(turn.dialogue)
+                    if looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None) and not named:
+                        self.stats.still_unjustified += 1
+        turn = turn.model_copy(update={"turn_index": self.next_index, "id": f"m{self.next_index}"})
+        self.next_index += 1
+        reason = turn.dialogue if named else None
+        self.named_reasons[turn.id] = reason
+        for rec in self.tracker.observe(turn, reason):
+            if rec.changed and not rec.accepted:
+                self.stats.refused_updates += 1
+        return turn
+
+    def _turn(
+        self, response: LLMResponse, persona_id: str, phase: TurnPhase, aspect_id: str | None,
+        room_id: str | None, reply_to: str | None,
+    ) -> DialogueTurn:
+        parsed = response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
+        ann = response.annotations
+        move = parsed.move if parsed.move in _MOVES else ann.get("move")
+        stance = ann.get("stance") or parsed.stance
+        return DialogueTurn(
+            id="pending",
+            turn_index=-1,
+            persona_id=persona_id,
+            dialogue=parsed.utterance,
+            move=Move(move) if move in _MOVES else None,
+            phase=phase,
+            aspect_id=aspect_id,
+            room_id=room_id,
+            reply_to=reply_to,
+            proposition_ids=[str(p) for p in ann.get("proposition_ids") or []],
+            stance=cast(StanceLit, stance) if stance in ("pro", "con", "uncertain") else None,
+        )
+
+    async def _check(
+        self, persona_id: str, turn: DialogueTurn, seen: Sequence[DialogueTurn], hints: Hints
+    ) -> SycophancyCheckReply | None:
+        previous = next((t for t in reversed(seen) if t.persona_id != persona_id), None)
+        persona = self.ctx.personas[persona_id]
+        flips = persona.contract.flip_conditions
+        user = prompts.SYCOPHANCY_CHECK.format(
+            previous=previous.dialogue if previous else "(none)", reply=turn.dialogue, flips=flips
+        )
+        check_hints = hints.model_copy(update={"turns": [*hints.turns, *turn_hints([turn])]})
+        return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)

@@ -1,0 +1,291 @@
+"""The ``panel`` engine: panel debate with crux rooms (seed 05 Part 2, seed 04 Part 2 §3-6).
+
+Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
+concurrently) -> one themed round per aspect: parallel takes, boolean disagreement detection
+with a 2-of-3 vote, a queue of at most 2 disagreements, a clash of 2-4 rebuttals per queued
+pair, and a three-phase crux room when the clash does not resolve it -> round summary (fast
+tier) -> closing round (concurrently) -> position shifts, opening vs closing.
+
+Events follow seed 05 §6.1. The anti-sycophancy stack of Part 5 is on by default; every
+measure has its own switch in :class:`PanelParams`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+from pydantic import Field, model_validator
+
+from crux_lab.engines.base import EngineConfigError, EngineContext, turn_hints
+from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History, turn_context
+from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
+from crux_lab.engines.crux_room.outcome import RoomRecord, finish
+from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams
+from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
+from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
+from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.models import (
+    Aspect,
+    ClashStart,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    DialogueTurn,
+    DisagreementCandidate,
+    DisagreementDetected,
+    MessagePosted,
+    Move,
+    RoundEnd,
+    RoundStart,
+)
+
+MAX_ASPECTS = 4
+
+
+class PanelParams(CruxParams):
+    n_aspects: int = Field(3, ge=1, le=MAX_ASPECTS, description="Aspects from topic decomposition (capped at 4).")
+    queue_depth: int = Field(2, ge=1, le=4, description="Disagreements handled per themed round.")
+    detection_votes: int = Field(3, ge=1, le=7)
+    vote_threshold: int = Field(2, ge=1, le=7)
+    clash_min: int = Field(2, ge=1, le=8)
+    clash_max: int = Field(4, ge=1, le=8)
+    steelman_after: int = Field(4, ge=0, le=20, description="Room exchange turn from which steelman prompts start.")
+    extra_rounds: int = Field(2, ge=1, le=5, description="Exchange rounds added when the convergence check fails.")
+    round_summaries: bool = True
+
+    @model_validator(mode="after")
+    def _panel_ranges(self) -> PanelParams:
+        if self.clash_min > self.clash_max:
+            raise ValueError("clash_min must be <= clash_max")
+        if self.vote_threshold > self.detection_votes:
+            raise ValueError("vote_threshold must be <= detection_votes")
+        return self
+
+
+def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> list[Aspect]:
+    """Validated aspects: non-empty, distinct labels (by content words), at most ``n`` (≤ 4),
+    fresh ids ``a1..``. Falls back to the whole topic as one aspect.
+
+    >>> r = AspectsReply.model_validate({"aspects": [{"label": "Cost"}, {"label": "cost "},
+    ...     {"label": "Risk", "description": "d"}]})
+    >>> [(a.id, a.label) for a in clean_aspects(r, 3, "T")]
+    [('a1', 'Cost'), ('a2', 'Risk')]
+    """
+    out: list[Aspect] = []
+    seen: set[frozenset[str]] = set()
+    for item in reply.aspects if reply else []:
+        label = item.label.strip()
+        key = frozenset(re.findall(r"[a-z0-9]+", label.lower()))
+        if not label or key in seen:
+            continue
+        seen.add(key)
+        out.append(Aspect(id=f"a{len(out) + 1}", label=label, description=item.description.strip() or label))
+        if len(out) >= min(n, MAX_ASPECTS):
+            break
+    return out or [Aspect(id="a1", label=topic, description="The topic as a whole.")]
+
+
+class PanelEngine:
+    name: ClassVar[str] = "panel"
+    description: ClassVar[str] = (
+        "Panel debate with crux rooms (seed 05): aspects, parallel takes, voted disagreement "
+        "detection, clashes, three-phase crux rooms, crux cards, position shifts."
+    )
+    params_model: ClassVar[type[PanelParams]] = PanelParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = HARD_MAX_PERSONAS
+
+    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
+        params = ctx.params if isinstance(ctx.params, PanelParams) else PanelParams.model_validate(ctx.config.params)
+        n = len(ctx.persona_ids)
+        if n > params.max_personas:
+            raise EngineConfigError(
+                f"engine 'panel' is configured for at most {params.max_personas} personas (params.max_personas); "
+                f"got {n}. Remove personas or raise max_personas (up to {HARD_MAX_PERSONAS})."
+            )
+        return _PanelRun(ctx, params).events()
+
+
+class _PanelRun:
+    def __init__(self, ctx: EngineContext, params: PanelParams) -> None:
+        self.ctx = ctx
+        self.p = params
+        self.timeline = Timeline()
+        self.sp = Speakers(ctx, params.antisyc(), self.timeline)
+        self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
+        self.rooms: list[RoomRecord] = []
+        self.spawned = DisagreementQueue(max_depth=params.queue_depth).spawned
+        self.settings = RoomSettings(
+            three_phase=True, min_exchange=params.room_min_exchange, max_exchange=params.room_max_exchange,
+            steelman_after=params.steelman_after, extra_rounds=params.extra_rounds, turn_cap=params.room_turn_cap,
+            last_turns=params.room_last_turns,
+        )
+        ctx.scratch.update(
+            timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
+            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
+        )
+
+    def context(self, pid: str, current: list[DialogueTurn], aspect: str | None = None) -> str:
+        return turn_context(
+            self.memory, pid, current, anonymize=self.p.anonymize_history, budget=self.p.context_budget, aspect=aspect
+        )
+
+    async def events(self) -> AsyncIterator[DebateEvent]:
+        ctx, sp, topic = self.ctx, self.sp, self.ctx.config.topic
+        ids = ctx.persona_ids
+
+        reply = await sp.structured(
+            "decompose", prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic), AspectsReply,
+            sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose"),
+        )
+        aspects = clean_aspects(reply, self.p.n_aspects, topic)
+        self.memory.aspects = [a.label for a in aspects]
+        ctx.result.aspects = aspects
+        yield DebateStart(topic=topic, aspects=aspects, personas=ids)
+        for w in sp.drain():
+            yield w
+
+        openings = await self.timeline.parallel(
+            "opening",
+            [sp.speak("opening", pid, prompts.OPENING.format(topic=topic), self.context(pid, []), phase="opening") for pid in ids],
+        )
+        for t in openings:
+            self.memory.turns.append(t)
+            yield MessagePosted(message=t, phase="opening")
+
+        for number, aspect in enumerate(aspects, start=1):
+            async for ev in self.themed_round(number, aspect):
+                yield ev
+
+        closings = await self.timeline.parallel(
+            "closing",
+            [
+                sp.speak(
+                    "closing", pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
+                    seen=self.seen_by(pid),
+                )
+                for pid in ids
+            ],
+        )
+        for t in closings:
+            self.memory.turns.append(t)
+            yield MessagePosted(message=t, phase="closing")
+        for w in sp.drain():
+            yield w
+
+        shifts = finish(
+            ctx, sp, self.rooms, self.memory.cards,
+            opening={t.persona_id: t.dialogue for t in openings},
+            closing={t.persona_id: t.dialogue for t in closings},
+            embeddings=self.p.shift_embeddings,
+            detected=bool(self.memory.contested),
+        )
+        yield DebateComplete(shifts=shifts)
+
+    def seen_by(self, pid: str) -> list[DialogueTurn]:
+        """What a persona's closing draws on: its own turns, the replies to them, its rooms."""
+        mine = {t.id for t in self.memory.turns if t.persona_id == pid}
+        main = [t for t in self.memory.turns if t.id in mine or t.reply_to in mine]
+        rooms = [t for r in self.rooms if pid in r.outcome.personas for t in r.outcome.turns]
+        return sorted(main + rooms, key=lambda t: t.turn_index)
+
+    async def themed_round(self, number: int, aspect: Aspect) -> AsyncIterator[DebateEvent]:
+        sp = self.sp
+        yield RoundStart(aspect=aspect, round_number=number)
+        instruction = prompts.TAKE.format(label=aspect.label, description=aspect.description)
+        takes = await self.timeline.parallel(
+            f"take-{aspect.id}",
+            [
+                sp.speak(
+                    "take", pid, instruction, self.context(pid, [], aspect.label), phase="take",
+                    aspect=aspect.label, aspect_id=aspect.id,
+                )
+                for pid in self.ctx.persona_ids
+            ],
+        )
+        round_turns: list[DialogueTurn] = []
+        for t in takes:
+            self.memory.turns.append(t)
+            round_turns.append(t)
+            yield MessagePosted(message=t, phase="take")
+
+        voted = await detect(
+            sp, takes, aspect=aspect.label, votes=self.p.detection_votes, threshold=self.p.vote_threshold
+        )
+        for w in sp.drain():
+            yield w
+        queue = DisagreementQueue(max_depth=self.p.queue_depth, spawned=self.spawned)
+        for v in voted:
+            yield DisagreementDetected(candidate=v.candidate, votes=v.votes)
+        queue.offer(v.candidate for v in voted)
+
+        while (cand := queue.pop()) is not None:
+            async for ev in self.clash_and_room(cand, aspect, round_turns, queue):
+                yield ev
+
+        summary = ""
+        if self.p.round_summaries:
+            transcript = "\n".join(f"{sp.names[t.persona_id]}: {t.dialogue}" for t in round_turns)
+            reply = await sp.structured(
+                "summarize", prompts.SUMMARIZE.format(topic=self.ctx.config.topic, label=aspect.label, transcript=transcript),
+                SummaryReply, sp.hints(aspect=aspect.label, turns=turn_hints(round_turns), phase="summarize"),
+            )
+            if reply is not None:
+                summary = reply.summary
+                self.memory.summaries.append((aspect.label, summary))
+        for w in sp.drain():
+            yield w
+        yield RoundEnd(aspect=aspect, round_number=number, summary=summary)
+
+    async def clash_and_room(
+        self, cand: DisagreementCandidate, aspect: Aspect, round_turns: list[DialogueTurn], queue: DisagreementQueue
+    ) -> AsyncIterator[DebateEvent]:
+        sp = self.sp
+        a, b = cand.personas[0], cand.personas[1]
+        claim = ContestedClaim(cand.claim, (a, b), proposition_id=cand.proposition_id)
+        self.memory.contested.append(claim)
+        yield ClashStart(personas=[a, b], aspect=aspect.id)
+        clash: list[DialogueTurn] = []
+        resolved = False
+        for k in range(self.p.clash_max):
+            speaker, other = (a, b) if k % 2 == 0 else (b, a)
+            label = History(self.memory.names, viewer=speaker, anonymize=self.p.anonymize_history).label(other)
+            target = next((t for t in reversed(round_turns) if t.persona_id == other), None)
+            t = await sp.speak(
+                "rebuttal", speaker, prompts.REBUTTAL.format(claim=cand.claim, opponent=label),
+                self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
+                aspect=aspect.label, aspect_id=aspect.id, proposition_id=cand.proposition_id, opponent_id=other,
+                reply_to=target.id if target else None,
+            )
+            self.memory.turns.append(t)
+            round_turns.append(t)
+            clash.append(t)
+            yield MessagePosted(message=t, phase="clash")
+            if t.move is Move.CONCEDE and sp.named_reasons.get(t.id):
+                resolved = True  # a justified concession settles it without a room
+                break
+            if k + 1 >= self.p.clash_min and t.move in (Move.PROPOSE_CRUX, Move.REFRAME):
+                break  # the clash has narrowed to a crux: hand over to the room
+        for w in sp.drain():
+            yield w
+        if resolved:
+            claim.status = "resolved"
+            return
+        if len(self.rooms) >= self.p.max_rooms or room_key(cand) in queue.spawned:
+            return
+        queue.mark_spawned(cand)
+        room_id = f"r{len(self.rooms) + 1}"
+        outcome = RoomOutcome(room_id=room_id, personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id)
+        record = RoomRecord(outcome=outcome, aspect_id=aspect.id)
+        self.rooms.append(record)
+        sources = [t.id for t in round_turns if t.persona_id in (a, b) and (t.phase == "take" or t in clash)]
+        async for ev in run_room(sp, outcome, self.settings, aspect=aspect, source_messages=sources):
+            yield ev
+        if outcome.card is not None:
+            self.memory.cards.append(outcome.card)
+            if outcome.card.resolved:
+                claim.status = "resolved"
