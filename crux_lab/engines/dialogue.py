@@ -14,10 +14,10 @@ stances on one dispute are a crux by construction and can never count as common 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import ClassVar
 
-from crux_lab.engines.base import EngineContext, check_personas
+from crux_lab.engines.base import EngineContext, EngineParams, check_personas
 from crux_lab.engines.dialogue_v2.crystallizer import (
     Crystallizer,
     DCGCrystallizer,
@@ -35,14 +35,14 @@ class DialogueEngine:
         "Dialogue v2: short move-tagged exchanges, a moderator, and a crystallizer that distills "
         "them into a sparse Dung argument graph (seed 01)."
     )
-    params_model: ClassVar[type[DialogueParams]] = DialogueParams
+    params_model: ClassVar[type[EngineParams]] = DialogueParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 6
 
     def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:
         return GraphCrystallizer(ctx.config.topic, ctx.persona_ids, names)
 
-    async def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
+    async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
         check_personas(self, ctx.persona_ids)
         params = ctx.params if isinstance(ctx.params, DialogueParams) else DialogueParams.model_validate(ctx.config.params)
         names = {pid: (ctx.personas[pid].name if pid in ctx.personas else pid) for pid in ctx.persona_ids}

@@ -55,10 +55,15 @@ def gist(text: str, words: int = 12) -> str:
 
     >>> gist("Bitcoin's fixed supply makes it deflationary by design. Also more.")
     "Bitcoin's fixed supply makes it deflationary by design"
+    >>> gist("I disagree: supply is fixed. Because.")
+    'supply is fixed'
     >>> gist("one two three four five", words=3)
     'one two three…'
     """
     first = text.strip().split(". ")[0].rstrip(".?! ")
+    head, sep, rest = first.partition(": ")
+    if sep and len(head.split()) <= 4 and rest:
+        first = rest  # "I disagree: X" is about X
     parts = first.split()
     return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
 
@@ -292,7 +297,8 @@ class Controller:
                 return 3, f"contested frontier stable across {self.settings.stable_crystallizations} crystallizations"
             if self.budget_used > self.settings.crux_budget:
                 return 3, f"turn budget {self.budget_used:.0%} consumed (> {self.settings.crux_budget:.0%})"
-            if self.circling_hint_at is not None and len(self.turns) > self.circling_hint_at and self.circling():
+            # circling that outlives the moderator's hint (each side had a turn to answer it)
+            if self.circling_hint_at is not None and len(self.turns) >= self.circling_hint_at + 2 and self.circling():
                 return 3, "dialogue is circling"
         if self.phase == 3:
             if self.crux_acknowledged:

@@ -50,6 +50,7 @@ from crux_lab.personas.prompt import build_system_prompt
 
 STANCES = ("pro", "con", "uncertain")
 MAX_FAILED_TURNS = 3
+OPENING_POSITIONS = 3  # an opening states the main position and up to two more
 
 
 class DialogueParams(EngineParams):
@@ -153,7 +154,8 @@ class DialogueRun:
             topic=self.ctx.config.topic,
             phase=PHASE_NAMES[phase],
             turns=turn_hints(history),
-            extra={"steering": steering.situation} if steering else {},
+            extra=({"steering": steering.situation} if steering else {})
+            | ({"positions": OPENING_POSITIONS} if phase == 1 else {}),
         )
         req = self.ctx.request(purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True)
         resp = await self.ctx.call(req)

@@ -204,12 +204,16 @@ class SimContext:
         *,
         sentences: int = 2,
         against: TurnHint | None = None,
+        support: str | None = None,
     ) -> str:
-        """Render a short utterance in the persona's voice from its ground truth."""
+        """Render a short utterance in the persona's voice from its ground truth.
+
+        ``support`` replaces the stance's stock reason (callers vary it between turns).
+        """
         if proposition is None:
             return f"{persona.name} restates a general view on the topic without a specific claim."
         truth = persona.stance_on(proposition.id)
-        reason = truth.reason if truth else "I have not formed a view on this."
+        reason = support or (truth.reason if truth else "I have not formed a view on this.")
         belief = self.belief_phrase(persona, truth)
         claim = {
             "pro": f"{proposition.text}",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest, TurnHint
-from crux_lab.llm.simulated.core import OPPOSITE, SimContext, fired_trigger, handler
-from crux_lab.personas.models import StanceValue
+from crux_lab.llm.simulated.core import OPPOSITE, SimContext, fired_trigger, handler, lower_first
+from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
 TEXT_FIELDS = ("dialogue", "utterance", "text", "content", "message", "statement", "argument")
 LONG_PURPOSES = {"opening": 5, "closing": 4, "resolution": 4, "take": 3}
@@ -39,10 +39,107 @@ def last_opponent_turn(ctx: SimContext, me: str) -> TurnHint | None:
     return None
 
 
+VAGUE_CRUX_TEXTS = (
+    "I think the core disagreement is that we simply see this differently.",
+    "Honestly, we just have different perspectives and priorities here.",
+)
+VAGUE_MARKERS = ("see this differently", "different perspectives")
+
+
+def is_vague(text: str) -> bool:
+    """True for the generic crux statements the ``vague_crux`` knob produces."""
+    return any(m in text for m in VAGUE_MARKERS)
+
+
+def support_pool(persona: Persona, truth: PropositionStance | None) -> list[str]:
+    """What a persona can say for a stance: its stock reason and the beliefs it rests on."""
+    if truth is None:
+        return []
+    pool = [truth.reason]
+    if persona.beliefs is not None:
+        nodes = {n.id: n for n in persona.beliefs.nodes}
+        pool += [nodes[i].concept for i in truth.belief_node_ids if i in nodes]
+    return pool
+
+
+def fresh_support(ctx: SimContext, persona: Persona, truth: PropositionStance | None) -> str | None:
+    """A supporting point the speaker has not used yet (repeats only when it has run out)."""
+    pool = support_pool(persona, truth)
+    if not pool:
+        return None
+    said = " ".join(t.text for t in ctx.hints.turns if t.speaker_id == persona.id)
+    unused = [x for x in pool if x.rstrip(".") not in said]
+    return str(ctx.pick(unused or pool))
+
+
+def next_topic(ctx: SimContext, me: str, exclude: set[str]) -> Proposition | None:
+    """The least-discussed proposition contested with someone else (else any held one)."""
+    others = [p for p in ctx.hints.persona_ids if p != me]
+    contested = {p.id: p for o in others for p in ctx.contested(me, o)}
+    used: dict[str, int] = {}
+    for turn in ctx.hints.turns:
+        for pid in turn.proposition_ids:
+            used[pid] = used.get(pid, 0) + 1
+    pool = [p for p in contested.values() if p.id not in exclude]
+    if not pool:
+        pool = [p for p in ctx.deck_propositions() if p.id not in exclude]
+    if not pool:
+        return None
+    return min(pool, key=lambda p: (used.get(p.id, 0), p.id))
+
+
+def sharpest_contested(ctx: SimContext, me: str) -> Proposition | None:
+    """The contested proposition with the most confident opposition (the persona's crux)."""
+    best: tuple[float, str] | None = None
+    found: dict[str, Proposition] = {}
+    for other in ctx.hints.persona_ids:
+        if other == me:
+            continue
+        for p in ctx.contested(me, other):
+            a, b = ctx.truth(me, p.id), ctx.truth(other, p.id)
+            score = (a.confidence if a else 0.0) + (b.confidence if b else 0.0)
+            found[p.id] = p
+            if best is None or (-score, p.id) < (-best[0], best[1]):
+                best = (score, p.id)
+    return found[best[1]] if best else None
+
+
+def recent_run(ctx: SimContext) -> tuple[str | None, int]:
+    """The proposition the last turns were about and for how many turns in a row."""
+    run_prop: str | None = None
+    n = 0
+    for turn in reversed(ctx.hints.turns):
+        pid = turn.proposition_ids[0] if turn.proposition_ids else None
+        if run_prop is None:
+            run_prop = pid
+        if pid is None or pid != run_prop:
+            break
+        n += 1
+    return run_prop, n
+
+
 def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Decide the move and render the utterance of ``hints.speaker_id``."""
+    """Decide the move and render the utterance of ``hints.speaker_id``.
+
+    Engine hints it reacts to (all optional, all generic): ``extra['steering']`` (``circling``:
+    say what would change your mind; ``stuck``: move to the next disagreement; ``crux_seeking``:
+    name the crux) and ``extra['positions']`` (how many positions an opening states).
+    """
     me = ctx.persona()
     prop = ctx.focus()
+    purpose = request.purpose
+    phase = ctx.hints.phase or ""
+    steering = str(ctx.hints.extra.get("steering") or "")
+    dialogue = purpose == "dialogue_turn"
+    moved_on = False
+    if dialogue and prop is not None:
+        run_prop, run_len = recent_run(ctx)
+        if steering == "stuck" or (run_len >= 4 and run_prop == prop.id and ctx.chance(0.5)):
+            nxt = next_topic(ctx, me.id, {prop.id})
+            if nxt is not None:
+                prop, moved_on = nxt, True
+        elif phase == "crux_seeking" and not any(prop.id == p.id for o in ctx.hints.persona_ids if o != me.id for p in ctx.contested(me.id, o)):
+            prop = sharpest_contested(ctx, me.id) or prop
     stance: StanceValue | None = ctx.current_stance(me.id, prop.id) if prop else None
     truth = me.stance_on(prop.id) if prop else None
     drifted = ctx.chance(ctx.knobs.drift)
@@ -50,13 +147,13 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if drifted and stance is not None:
         stance = OPPOSITE[stance] if stance != "uncertain" else "pro"
 
-    purpose = request.purpose
-    phase = ctx.hints.phase or ""
     against = last_opponent_turn(ctx, me.id)
     named_reason: str | None = None
     move = "CLAIM"
     if purpose in ("opening", "take", "closing", "resolution") or not ctx.hints.turns:
         move = "CLAIM"
+    elif moved_on:
+        move = "REFRAME" if steering != "stuck" else "CLAIM"
     elif against is not None and prop is not None and prop.id in against.proposition_ids:
         opp_stance = against.stance
         trig = fired_trigger(truth, against) if truth else None
@@ -67,6 +164,8 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             move, stance = "CONCEDE", "uncertain"
         elif against.move == "PROPOSE_CRUX" or phase in ("crux_seeking", "convergence"):
             move = "PROPOSE_CRUX"
+        elif steering == "circling":
+            move = "CLARIFY"
         elif opp_stance is not None and opp_stance != stance and stance != "uncertain":
             move = "CHALLENGE" if ctx.chance(0.75) else ctx.pick(["CLARIFY", "REFRAME"])
         else:
@@ -77,17 +176,37 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         move = "CLAIM" if against is None else ctx.pick(["CHALLENGE", "CLAIM", "CLARIFY"])
 
     sentences = LONG_PURPOSES.get(purpose, 2 if purpose in ("channel_message",) else 3)
-    text = ctx.utter(me, prop, stance, move, sentences=sentences, against=against)
+    if steering == "circling" and move == "CLARIFY":
+        sentences = 4  # names the flip condition: "What would change my mind: ..."
+    support = fresh_support(ctx, me, truth) if dialogue and move != "CONCEDE" else None
+    text = ctx.utter(me, prop, stance, move, sentences=sentences, against=against, support=support)
+    vague = False
+    if move == "PROPOSE_CRUX" and ctx.chance(ctx.knobs.vague_crux):
+        text, vague = str(ctx.pick(VAGUE_CRUX_TEXTS)), True
     if move == "CONCEDE" and named_reason:
         text += f" You have met my condition: {named_reason.rstrip('.')}."
+    props = [prop.id] if prop else []
+    if purpose == "opening" and prop is not None and int(ctx.hints.extra.get("positions", 1) or 1) > 1:
+        extra_props = opening_positions(ctx, me, prop, int(ctx.hints.extra["positions"]) - 1)
+        for p2 in extra_props:
+            s2 = ctx.current_stance(me.id, p2.id)
+            t2 = me.stance_on(p2.id)
+            claim = {
+                "pro": p2.text,
+                "con": f"It is not the case that {lower_first(p2.text.rstrip('.'))}.",
+            }.get(s2 or "", f"I am not sure that {lower_first(p2.text.rstrip('.'))}.")
+            why = f" {t2.reason}" if t2 else ""
+            text += f" I also hold this: {claim.rstrip('.')}.{why}"
+        props += [p2.id for p2 in extra_props]
     ctx.annotations.update(
         {
-            "proposition_ids": [prop.id] if prop else [],
+            "proposition_ids": props,
             "stance": stance,
             "move": move,
             "sycophantic": move == "CONCEDE" and named_reason is None,
             "named_reason": named_reason,
             "drifted": drifted,
+            "vague": vague,
         }
     )
     confidence = truth.confidence if truth else 0.5
@@ -104,6 +223,20 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             "position": {"pro": "YES", "con": "NO"}.get(stance or "", "NUANCED"),
         },
     )
+
+
+def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int) -> list[Proposition]:
+    """The ``n`` further positions an opening states: the persona's most confident held stances,
+    contested ones first (what it most wants on the record)."""
+    others = [p for p in ctx.hints.persona_ids if p != me.id]
+    contested = {p.id for o in others for p in ctx.contested(me.id, o)}
+    cands = []
+    for st in me.stances.stances:
+        if st.proposition_id == primary.id or st.stance == "uncertain" or st.proposition_id not in ctx.propositions:
+            continue
+        cands.append((st.proposition_id not in contested, -st.confidence, st.proposition_id))
+    cands.sort()
+    return [ctx.propositions[c[2]] for c in cands[:n]]
 
 
 @handler(
