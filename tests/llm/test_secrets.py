@@ -36,6 +36,17 @@ def assert_no_key_in(paths: list[Path]) -> None:
         assert FAKE_KEY.encode() not in blob, f"the API key leaked into {path}"
 
 
+def first_loadable_engine(engines: object) -> str | None:
+    """The first engine that imports (another engine being mid-edit must not matter here)."""
+    for name in PREFERRED_ENGINES:
+        try:
+            engines.get(name)  # type: ignore[attr-defined]
+        except Exception:
+            continue
+        return name
+    return None
+
+
 def db_cells_contain(db: Path, needle: str) -> list[str]:
     duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect(str(db), read_only=True)
@@ -61,8 +72,7 @@ def test_a_whole_debate_writes_no_key(tmp_path: Path, monkeypatch: pytest.Monkey
     ids = write_library(tmp_path / "personas")
     monkeypatch.setenv("CRUX_LAB_PERSONAS", str(tmp_path / "personas"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
-    installed = engines.available()
-    engine = next((e for e in PREFERRED_ENGINES if e in installed), None)
+    engine = first_loadable_engine(engines)
     if engine is None:  # pragma: no cover - only before any engine lands
         pytest.skip("no debate engine is installed yet")
 
