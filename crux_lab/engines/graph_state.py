@@ -236,26 +236,28 @@ def map_to_debate_output(
     withheld = {x for pair in fake for x in pair}
 
     cruxes = []
+    symdiff = {str(a) for a in report.symmetric_difference}
     for i, ca in enumerate(report.crux_assumptions):
         deps = [by_id[str(a)] for a in ca.dependent_args if str(a) in by_id]
-        camp_of = _camp_membership(report)
-        sides: dict[int, list[CruxSide]] = {}
-        for d in deps:
-            for idx in camp_of.get(d.id, []):
-                sides.setdefault(idx, []).append(CruxSide(persona_id=d.speaker_id, statement=d.claim))
-        ordered = sorted(sides)
-        props = sorted({p for d in deps if (p := state.meta.get(d.id, ArgMeta()).proposition_id)})
+        dep_ids = {d.id for d in deps}
+        # The other side: disputed arguments in direct conflict with those resting on it.
+        rivals = sorted(
+            {k.to_arg_id for k in state.attacks if k.from_arg_id in dep_ids}
+            | {k.from_arg_id for k in state.attacks if k.to_arg_id in dep_ids}
+        )
+        opponents = [by_id[a] for a in rivals if a in symdiff and a not in dep_ids and a in by_id]
+        props = sorted({p for d in deps + opponents if (p := state.meta.get(d.id, ArgMeta()).proposition_id)})
         cruxes.append(
             Crux(
                 id=f"x{i + 1}",
                 statement=ca.assumption,
                 source="assumption",
                 assumptions=[ca.assumption],
-                yes_side=sides.get(ordered[0], []) if ordered else [],
-                no_side=sides.get(ordered[1], []) if len(ordered) > 1 else [],
+                yes_side=[CruxSide(persona_id=d.speaker_id, statement=d.claim) for d in deps],
+                no_side=[CruxSide(persona_id=o.speaker_id, statement=o.claim) for o in opponents],
                 settling_question=ca.settling_question,
-                argument_ids=[d.id for d in deps],
-                proposition_ids=[p for p in props if p],
+                argument_ids=[d.id for d in deps] + [o.id for o in opponents],
+                proposition_ids=props,
                 score=ca.centrality,
             )
         )
@@ -313,10 +315,3 @@ def map_to_debate_output(
     result.graph = to_argument_graph(state)
     return fake
 
-
-def _camp_membership(report: CruxReport) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for camp in report.camps:
-        for a in camp.arguments:
-            out.setdefault(str(a), []).append(camp.index)
-    return out

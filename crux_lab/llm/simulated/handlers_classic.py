@@ -397,7 +397,10 @@ def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         bad = [a for a in arguments if a.get("speaker_id") == me.id or (
             a.get("proposition_id") and ctx.current_stance(me.id, a["proposition_id"]) == a.get("stance"))]
         target = ctx.pick(bad)
-        if target is not None and len(attacks) < limit:
+        if target is not None and limit > 0:
+            if len(attacks) >= limit:  # the drifted attack displaces a genuine one
+                attacks.pop()
+                meta.pop()
             attacks.append(
                 {
                     "to_arg_id": target["id"], "type": "rebut", "target_component": "claim", "target_index": 0,

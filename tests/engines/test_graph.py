@@ -1,0 +1,308 @@
+"""Graph mode (seed 03), including the seed's verification checklist items 1-3."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from crux_lab.engines.graph_state import (
+    ArgMeta,
+    add_arguments,
+    add_attacks,
+    contradictory_pairs,
+    create_graph_state,
+    deduplicate_attacks,
+    extract_graph_output,
+    map_to_debate_output,
+    recompute_semantics,
+)
+from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import (
+    Argument,
+    Attack,
+    AttackTarget,
+    AttackType,
+    DebateConfig,
+    DebateResult,
+    Label,
+    SimulatorKnobs,
+    Tier,
+    ValidationResult,
+)
+from crux_lab.personas.loader import load_decks, load_personas, propositions_for
+from crux_lab.runner import run_debate
+
+
+def shipped_deck(n: int = 4) -> tuple[list[str], str]:
+    decks = [d for d in load_decks() if len(d.persona_ids) >= n]
+    if not decks:
+        pytest.skip(f"no shipped deck with {n} personas")
+    return decks[0].persona_ids[:n], decks[0].topics[0]
+
+
+def graph_of(args: str, edges: list[tuple[str, str]], speakers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    state = add_arguments(
+        create_graph_state("t"),
+        [Argument(id=a, speaker_id=(speakers or {}).get(a, "p"), claim=f"claim {a}") for a in args],
+    )
+    attacks = [Attack(id=f"k{i}", from_arg_id=x, to_arg_id=y, target=AttackTarget(arg_id=y)) for i, (x, y) in enumerate(edges)]
+    state = add_attacks(state, attacks, [ValidationResult(attack_id=a.id, valid=True) for a in attacks])
+    return recompute_semantics(state)
+
+
+# ---------------------------------------------------------------------------
+# Checklist 1: the Dung engine
+# ---------------------------------------------------------------------------
+
+
+def labels(state) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {a: lab.value for a, lab in sorted(state.labelling.items())}
+
+
+def test_empty_graph() -> None:
+    s = graph_of("", [])
+    assert s.grounded == frozenset() and s.preferred == (frozenset(),) and s.preferred_count == 1
+
+
+def test_single_argument_is_in() -> None:
+    s = graph_of("a", [])
+    assert labels(s) == {"a": "IN"} and s.preferred == (frozenset({"a"}),)
+
+
+def test_chain() -> None:
+    s = graph_of("abc", [("a", "b"), ("b", "c")])
+    assert labels(s) == {"a": "IN", "b": "OUT", "c": "IN"}
+    assert s.grounded == {"a", "c"} and s.preferred_count == 1
+
+
+def test_mutual_attack_is_undecided_with_two_camps() -> None:
+    s = graph_of("ab", [("a", "b"), ("b", "a")])
+    assert labels(s) == {"a": "UNDEC", "b": "UNDEC"}
+    assert set(s.preferred) == {frozenset({"a"}), frozenset({"b"})}
+
+
+def test_odd_cycle_has_only_the_empty_preferred_extension() -> None:
+    s = graph_of("abc", [("a", "b"), ("b", "c"), ("c", "a")])
+    assert set(labels(s).values()) == {"UNDEC"}
+    assert s.preferred == (frozenset(),)
+
+
+def test_nixon_diamond() -> None:
+    # quaker -> pacifist vs republican -> not pacifist, plus an uncontested fact.
+    s = graph_of(["pacifist", "hawk", "nixon"], [("pacifist", "hawk"), ("hawk", "pacifist")])  # type: ignore[arg-type]
+    assert s.grounded == {"nixon"}
+    assert set(s.preferred) == {frozenset({"pacifist", "nixon"}), frozenset({"hawk", "nixon"})}
+
+
+def test_unvalidated_attacks_never_enter_the_framework() -> None:
+    state = add_arguments(create_graph_state("t"), [Argument(id=a, speaker_id="p", claim=a) for a in "ab"])
+    atk = Attack(id="k", from_arg_id="a", to_arg_id="b", target=AttackTarget(arg_id="b"))
+    state = recompute_semantics(add_attacks(state, [atk], [ValidationResult(attack_id="k", valid=False)]))
+    assert state.attacks == () and labels(state) == {"a": "IN", "b": "IN"}
+
+
+def test_deduplication_keeps_the_most_confident_per_target_component_index_type() -> None:
+    def atk(i: str, to: str, conf: float, kind: AttackType = AttackType.rebut, index: int = 0) -> Attack:
+        return Attack(id=i, from_arg_id="x" + i, to_arg_id=to, type=kind, confidence=conf,
+                      target=AttackTarget(arg_id=to, index=index))
+    kept = deduplicate_attacks([atk("1", "b", .4), atk("2", "b", .8), atk("3", "b", .9, AttackType.undermine), atk("4", "c", .1)])
+    assert [a.id for a in kept] == ["2", "3", "4"]
+    assert deduplicate_attacks([atk("5", "c", 1.0)], existing=kept) == []
+
+
+# ---------------------------------------------------------------------------
+# Checklist 2: the crux extractor and mapToDebateOutput
+# ---------------------------------------------------------------------------
+
+
+def two_camp_state():  # type: ignore[no-untyped-def]
+    args = [
+        Argument(id="s1", speaker_id="saylor", claim="Adoption is inevitable.", assumptions=["adoption is deterministic", "supply is fixed"], evidence=["e-s1"]),
+        Argument(id="s2", speaker_id="saylor", claim="Volatility fades.", assumptions=["adoption is deterministic"], evidence=["e-s2"]),
+        Argument(id="h1", speaker_id="hayes", claim="Adoption follows liquidity.", assumptions=["policy drives adoption"], evidence=["e-h1"]),
+        Argument(id="h2", speaker_id="hayes", claim="Volatility persists.", assumptions=["policy drives adoption"]),
+        Argument(id="x", speaker_id="hayes", claim="The ledger works.", assumptions=["the ledger works"]),
+        Argument(id="w", speaker_id="saylor", claim="A weak point.", assumptions=[]),
+    ]
+    edges = [("s1", "h1"), ("h1", "s1"), ("s2", "h2"), ("h2", "s2"), ("s1", "h2"), ("h1", "s2"), ("x", "w")]
+    state = add_arguments(create_graph_state("t"), args, {
+        "s1": ArgMeta("p1", "pro"), "h1": ArgMeta("p1", "con"), "s2": ArgMeta("p2", "pro"), "h2": ArgMeta("p2", "con"),
+    })
+    attacks = [Attack(id=f"k{i}", from_arg_id=a, to_arg_id=b, target=AttackTarget(arg_id=b)) for i, (a, b) in enumerate(edges)]
+    state = add_attacks(state, attacks, [ValidationResult(attack_id=a.id, valid=True) for a in attacks])
+    return recompute_semantics(state)
+
+
+def test_symmetric_difference_and_assumption_ranking() -> None:
+    state = two_camp_state()
+    report = extract_graph_output(state)
+    assert set(report.common_ground) == {"x"}
+    assert set(report.symmetric_difference) == {"s1", "s2", "h1", "h2"}
+    ranked = [c.assumption for c in report.crux_assumptions]
+    # Two dependents each come first (ties broken by centrality); the single-dependent one last.
+    assert set(ranked[:2]) == {"adoption is deterministic", "policy drives adoption"}
+    assert ranked[2] == "supply is fixed"
+    assert all(c.settling_question.endswith("?") for c in report.crux_assumptions)
+
+
+def test_map_to_debate_output_fills_the_common_fields() -> None:
+    state = two_camp_state()
+    result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["saylor", "hayes"]), engine="graph", backend="x")
+    fake = map_to_debate_output(extract_graph_output(state), state, ["saylor", "hayes"], result)
+    assert fake == []
+    assert [c.statement for c in result.cruxes][:2] == [c.assumption for c in extract_graph_output(state).crux_assumptions][:2]
+    assert all(c.source == "assumption" and c.settling_question for c in result.cruxes)
+    top = result.cruxes[0]
+    assert top.yes_side and top.no_side  # one camp each side
+    assert {s.persona_id for s in top.yes_side} != {s.persona_id for s in top.no_side}
+    assert len(result.camps) == 2 and len(result.fault_lines) == 2
+    assert result.resolution_paths == [c.settling_question for c in result.cruxes]
+    assert result.evidence_ledger == {"saylor": ["e-s1", "e-s2"], "hayes": ["e-h1"]}
+    assert "saylor" in result.flip_conditions and "w" in result.flip_conditions["saylor"][0] or "A weak point" in result.flip_conditions["saylor"][0]
+    assert [g.argument_id for g in result.common_ground] == ["x"]
+    assert result.regime.value in ("polarized", "partial") and result.graph.preferred_count == 2
+
+
+def test_contradictions_without_an_edge_are_not_common_ground() -> None:
+    state = add_arguments(
+        create_graph_state("t"),
+        [Argument(id="a", speaker_id="p", claim="X."), Argument(id="b", speaker_id="q", claim="Not X.")],
+        {"a": ArgMeta("p1", "pro"), "b": ArgMeta("p1", "con")},
+    )
+    state = recompute_semantics(state)
+    assert contradictory_pairs(state, state.grounded) == [("a", "b")]
+    result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["p", "q"]), engine="graph", backend="x")
+    assert map_to_debate_output(extract_graph_output(state), state, ["p", "q"], result) == [("a", "b")]
+    assert result.common_ground == []
+
+
+# ---------------------------------------------------------------------------
+# Checklist 3: the orchestrator's event stream
+# ---------------------------------------------------------------------------
+
+
+ROUND = r"(status )?(attacks_generated ){2}(engine_error )*validation_complete (engine_error )*graph_update (agent_turn )*blackboard_update graph_convergence convergence_update "
+EXPECTED = re.compile(
+    r"^debate_start table_assigned status claims_decomposed status "
+    r"(arguments_submitted initial_stance ){2}graph_update "
+    rf"({ROUND})+status (engine_error )?debate_complete $"
+)
+
+
+async def test_two_personas_emit_every_event_in_order() -> None:
+    ids, topic = shipped_deck(2)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=4))
+    assert result.complete
+    sequence = "".join(f"{e.type} " for e in result.events)
+    assert EXPECTED.match(sequence), sequence
+    first_update = next(e for e in result.events if e.type == "graph_update")
+    assert first_update.round == 0 and first_update.graph.attacks == []  # type: ignore[union-attr]
+    for e in result.events:
+        if e.type == "arguments_submitted":
+            assert 2 <= len(e.arguments) <= 4
+
+
+async def test_call_budget_matches_seed_03() -> None:
+    ids, topic = shipped_deck(4)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=1))
+    calls = Counter(c.purpose for c in result.llm_calls)
+    rounds = sum(1 for e in result.events if e.type == "validation_complete")
+    assert calls == Counter({"decompose_claims": 1, "initial_arguments": 4, "generate_attacks": 4 * rounds, "validate_attacks": rounds})
+    assert result.usage.calls <= 20  # seed 03: 20 calls for 4 personas and 3 rounds
+    assert {c.tier for c in result.llm_calls if c.purpose in ("validate_attacks", "decompose_claims")} == {Tier.fast}
+    assert {c.tier for c in result.llm_calls if c.purpose in ("initial_arguments", "generate_attacks")} == {Tier.strong}
+
+
+async def test_attacks_target_opposing_arguments_and_cruxes_come_from_the_graph() -> None:
+    ids, topic = shipped_deck(4)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=2))
+    graph = result.graph
+    by_id = {a.id: a for a in graph.arguments}
+    assert graph.attacks
+    for atk in graph.attacks:
+        assert by_id[atk.from_arg_id].speaker_id != by_id[atk.to_arg_id].speaker_id
+        assert atk.target.arg_id == atk.to_arg_id
+    agent_turns = [e for e in result.events if e.type == "agent_turn"]
+    assert len(agent_turns) == len([a for a in graph.attacks if not a.id.endswith("r")])
+    assert result.cruxes and all(c.source == "assumption" for c in result.cruxes)
+    assert set(result.graph.labelling) == set(by_id)
+    assert result.regime.value in ("consensus", "polarized", "partial")
+
+
+async def test_literal_seed_graph_is_acyclic_and_always_one_camp() -> None:
+    ids, topic = shipped_deck(4)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=2, params={"symmetric_rebut": False})
+    result = await run_debate(config)
+    assert result.graph.attacks and result.graph.preferred_count == 1
+    assert all(v is not Label.UNDEC for v in result.graph.labelling.values())
+
+
+# ---------------------------------------------------------------------------
+# Validation: bad replies, bad attacks, missed attacks
+# ---------------------------------------------------------------------------
+
+
+class BrokenValidator:
+    """Simulator, except that validate_attacks returns garbage (or raises after repair)."""
+
+    def __init__(self, inner: SimulatedBackend, mode: str) -> None:
+        self.inner, self.mode, self.name = inner, mode, "broken-validator"
+
+    def model_for(self, tier: Tier) -> str:
+        return self.inner.model_for(tier)
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose != "validate_attacks":
+            return await self.inner.generate(request)
+        if self.mode == "raise":
+            raise LLMOutputError("validate_attacks", "not JSON: 'Sure! All attacks look fine.'")
+        return LLMResponse(text="Sure! All attacks look fine.", model="x", backend=self.name)
+
+
+@pytest.mark.parametrize("mode", ["garbage", "raise"])
+async def test_unrepairable_validation_drops_the_rounds_attacks_with_a_warning(mode: str) -> None:
+    ids, topic = shipped_deck(2)
+    sim = SimulatedBackend(load_personas(ids), propositions_for(ids), seed=0)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph"), backend=BrokenValidator(sim, mode))
+    assert result.complete and result.error is None
+    warnings = [e for e in result.events if e.type == "engine_error" and e.purpose == "validate_attacks"]
+    assert warnings and all(w.level == "warning" and "dropped" in w.error for w in warnings)  # type: ignore[union-attr]
+    generated = sum(len(e.attacks) for e in result.events if e.type == "attacks_generated")  # type: ignore[union-attr]
+    assert generated > 0
+    assert result.graph.attacks == []  # never silently accepted
+    verdicts = [r for e in result.events if e.type == "validation_complete" for r in e.results]  # type: ignore[union-attr]
+    assert verdicts and not any(r.valid for r in verdicts)
+
+
+async def test_drifting_personas_make_attacks_the_validator_rejects() -> None:
+    ids, topic = shipped_deck(4)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=7, sim=SimulatorKnobs(drift=1.0))
+    result = await run_debate(config)
+    rejected = [r for e in result.events if e.type == "validation_complete" for r in e.results if not r.valid]  # type: ignore[union-attr]
+    assert rejected
+    assert any("own argument" in r.corrections or "irrelevant" in r.corrections for r in rejected)
+    by_id = {a.id: a for a in result.graph.arguments}
+    for atk in result.graph.attacks:
+        assert by_id[atk.from_arg_id].speaker_id != by_id[atk.to_arg_id].speaker_id
+
+
+async def test_missed_attacks_leave_free_floating_claims_that_are_flagged() -> None:
+    ids, topic = shipped_deck(4)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=1, sim=SimulatorKnobs(missed_attack=1.0))
+    result = await run_debate(config)
+    assert result.graph.attacks == []
+    convergence = [e for e in result.events if e.type == "graph_convergence"]
+    assert len(convergence) == 1 and "no new edges" in convergence[0].reason  # type: ignore[union-attr]
+    assert Counter(c.purpose for c in result.llm_calls)["validate_attacks"] == 0
+    # Everything is IN, yet opposite stances are not reported as common ground.
+    fake = [e for e in result.events if e.type == "engine_error" and "fake consensus" in e.error]  # type: ignore[union-attr]
+    assert fake
+    meta = {a.id: a.proposition_id for a in result.graph.arguments}
+    props = Counter(meta[g.argument_id] for g in result.common_ground if g.argument_id)
+    stances = {(a.proposition_id, a.claim.startswith("It is not")) for a in result.graph.arguments
+               if a.id in {g.argument_id for g in result.common_ground}}
+    for pid in props:
+        assert len({neg for p, neg in stances if p == pid}) == 1
