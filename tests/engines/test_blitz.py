@@ -6,7 +6,12 @@ from collections import Counter
 
 import pytest
 
-from crux_lab.engines.blackboard import ConvergenceRule, check_convergence, confidence_distance, stance_entropy
+from crux_lab.engines.blackboard import (
+    ConvergenceRule,
+    check_convergence,
+    confidence_distance,
+    stance_entropy,
+)
 from crux_lab.engines.claims import AgentStance, assign_tables
 from crux_lab.llm.base import LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
