@@ -293,9 +293,12 @@ class AnthropicBackend:
                 parsed = parse_structured(first.text, request.output_schema)
                 return self._response(first, extract_json(first.text), parsed, started, repaired=False)
             except StructuredOutputInvalid as problem:
+                reason = str(problem)
+                if first.stop_reason == "max_tokens":
+                    reason += " (the answer was cut off at the token limit: be more concise)"
                 messages += [
                     {"role": "assistant", "content": first.text.strip() or "(no answer)"},
-                    {"role": "user", "content": repair_instruction(str(problem))},
+                    {"role": "user", "content": repair_instruction(reason)},
                 ]
             try:
                 second = await self._send(request, model, messages)
@@ -387,8 +390,21 @@ class AnthropicBackend:
             raise LLMCallFailed(
                 request.purpose, f"connection error: {exc.message}", retries=max(len(attempts) - 1, 0)
             ) from None
+        except anthropic.AnthropicError as exc:
+            # e.g. a response that does not parse as a Message; never let an SDK type escape.
+            raise LLMCallFailed(
+                request.purpose, f"{type(exc).__name__}: {str(exc)[:300]}", retries=max(len(attempts) - 1, 0)
+            ) from None
         finally:
             _attempts.reset(token)
+        if not isinstance(message, anthropic.types.Message):
+            # A non-JSON 200 (a proxy or captive portal) comes back from the SDK as a str.
+            raise LLMCallFailed(
+                request.purpose,
+                f"the API answered with something that is not a message: {str(message)[:120]!r}; "
+                f"check ANTHROPIC_BASE_URL and any proxy",
+                retries=max(len(attempts) - 1, 0),
+            )
         if message.stop_reason == "refusal":
             raise LLMCallFailed(
                 request.purpose,

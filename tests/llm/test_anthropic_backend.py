@@ -267,3 +267,17 @@ def test_bad_settings_are_refused() -> None:
         AnthropicBackend(api_key=FAKE_KEY, max_concurrency=0)
     with pytest.raises(ValueError, match="timeout_s"):
         AnthropicBackend(api_key=FAKE_KEY, timeout_s=0)
+
+
+async def test_truncated_json_repair_asks_for_brevity() -> None:
+    api = FakeAPI([message('{"side": "YES", "confid', stop_reason="max_tokens"), message('{"side": "YES", "confidence": 1}')])
+    r = await backend(api).generate(take(output_schema=Vote))
+    assert r.repaired
+    assert "cut off" in api.requests[1].body["messages"][2]["content"]
+
+
+async def test_a_garbled_200_is_a_call_failure_not_an_sdk_error() -> None:
+    api = FakeAPI([httpx2.Response(200, content=b"<html>proxy says hi</html>", headers={"content-type": "text/html"})])
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api).generate(take(purpose="summarize"))
+    assert "summarize" in str(info.value)
