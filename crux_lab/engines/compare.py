@@ -152,9 +152,15 @@ def run_comparison(
         except ValidationError as exc:
             err = exc.errors()[0]
             raise CompareError(f"invalid configuration for engine '{name}': {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    # Check every engine's parameters and persona count before spending any calls.
+    # Check personas, every engine's parameters and persona count before spending any calls.
     from crux_lab.engines import get
     from crux_lab.engines.base import check_personas, validate_params
+    from crux_lab.personas.loader import PersonaError, load_personas
+
+    try:
+        load_personas(list(persona_ids))
+    except PersonaError as exc:
+        raise CompareError(str(exc)) from None
 
     for config in configs:
         engine = get(config.engine)

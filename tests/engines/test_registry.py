@@ -1,0 +1,69 @@
+"""The engine registry: listing, lookup, and engine-specific parameters refused elsewhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from crux_lab import engines
+from crux_lab.engines.base import EngineConfigError, check_personas, validate_params
+from crux_lab.models import DebateConfig
+
+MINE = ("blitz", "classical", "graph")
+
+
+def test_available_lists_each_engine_with_one_line() -> None:
+    listed = engines.available()
+    for name in MINE:
+        assert name in listed
+    for name, description in listed.items():
+        assert description.strip() and "\n" not in description, name
+        assert engines.get(name).name == name
+
+
+def test_unknown_engine_names_the_valid_ones() -> None:
+    with pytest.raises(EngineConfigError) as err:
+        engines.get("blits")
+    message = str(err.value)
+    assert "blits" in message and all(name in message for name in MINE)
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_every_comparison_engine_takes_max_rounds(name: str) -> None:
+    engine = engines.get(name)
+    params = validate_params(engine, DebateConfig(topic="t", persona_ids=["a", "b"], engine=name, params={"max_rounds": 2}))
+    assert params.max_rounds == 2  # type: ignore[attr-defined]
+
+
+def test_aspects_on_blitz_is_refused_with_a_clear_error() -> None:
+    blitz = engines.get("blitz")
+    config = DebateConfig(topic="t", persona_ids=["a", "b"], engine="blitz", params={"aspects": 3})
+    with pytest.raises(EngineConfigError) as err:
+        validate_params(blitz, config)
+    message = str(err.value)
+    assert "'blitz'" in message and "aspects" in message and "max_rounds" in message
+
+
+def test_max_rounds_on_panel_is_refused_with_a_clear_error() -> None:
+    if "panel" not in engines.available():
+        pytest.skip("panel engine not installed yet")
+    panel = engines.get("panel")
+    config = DebateConfig(topic="t", persona_ids=["a", "b", "c"], engine="panel", params={"max_rounds": 3})
+    with pytest.raises(EngineConfigError) as err:
+        validate_params(panel, config)
+    assert "'panel'" in str(err.value) and "max_rounds" in str(err.value)
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_out_of_range_parameters_are_refused(name: str) -> None:
+    engine = engines.get(name)
+    with pytest.raises(EngineConfigError, match="max_rounds"):
+        validate_params(engine, DebateConfig(topic="t", persona_ids=["a", "b"], engine=name, params={"max_rounds": 0}))
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_persona_count_and_duplicates_are_checked(name: str) -> None:
+    engine = engines.get(name)
+    with pytest.raises(EngineConfigError, match="needs"):
+        check_personas(engine, ["solo"])
+    with pytest.raises(EngineConfigError, match="duplicate"):
+        check_personas(engine, ["a", "a"])
