@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import Field
 
 from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
@@ -73,9 +74,19 @@ class DialogueParams(EngineParams):
 
 
 def default_encoder() -> Encoder:
+    """The shared embedder, run on one BLAS thread: a handful of short turns gains nothing
+    from threads, and on a loaded machine oversubscribed BLAS threads made it 20x slower."""
+    from threadpoolctl import threadpool_limits
+
     from crux_lab.embed import get_embedder
 
-    return get_embedder().encode
+    embedder = get_embedder()
+
+    def encode(texts: Sequence[str]) -> np.ndarray:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return embedder.encode(texts)
+
+    return encode
 
 
 class DialogueRun:

@@ -1,0 +1,103 @@
+"""Fake-consensus audit of a finished dialogue/dcg debate against simulator ground truth.
+
+Seed 01's bug: a polarized pair reported as "consensus", with contradictory claims in the
+common ground. With the persona simulator the truth is known, so the bug can be counted:
+
+- a pair is *polarized* when two personas end the debate with opposite stances (pro vs con)
+  on at least one proposition of their deck;
+- *contradictory common ground*: two common-ground items of different personas on the same
+  proposition whose personas end with opposite stances (v2: two grounded arguments), or one
+  item (a DCG dispute) backed by personas that end with opposite stances;
+- *contested common ground* (broader): any common-ground item on a proposition the pair ends
+  up disputing, even if only one side stated it (an unattacked one-sided claim in v2).
+
+"End with" = the ground-truth stance after the debate's own concessions and fired flip
+conditions (:meth:`crux_lab.llm.simulated.SimContext.current_stance`), so legitimate
+agreement reached in the debate is never counted as fake.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from crux_lab.engines.base import turn_hints
+from crux_lab.llm.base import Hints
+from crux_lab.llm.simulated.core import SimContext
+from crux_lab.models import DebateResult, Regime, SimulatorKnobs
+from crux_lab.personas.models import Persona, Proposition
+
+
+@dataclass(frozen=True)
+class FakeConsensusAudit:
+    polarized: bool
+    labelled_consensus: bool
+    contradictory_common_ground: list[str] = field(default_factory=list)
+    contested_common_ground: list[str] = field(default_factory=list)
+
+    @property
+    def fake_consensus(self) -> bool:
+        """The seed-01 bug: a polarized pair called consensus, or contradictions as common ground."""
+        return self.polarized and (self.labelled_consensus or bool(self.contradictory_common_ground))
+
+
+def final_stances(
+    result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
+) -> dict[tuple[str, str], str | None]:
+    """(persona, proposition) -> ground-truth stance at the end of the debate."""
+    ctx = SimContext(
+        rng=random.Random(0),
+        knobs=SimulatorKnobs(),
+        personas=personas,
+        propositions=propositions,
+        hints=Hints(persona_ids=list(result.config.persona_ids), turns=turn_hints(result.transcript)),
+    )
+    return {
+        (pid, prop): ctx.current_stance(pid, prop)
+        for pid in result.config.persona_ids
+        for prop in propositions
+    }
+
+
+def audit(
+    result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
+) -> FakeConsensusAudit:
+    """Audit one result (either engine) for fake consensus."""
+    final = final_stances(result, personas, propositions)
+    ids = list(result.config.persona_ids)
+
+    def opposed(prop: str, who: list[str]) -> bool:
+        seen = {final.get((p, prop)) for p in who}
+        return {"pro", "con"} <= seen
+
+    polarized = any(opposed(prop, ids) for prop in propositions)
+    contradictory: list[str] = []
+    contested: list[str] = []
+    if result.engine == "dcg":
+        for cg in result.common_ground:
+            for prop in cg.proposition_ids:
+                if opposed(prop, cg.persona_ids):
+                    contradictory.append(f"{cg.dispute_id}:{prop}")
+                if opposed(prop, ids):
+                    contested.append(f"{cg.dispute_id}:{prop}")
+    else:
+        args = {a.id: a for a in result.graph.arguments}
+        grounded = [args[a] for a in result.graph.grounded if a in args]
+        for i, a in enumerate(grounded):
+            if a.proposition_id and opposed(a.proposition_id, ids):
+                contested.append(f"{a.id}:{a.proposition_id}")
+            for b in grounded[i + 1 :]:
+                if (
+                    a.proposition_id
+                    and a.proposition_id == b.proposition_id
+                    and a.speaker_id != b.speaker_id
+                    and opposed(a.proposition_id, [a.speaker_id, b.speaker_id])
+                ):
+                    contradictory.append(f"{a.id}+{b.id}:{a.proposition_id}")
+    return FakeConsensusAudit(
+        polarized=polarized,
+        labelled_consensus=result.regime is Regime.consensus,
+        contradictory_common_ground=contradictory,
+        contested_common_ground=contested,
+    )
