@@ -1,0 +1,177 @@
+"""``crux-lab personas``: list, show, decks and the belief-graph build pipeline.
+
+Mounted by ``crux_lab.cli`` as the ``personas`` sub-command (``app`` below).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+app = typer.Typer(help="The persona library: list, show, decks, build belief graphs.", no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+@app.command("list")
+def list_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of persona ids.")] = False,
+) -> None:
+    """List the personas of the library (id, name, real/synthetic, decks, belief graph size)."""
+    from crux_lab.personas.loader import list_personas, load_decks, load_persona
+
+    ids = list_personas()
+    if as_json:
+        typer.echo(json.dumps(ids))
+        return
+    decks: dict[str, list[str]] = {}
+    for deck in load_decks():
+        for pid in deck.persona_ids:
+            decks.setdefault(pid, []).append(deck.id)
+    table = Table("id", "name", "kind", "decks", "nodes", "edges", "chunks")
+    for pid in ids:
+        try:
+            p = load_persona(pid)
+        except Exception as exc:  # one broken persona must not hide the others
+            table.add_row(pid, f"[red]unreadable: {escape(str(exc))}[/]", "", "", "", "", "")
+            continue
+        g = p.beliefs
+        table.add_row(pid, escape(p.name), p.contract.kind, ", ".join(decks.get(pid, [])),
+                      str(len(g.nodes)) if g else "-", str(len(g.edges)) if g else "-", str(len(p.corpus)))
+    out.print(table)
+
+
+@app.command("show")
+def show_cmd(
+    persona_id: Annotated[str, typer.Argument(help="Persona id (see `crux-lab personas list`).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print contract, voice and stances as JSON.")] = False,
+    prompt: Annotated[bool, typer.Option("--prompt", help="Print the consolidated system prompt and its token count.")] = False,
+    third: Annotated[bool, typer.Option("--third", help="With --prompt: third-person (APR) framing.")] = False,
+) -> None:
+    """Show one persona: contract, stances on its deck, belief graph summary."""
+    from crux_lab.personas.loader import PersonaError, load_persona, propositions_for
+
+    try:
+        p = load_persona(persona_id)
+    except PersonaError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        typer.echo(json.dumps({
+            "contract": p.contract.model_dump(mode="json", by_alias=True),
+            "voice": p.voice.model_dump(mode="json", by_alias=True),
+            "stances": p.stances.model_dump(mode="json", by_alias=True),
+            "beliefs": {"nodes": len(p.beliefs.nodes), "edges": len(p.beliefs.edges)} if p.beliefs else None,
+            "warnings": p.warnings,
+        }, indent=1, ensure_ascii=False))
+        return
+    props = propositions_for([p.id])
+    if prompt:
+        from crux_lab.personas.prompt import build_system_prompt
+        from crux_lab.tokens import count_tokens
+
+        text = build_system_prompt(p, framing="third" if third else "second", propositions=props)
+        typer.echo(text)
+        err.print(f"[dim]{count_tokens(text)} tokens (crux_lab.tokens.count_tokens)[/]")
+        return
+    c = p.contract
+    out.print(f"[bold]{escape(p.name)}[/] ({p.id}, {c.kind})")
+    for label, text in (("personality", c.personality), ("bias", c.bias), ("stakes", c.stakes),
+                        ("epistemology", c.epistemology), ("time horizon", c.time_horizon),
+                        ("flip conditions", c.flip_conditions)):
+        out.print(f"[bold]{label}:[/] {escape(text)}")
+    table = Table("proposition", "stance", "conf", "type", "reason")
+    for s in p.stances.stances:
+        claim = props[s.proposition_id].text if s.proposition_id in props else s.proposition_id
+        table.add_row(f"{s.proposition_id}\n[dim]{escape(claim)}[/]", s.stance, f"{s.confidence:.2f}",
+                      s.disagreement_type.value if s.disagreement_type else "", escape(s.reason))
+    out.print(table)
+    if p.beliefs:
+        out.print(f"belief graph: {len(p.beliefs.nodes)} nodes, {len(p.beliefs.edges)} edges, "
+                  f"{len(p.beliefs.contradictions)} contradictions; corpus {len(p.corpus)} chunks")
+    for w in p.warnings:
+        err.print(f"[yellow]warning:[/] {escape(w)}")
+
+
+@app.command("decks")
+def decks_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print decks.json content as JSON.")] = False,
+) -> None:
+    """List the decks: personas, suggested topics and shared propositions."""
+    from crux_lab.personas.loader import PersonaError, load_decks
+
+    try:
+        decks = load_decks()
+    except PersonaError as exc:
+        _fail(str(exc))
+        return
+    if as_json:
+        typer.echo(json.dumps([d.model_dump(mode="json", by_alias=True) for d in decks], indent=1, ensure_ascii=False))
+        return
+    for d in decks:
+        out.print(f"[bold]{d.id}[/] — {escape(d.name)}: {', '.join(d.persona_ids)}")
+        out.print(f"  topics: {escape('; '.join(d.topics))}")
+        for prop in d.propositions:
+            kind = prop.disagreement_type.value if prop.disagreement_type else "common ground"
+            out.print(f"  {prop.id:<14} [{kind}] {escape(prop.text)}")
+
+
+@app.command("build")
+def build_cmd(
+    folder: Annotated[Path, typer.Argument(help="Persona folder with contract.json, voice.json, stances.json, corpus.jsonl.")],
+    backend: Annotated[str, typer.Option("--backend", help="auto | simulated | anthropic | replay.")] = "auto",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated backend.")] = 0,
+    cassette: Annotated[Path | None, typer.Option("--cassette", help="Replay cassette (JSONL): replay answers from it; other backends record into it.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Parallel extraction calls.")] = 4,
+    max_nodes: Annotated[int, typer.Option("--max-nodes", min=1, help="Keep at most this many best-grounded nodes.")] = 50,
+) -> None:
+    """Extract a grounded belief graph from the corpus and write beliefs.json atomically."""
+    from crux_lab.llm import UnknownBackend, describe_backend_choice, make_backend
+    from crux_lab.llm.base import LLMError
+    from crux_lab.personas.build import build_beliefs, load_for_build
+    from crux_lab.personas.loader import PersonaError, propositions_for
+
+    if not folder.is_dir():
+        _fail(f"{folder} is not a folder. Pass a persona folder such as data/personas/michael-saylor.")
+    try:
+        persona = load_for_build(folder)
+        err.print(describe_backend_choice(backend, cassette=cassette))
+        be = make_backend(backend, personas={persona.id: persona}, propositions=propositions_for([persona.id]),
+                          seed=seed, cassette=cassette)
+    except (PersonaError, UnknownBackend, LLMError) as exc:
+        _fail(str(exc))
+        return
+    with Progress(TextColumn("extract_beliefs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as bar:
+        task = bar.add_task("chunks", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = asyncio.run(build_beliefs(folder, be, concurrency=concurrency, max_nodes=max_nodes, progress=progress))
+        except (PersonaError, LLMError) as exc:
+            _fail(f"build failed, {folder / 'beliefs.json'} left unchanged: {exc}", code=1)
+            return
+    g = result.graph
+    out.print(f"wrote {result.path}: {len(g.nodes)} nodes, {len(g.edges)} edges, "
+              f"{len(g.contradictions)} contradictions from {result.chunks} chunks ({result.calls} calls, "
+              f"{result.input_tokens + result.output_tokens} tokens, ${result.cost_usd:.4f})")
+    if result.failed_chunks:
+        err.print(f"[yellow]warning:[/] extraction failed for {len(result.failed_chunks)} chunk(s): {', '.join(result.failed_chunks)}")
+    if result.dangling_stance_links:
+        err.print(f"[yellow]warning:[/] stances.json links {len(result.dangling_stance_links)} node id(s) the new graph "
+                  f"does not have: {', '.join(result.dangling_stance_links[:8])}. Update beliefNodeIds in stances.json.")
