@@ -169,8 +169,8 @@ def _check_personas(raw: str) -> list[str]:
     return ids
 
 
-def _backend_choice(name: str, cassette: Path | None) -> tuple[str, str]:
-    """(resolved backend, why) or a clear failure."""
+def _backend_choice(name: str, cassette: Path | None) -> str:
+    """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
     from crux_lab.llm import API_KEY_ENV, BACKENDS, UnknownBackend, resolve_backend_name
 
     try:
@@ -187,11 +187,7 @@ def _backend_choice(name: str, cassette: Path | None) -> tuple[str, str]:
         fail("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
     if resolved == "replay" and cassette is not None and not cassette.is_file():
         fail(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
-    if name == "auto":
-        why = f"auto: {API_KEY_ENV} is set" if has_key else f"auto: {API_KEY_ENV} not set"
-    else:
-        why = "requested"
-    return resolved, why
+    return resolved
 
 
 def _check_out(out: Path | None) -> None:
@@ -323,7 +319,7 @@ def debate(
         fail(str(exc))
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
-    resolved, why = _backend_choice(backend, cassette)
+    resolved = _backend_choice(backend, cassette)
     _check_out(out)
 
     from pydantic import ValidationError
@@ -353,7 +349,10 @@ def debate(
     except StoreError as exc:
         fail(str(exc))
 
-    note(f"backend: [bold]{resolved}[/] ({why})  engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
+    from crux_lab.llm import describe_backend_choice
+
+    note(escape(describe_backend_choice(backend, cassette=cassette)))
+    note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
     result = _drive(run, max_turns, progress)
 
     run_dir = write_run(result, runs_dir)

@@ -49,7 +49,7 @@ def test_debate_writes_run_folder_db_rows_and_json(runner: CliRunner, env: dict[
     res = runner.invoke(app, debate_args(env))
     assert res.exit_code == 0, res.output
     out = flat(res.output)
-    assert "backend: simulated (auto: ANTHROPIC_API_KEY not set)" in out
+    assert "backend: simulated (auto: ANTHROPIC_API_KEY is not set)" in out
     assert "regime: polarized" in out and "Is the tide rising?" in out
     result = DebateResult.model_validate_json(env["out"].read_text())
     assert result.complete and result.engine == "fake" and len(result.transcript) == 2
