@@ -90,7 +90,7 @@ def card_alignment(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None 
 def stance_camps(persona_ids: Sequence[str], cards: Sequence[CruxCard], observations: Sequence[object]) -> list[Camp]:
     """Camps of personas from their card positions and proposition stances (shared analysis)."""
     try:
-        import crux_lab.analysis.alignment  # type: ignore[import-not-found]  # noqa: F401
+        import crux_lab.analysis.alignment  # noqa: F401
     except ImportError:
         return []
     return []

@@ -136,7 +136,7 @@ def belief_anchor(persona: Persona, focus: str, proposition_ids: Iterable[str] =
     if not lines:
         return ""
     text = "Your reasoning anchors on this:\n" + "\n".join(lines)
-    while count_tokens(text) > budget and len(lines) > 1:
+    while len(text) > budget and count_tokens(text) > budget and len(lines) > 1:
         lines.pop()
         text = "Your reasoning anchors on this:\n" + "\n".join(lines)
     return text

@@ -151,11 +151,15 @@ def turn_context(
         return "\n\n".join(blocks)
 
     text = render()
+    if len(text) <= budget:  # fewer characters than the budget is always within budget
+        return text
+    size = count_tokens(text)
     # Trim in the order that loses least: old summaries, own-claim notes, old cards, old verbatim.
     for pool in (summaries, own, cards, contested, verbatim):
-        while count_tokens(text) > budget and len(pool) > (1 if pool is verbatim else 0):
+        while size > budget and len(pool) > (1 if pool is verbatim else 0):
             pool.pop(0)
             text = render()
+            size = count_tokens(text)
     return text
 
 
