@@ -1,0 +1,164 @@
+"""The ``crux_rooms`` engine: the deployed Dialogue + Crux Room system (seed 02 §5), with the
+fixes the Feb 17 quality pass planned (§6 Areas 5-6).
+
+- A main channel where the personas take turns round-robin, 1-2 sentences each.
+- A disagreement detector every 3 messages over a sliding window of the last 6 (boolean
+  decomposition; one call per window).
+- Staged commitment (Area 6): a candidate only becomes a room when it was seen in 3+
+  consecutive windows, its pair never had a room on that claim, and the pair's cooldown has
+  passed. One-off quibbles never spawn rooms; the same argument never spawns twice.
+- Crux rooms as a conversation (Area 5): entry statements, free alternating exchange, a
+  fast-tier exit check after each exchange, a safety cap of 20 turns, then one strong-tier card
+  extraction over the full room conversation.
+- Cards are posted back to the channel (``crux_card_posted``) and enter the channel's context
+  as evidence, not verdicts (seed 04 "crux cards posted back").
+
+It shares rooms, cards, anti-sycophancy and the insight output with the ``panel`` engine, so
+researchers can compare the two on the same personas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import ClassVar
+
+from pydantic import Field
+
+from crux_lab.engines.base import EngineConfigError, EngineContext
+from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History
+from crux_lab.engines.crux_room.detection import SpawnGate, detect
+from crux_lab.engines.crux_room.outcome import RoomRecord, finish
+from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams
+from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
+from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.models import (
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    DialogueTurn,
+    DisagreementCandidate,
+    DisagreementDetected,
+    MessagePosted,
+)
+
+
+class CruxRoomsParams(CruxParams):
+    max_messages: int | None = Field(None, ge=3, le=500, description="Channel messages; default: config.max_turns.")
+    detect_every: int = Field(3, ge=1, le=20, description="Run the detector every N channel messages.")
+    window: int = Field(6, ge=2, le=30, description="Messages the detector reads (sliding window).")
+    min_seen: int = Field(3, ge=1, le=20, description="Consecutive windows a candidate must be seen in.")
+    cooldown_messages: int = Field(9, ge=0, le=200, description="Channel messages between rooms of one pair.")
+
+
+class CruxRoomsEngine:
+    name: ClassVar[str] = "crux_rooms"
+    description: ClassVar[str] = (
+        "Dialogue + crux rooms (seed 02 §5-6): round-robin channel, detector every 3 messages, "
+        "staged-commitment spawn gate, conversational crux rooms, cards posted back."
+    )
+    params_model: ClassVar[type[CruxRoomsParams]] = CruxRoomsParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = HARD_MAX_PERSONAS
+
+    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
+        params = ctx.params if isinstance(ctx.params, CruxRoomsParams) else CruxRoomsParams.model_validate(ctx.config.params)
+        n = len(ctx.persona_ids)
+        if n > params.max_personas:
+            raise EngineConfigError(
+                f"engine 'crux_rooms' is configured for at most {params.max_personas} personas (params.max_personas); "
+                f"got {n}. Remove personas or raise max_personas (up to {HARD_MAX_PERSONAS})."
+            )
+        return _ChannelRun(ctx, params).events()
+
+
+class _ChannelRun:
+    def __init__(self, ctx: EngineContext, params: CruxRoomsParams) -> None:
+        self.ctx = ctx
+        self.p = params
+        self.timeline = Timeline()
+        self.sp = Speakers(ctx, params.antisyc(), self.timeline)
+        self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
+        self.rooms: list[RoomRecord] = []
+        self.gate = SpawnGate(min_seen=params.min_seen, cooldown_messages=params.cooldown_messages)
+        self.settings = RoomSettings(
+            three_phase=False, min_exchange=params.room_min_exchange, max_exchange=params.room_max_exchange,
+            turn_cap=params.room_turn_cap, last_turns=params.room_last_turns,
+        )
+        ctx.scratch.update(
+            timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
+            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
+            gate=self.gate,
+        )
+
+    def channel_context(self, pid: str) -> str:
+        history = History(self.memory.names, viewer=pid, anonymize=self.p.anonymize_history)
+        recent = history.lines(self.memory.turns[-self.p.window :])
+        cards = [self.memory.card_line(c, history) for c in self.memory.cards[-3:]]
+        parts = [f"Group chat about: {self.memory.topic}"]
+        if cards:
+            parts.append("Crux cards posted back from rooms (evidence, not verdicts):\n" + "\n".join(cards))
+        if recent:
+            parts.append("Recent messages:\n" + recent)
+        return "\n\n".join(parts)
+
+    async def events(self) -> AsyncIterator[DebateEvent]:
+        ctx, sp = self.ctx, self.sp
+        ids = ctx.persona_ids
+        total = self.p.max_messages or ctx.config.max_turns
+        yield DebateStart(topic=ctx.config.topic, aspects=[], personas=ids)
+        window_index = 0
+        for i in range(total):
+            pid = ids[i % len(ids)]
+            # The prompt shows the last `window` messages; the hints carry the whole channel so
+            # that a persuaded persona stays persuaded (the simulator reads stances from them).
+            seen = self.memory.turns
+            t = await sp.speak(
+                "channel_message", pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
+                phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
+            )
+            self.memory.turns.append(t)
+            yield MessagePosted(message=t, phase="channel")
+            for w in sp.drain():
+                yield w
+            if (i + 1) % self.p.detect_every:
+                continue
+            window_index += 1
+            window = self.memory.turns[-self.p.window :]
+            voted = await detect(sp, window, aspect=None, votes=1, threshold=1)
+            for w in sp.drain():
+                yield w
+            for v in voted:
+                yield DisagreementDetected(candidate=v.candidate, votes=v.votes)
+            ready = self.gate.observe(window_index, [v.candidate for v in voted], i + 1)
+            if ready and len(self.rooms) < self.p.max_rooms:
+                async for ev in self.room(ready[0], i + 1):
+                    yield ev
+        opening: dict[str, str] = {}
+        closing: dict[str, str] = {}
+        for t in self.memory.turns:
+            opening.setdefault(t.persona_id, t.dialogue)
+            closing[t.persona_id] = t.dialogue
+        shifts = finish(
+            ctx, sp, self.rooms, self.memory.cards, opening=opening, closing=closing,
+            embeddings=self.p.shift_embeddings, detected=bool(self.memory.contested),
+        )
+        yield DebateComplete(shifts=shifts)
+
+    async def room(self, cand: DisagreementCandidate, message_index: int) -> AsyncIterator[DebateEvent]:
+        a, b = cand.personas[0], cand.personas[1]
+        self.gate.mark_spawned(cand, message_index)
+        claim = ContestedClaim(cand.claim, (a, b), proposition_id=cand.proposition_id)
+        self.memory.contested.append(claim)
+        room_id = f"r{len(self.rooms) + 1}"
+        outcome = RoomOutcome(room_id=room_id, personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id)
+        self.rooms.append(RoomRecord(outcome=outcome))
+        sources: list[DialogueTurn] = [t for t in self.memory.turns[-self.p.window :] if t.persona_id in (a, b)]
+        async for ev in run_room(self.sp, outcome, self.settings, source_messages=[t.id for t in sources]):
+            yield ev
+        if outcome.card is not None:
+            self.memory.cards.append(outcome.card)
+            if outcome.card.resolved:
+                claim.status = "resolved"
+

@@ -1,0 +1,178 @@
+"""The crux_rooms engine (seed 02 §5 with the §6 fixes) on the simulated backend."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crux_lab.engines.base import EngineConfigError
+from crux_lab.engines.crux_room.detection import SpawnGate
+from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC, write_test_deck
+from crux_lab.engines.crux_room.testing import ScriptedBackend
+from crux_lab.engines.crux_rooms import CruxRoomsEngine
+from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import DebateConfig, DisagreementCandidate
+from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.runner import DebateRun
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("personas")
+    write_test_deck(root)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _use_library(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
+
+
+def sim(seed: int = 0) -> SimulatedBackend:
+    ids = list(PERSONA_IDS)
+    return SimulatedBackend(load_personas(ids), propositions_for(ids), seed=seed)
+
+
+async def run(params: dict[str, Any] | None = None, backend: Any = None, **cfg: Any) -> DebateRun:
+    config = DebateConfig(
+        topic=TOPIC, persona_ids=list(cfg.pop("persona_ids", PERSONA_IDS)), engine="crux_rooms",
+        params={"shift_embeddings": False, **(params or {})}, **cfg,
+    )
+    r = DebateRun(config, backend=backend)
+    async for _ in r.events():
+        pass
+    return r
+
+
+@pytest.fixture(scope="module")
+def default(library: Path) -> tuple[DebateRun, ScriptedBackend]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRUX_LAB_PERSONAS", str(library))
+        backend = ScriptedBackend(sim())
+        return asyncio.run(run(backend=backend)), backend
+
+
+def types(r: DebateRun) -> list[str]:
+    return [e.type for e in r.result.events]
+
+
+def test_channel_is_round_robin_with_detector_every_three(default: tuple[DebateRun, ScriptedBackend]) -> None:
+    r, backend = default
+    res = r.result
+    assert res.complete and res.events[0].type == "debate_start" and res.events[-1].type == "debate_complete"
+    channel = [e.message for e in res.events if e.type == "message_posted"]  # type: ignore[union-attr]
+    assert len(channel) == 30  # config.max_turns
+    assert [m.persona_id for m in channel] == [PERSONA_IDS[i % 4] for i in range(30)]
+    assert all(m.phase == "channel" for m in channel)
+    assert backend.counts["detect_disagreement"] == 10
+    assert all("1-2 sentences" in u for u in backend.users("channel_message"))
+
+
+def test_rooms_only_after_three_consecutive_windows(default: tuple[DebateRun, ScriptedBackend]) -> None:
+    r, _ = default
+    posted = 0
+    first_room_at = None
+    for e in r.result.events:
+        if e.type == "message_posted":
+            posted += 1
+        if e.type == "crux_room_spawning" and first_room_at is None:
+            first_room_at = posted
+    assert first_room_at is not None, "the planted deck must produce a room"
+    assert first_room_at >= 9  # seenCount >= 3 windows of 3 messages
+
+
+def test_rooms_are_conversations_with_exit_checks_and_cards_posted_back(default: tuple[DebateRun, ScriptedBackend]) -> None:
+    r, backend = default
+    res = r.result
+    msgs: dict[str, list[Any]] = {}
+    for e in res.events:
+        if e.type == "crux_message":
+            msgs.setdefault(e.room_id, []).append(e)  # type: ignore[union-attr]
+    for room in msgs.values():
+        assert [m.room_phase for m in room[:2]] == ["position", "position"]
+        assert {m.room_phase for m in room[2:]} <= {"exchange"}
+        assert [m.message.persona_id for m in room[2:]] == [room[k % 2].message.persona_id for k in range(len(room) - 2)]
+        assert len(room) <= 20
+    assert backend.counts["exit_check"] >= len(msgs)
+    cards = [e.card for e in res.events if e.type == "crux_card_posted"]  # type: ignore[union-attr]
+    assert cards and res.crux_cards == cards
+    # the channel sees posted cards afterwards, as evidence
+    first_card_seq = next(e.seq for e in res.events if e.type == "crux_card_posted")
+    later = [m for m in res.events if m.type == "message_posted" and m.seq > first_card_seq]
+    assert later and any("Crux cards posted back" in u for u in backend.users("channel_message"))
+
+
+def _same(pair: list[str], claim: str = "Is a reserve prudent?") -> dict[str, Any]:
+    return {"disagreements": [{"has_direct_opposition": True, "has_specific_claim": True, "topic_relevant": True, "personas": pair, "claim": claim}]}
+
+
+async def test_same_pair_and_claim_never_spawns_twice() -> None:
+    backend = ScriptedBackend(
+        sim(), strip_annotations=True, script={"detect_disagreement": lambda q, n: _same(["maximalist", "goldbug"])}
+    )
+    r = await run({"max_rooms": 5, "cooldown_messages": 0}, backend=backend, max_turns=45)
+    assert types(r).count("crux_room_spawning") == 1
+
+
+async def test_one_off_quibbles_do_not_spawn() -> None:
+    # positive only in every other window: never 3 consecutive
+    def script(req: LLMRequest, n: int) -> dict[str, Any]:
+        return _same(["maximalist", "goldbug"]) if n % 2 == 0 else {"disagreements": []}
+
+    r = await run(backend=ScriptedBackend(sim(), script={"detect_disagreement": script}))
+    assert "crux_room_spawning" not in types(r)
+    assert types(r).count("disagreement_detected") == 5
+
+
+async def test_room_loop_stops_at_safety_cap() -> None:
+    r = await run(
+        {"max_rooms": 1},
+        backend=ScriptedBackend(sim(), script={"exit_check": lambda q, n: {"crux_surfaced": False}}),
+    )
+    done = [e for e in r.result.events if e.type == "crux_room_complete"]
+    assert len(done) == 1 and done[0].turns == 20  # type: ignore[union-attr]
+
+
+async def test_unrepairable_detector_reply_is_skipped() -> None:
+    r = await run(backend=ScriptedBackend(sim(), fail=["detect_disagreement"]), max_turns=12)
+    warnings = [e for e in r.result.events if e.type == "engine_error"]
+    assert len(warnings) == 4 and all(w.level == "warning" for w in warnings)  # type: ignore[union-attr]
+    assert r.result.complete and types(r).count("message_posted") == 12
+
+
+async def test_bad_persona_counts() -> None:
+    with pytest.raises(EngineConfigError, match="got 1"):
+        DebateRun(DebateConfig(topic=TOPIC, persona_ids=["goldbug"], engine="crux_rooms"))
+    with pytest.raises(EngineConfigError, match="at most 3 personas"):
+        await run({"max_personas": 3})
+
+
+def test_spawn_gate_staged_commitment() -> None:
+    def cand(pair: list[str], prop: str) -> DisagreementCandidate:
+        return DisagreementCandidate(
+            has_direct_opposition=True, has_specific_claim=True, topic_relevant=True, personas=pair, claim=prop, proposition_id=prop
+        )
+
+    gate = SpawnGate(min_seen=3, cooldown_messages=9)
+    ab = cand(["a", "b"], "p1")
+    assert gate.observe(1, [ab], 3) == [] and gate.observe(2, [ab], 6) == []
+    assert gate.observe(3, [cand(["b", "a"], "p1")], 9) != []  # pair order does not matter
+    gate.mark_spawned(ab, 9)
+    for w in range(4, 8):
+        assert gate.observe(w, [ab], 3 * w) == []  # never twice for the same pair and claim
+    other = cand(["a", "b"], "p2")
+    assert [gate.observe(w, [other], 3 * w) for w in (8, 9)] == [[], []]
+    assert gate.observe(10, [other], 17) == []  # 17 - 9 < 9: cooling down
+    assert gate.observe(11, [other], 18) != []
+    fresh = SpawnGate(min_seen=2)
+    assert fresh.observe(1, [ab], 3) == [] and fresh.observe(3, [ab], 9) == []  # gap resets the count
+
+
+def test_registered() -> None:
+    from crux_lab.engines import get
+
+    assert isinstance(get("crux_rooms"), CruxRoomsEngine)
