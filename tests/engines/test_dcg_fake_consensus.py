@@ -1,0 +1,79 @@
+"""Seed 01's fake-consensus bug: reproduced in v2, structurally impossible in the DCG."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+
+from crux_lab.engines.dialogue_v2.audit import audit
+from crux_lab.models import DebateConfig, DebateResult, EngineError, Side, SimulatorKnobs
+from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.runner import run_debate
+
+PAIR = ("michael-saylor", "arthur-hayes")
+ADOPTION = "crypto.p2"  # "Bitcoin adoption is deterministic ..." (seed 01's example)
+
+
+@cache
+def debate(engine: str, missed: float, seed: int) -> DebateResult:
+    cfg = DebateConfig(topic="Bitcoin is digital gold", persona_ids=list(PAIR), engine=engine, seed=seed,
+                       sim=SimulatorKnobs(missed_attack=missed))
+    return asyncio.run(run_debate(cfg))
+
+
+def audited(engine: str, missed: float, seed: int):  # type: ignore[no-untyped-def]
+    return audit(debate(engine, missed, seed), load_personas(PAIR), propositions_for(PAIR))
+
+
+def test_before_v2_reports_a_polarized_pair_as_consensus() -> None:
+    """Seed 01 "Before": Saylor's determinism and Hayes' contingency both in the grounded extension."""
+    r = debate("dialogue", 1.0, 0)
+    a = audited("dialogue", 1.0, 0)
+    assert a.polarized and r.regime.value == "consensus"
+    assert r.regime_description.startswith("Consensus:") and "arguments in common ground" in r.regime_description
+    grounded = {x.id: x for x in r.graph.arguments if x.id in r.graph.grounded}
+    on_adoption = {x.speaker_id: x for x in grounded.values() if x.proposition_id == ADOPTION}
+    assert set(on_adoption) == set(PAIR), "both contradictory adoption claims count as common ground"
+    assert "deterministic" in on_adoption["michael-saylor"].claim
+    assert on_adoption["arthur-hayes"].claim.startswith("It is not the case")
+    assert any(ADOPTION in c for c in a.contradictory_common_ground) and a.fake_consensus
+
+
+def test_after_dcg_reports_the_same_debate_as_polarized() -> None:
+    """Seed 01 "After": one dispute, Saylor YES vs Hayes NO, a crux, no common ground."""
+    r = debate("dcg", 0.0, 0)
+    disputes = [d for d in r.dcg.disputes if d.proposition_id == ADOPTION]
+    assert len(disputes) == 1
+    d = disputes[0]
+    assert "deterministic" in d.question and "contingent" in d.question and d.resolution_criteria
+    sides = {s.speaker_id: s.side for s in r.dcg.stances if s.dispute_id == d.id}
+    assert sides == {"michael-saylor": Side.YES, "arthur-hayes": Side.NO}
+    crux = next(c for c in r.cruxes if c.dispute_id == d.id)
+    assert [x.persona_id for x in crux.yes_side] == ["michael-saylor"]
+    assert [x.persona_id for x in crux.no_side] == ["arthur-hayes"]
+    assert r.common_ground == [] and r.regime.value == "polarized"
+    assert r.regime_description.startswith("Polarized:") and "no common ground" in r.regime_description
+    assert not audited("dcg", 0.0, 0).fake_consensus
+
+
+def test_dcg_refuses_the_missed_link_instead_of_inventing_agreement() -> None:
+    r = debate("dcg", 1.0, 0)
+    refusals = [e for e in r.events if isinstance(e, EngineError) and e.level == "warning" and "refused" in e.error]
+    assert refusals and all(("divergence" in e.error) or ("stance-dispute" in e.error) for e in refusals)
+    assert r.common_ground == [] and r.regime.value != "consensus"
+    assert not audited("dcg", 1.0, 0).fake_consensus
+
+
+def test_fake_consensus_rate_v2_positive_dcg_zero() -> None:
+    seeds = range(3)
+    v2 = [audited("dialogue", 0.4, s).fake_consensus for s in seeds]
+    dcg = [audited("dcg", 0.4, s).fake_consensus for s in seeds]
+    assert all(audited("dcg", 0.4, s).polarized for s in seeds)
+    assert sum(dcg) == 0
+    assert sum(v2) > 0
+
+
+def test_no_fake_consensus_without_missed_attacks() -> None:
+    for engine in ("dialogue", "dcg"):
+        a = audited(engine, 0.0, 0)
+        assert a.polarized and not a.fake_consensus and not a.contradictory_common_ground

@@ -1,0 +1,97 @@
+"""The DCG crystallizer's hard rules (seed 01 phase 2), enforced in code on any reply."""
+
+from __future__ import annotations
+
+from crux_lab.argumentation.dcg import check_invariants
+from crux_lab.engines.dialogue_v2.dcg_state import DCGHolder, dcg_insights
+from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult, ReasonAttack
+
+
+def reply(**kw) -> DCGCrystallizationResult:  # type: ignore[no-untyped-def]
+    return DCGCrystallizationResult.model_validate(kw)
+
+
+def stance(did: str, who: str, side: str, turns: list[int] | None = None, statement: str = "s") -> dict:
+    return {"dispute_id": did, "speaker_id": who, "side": side, "statement": statement,
+            "derived_from_turns": [0] if turns is None else turns}
+
+
+def split_dispute(h: DCGHolder, n: int = 1) -> None:
+    r = reply(
+        new_disputes=[{"id": f"n{i}", "question": f"Q{i}?"} for i in range(n)],
+        upsert_stances=[x for i in range(n) for x in (stance(f"n{i}", "a", "YES"), stance(f"n{i}", "b", "NO"))],
+    )
+    h.apply(r, known_turns={0, 1, 2, 3})
+
+
+def test_at_most_two_new_disputes_per_call() -> None:
+    h = DCGHolder()
+    split_dispute(h, 3)
+    assert [d.id for d in h.state.disputes] == ["d-0", "d-1"]
+    h2 = DCGHolder()
+    r = reply(
+        new_disputes=[{"id": f"n{i}", "question": f"Q{i}?"} for i in range(3)],
+        upsert_stances=[x for i in range(3) for x in (stance(f"n{i}", "a", "YES"), stance(f"n{i}", "b", "NO"))],
+    )
+    ch = h2.apply(r)
+    assert any("hard rule 1" in x for x in ch.refused)
+    check_invariants(h2.state)
+
+
+def test_a_dispute_needs_real_divergence() -> None:
+    h = DCGHolder()
+    ch = h.apply(reply(new_disputes=[{"id": "n", "question": "Q?"}],
+                       upsert_stances=[stance("n", "a", "YES"), stance("n", "b", "YES")]))
+    assert not h.state.disputes and any("divergence" in x for x in ch.refused)
+
+
+def test_free_floating_stances_and_reasons_are_refused() -> None:
+    h = DCGHolder()
+    split_dispute(h)
+    ch = h.apply(reply(
+        upsert_stances=[stance("d-9", "c", "NO")],
+        new_reasons=[{"dispute_id": "d-0", "speaker_id": "c", "claim": "orphan", "derived_from_turns": [1]}],
+    ))
+    assert len(ch.refused) == 2
+    assert "stance-dispute" in ch.refused[0] and "free-floating" in ch.refused[1]
+    assert {s.speaker_id for s in h.state.stances} == {"a", "b"} and not h.state.reasons
+
+
+def test_derived_from_turns_is_required_and_must_exist() -> None:
+    h = DCGHolder()
+    ch = h.apply(reply(new_disputes=[{"id": "n", "question": "Q?"}],
+                       upsert_stances=[stance("n", "a", "YES", []), stance("n", "b", "NO")]))
+    assert not h.state.disputes  # the YES stance was refused, so no divergence is left
+    assert any("derivedFromTurns is required" in x for x in ch.refused)
+    split_dispute(h)
+    ch = h.apply(reply(new_reasons=[{"dispute_id": "d-0", "speaker_id": "a", "claim": "r", "derived_from_turns": [99]}]),
+                 known_turns={0, 1})
+    assert any("do not exist" in x for x in ch.refused) and not h.state.reasons
+
+
+def test_concession_upserts_the_stance_and_can_create_common_ground() -> None:
+    h = DCGHolder()
+    split_dispute(h)
+    ch = h.apply(reply(upsert_stances=[stance("d-0", "b", "YES", [2], "b now grants it")]))
+    assert ch.flipped_stance_ids == ["s-1"] and len(h.state.stances) == 2  # updated, no duplicate
+    cruxes, common, _, regime, _ = dcg_insights(h.state, ["a", "b"])
+    assert not cruxes and [c.dispute_id for c in common] == ["d-0"] and regime.value == "consensus"
+    assert h.state.stances[1].derived_from_turns == [0, 2]
+
+
+def test_reasons_and_reason_layer_attacks_stay_inside_a_dispute() -> None:
+    h = DCGHolder()
+    split_dispute(h, 2)
+    h.apply(reply(new_reasons=[
+        {"id": "x", "dispute_id": "d-0", "speaker_id": "a", "claim": "supply is fixed", "derived_from_turns": [0]},
+        {"id": "y", "dispute_id": "d-0", "speaker_id": "b", "claim": "liquidity drives it", "derived_from_turns": [1], "attacks": ["x"]},
+        {"id": "z", "dispute_id": "d-1", "speaker_id": "a", "claim": "other", "derived_from_turns": [1]},
+    ]))
+    assert [r.attacks for r in h.state.reasons] == [[], ["r-0"], []]
+    ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-2", to_reason_id="r-1")])
+    assert ch.refused and "another dispute" in ch.refused[0]
+    ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-0", to_reason_id="r-1")])
+    assert not ch.refused and h.state.reasons[0].attacks == ["r-1"]
+    check_invariants(h.state)
+    cruxes, *_ = dcg_insights(h.state, ["a", "b"])
+    assert {c.dispute_id for c in cruxes} == {"d-0", "d-1"}
