@@ -150,6 +150,9 @@ class ClassicalEngine:
         ctx.scratch["intents"] = intents
         turn_index = 0
         while any(not b.converged for b in boards) and not ctx.cancelled:
+            if turn_index >= ctx.config.max_turns:
+                yield Status(message=f"Turn budget ({ctx.config.max_turns}) reached")
+                break
             active = [b for b in boards if not b.converged]
             # Urgency: every agent of every active table, in parallel.
             jobs = [(b, pid) for b in active for pid in b.persona_ids]

@@ -246,9 +246,10 @@ class GraphEngine:
                     arg = arg.model_copy(update={"proposition_id": m.proposition_id})
                 args.append(arg)
                 meta[arg.id] = m
-            if len(drafts) < 2:
+            if not 2 <= len(drafts) <= 4:
+                kept_note = "; the first 4 were kept" if len(drafts) > 4 else ""
                 yield EngineError(level="warning", purpose="initial_arguments",
-                                  error=f"{pid} submitted {len(drafts)} argument(s); the prompt asks for 2-4.")
+                                  error=f"{pid} submitted {len(drafts)} argument(s); the prompt asks for 2-4{kept_note}.")
             state = add_arguments(state, args, meta)
             yield ArgumentsSubmitted(persona_id=pid, arguments=args)
             stances: dict[str, Literal["pro", "con", "uncertain"]] = {

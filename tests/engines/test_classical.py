@@ -86,3 +86,11 @@ async def test_the_most_urgent_agent_speaks() -> None:
     speakers = [t.persona_id for t in result.transcript]
     # Highest ranked speaks; next turn they are silent (score 0) so the runner-up speaks, and so on.
     assert speakers == [ids[0], ids[1], ids[0], ids[1]]
+
+
+async def test_classical_respects_the_turn_budget() -> None:
+    ids, topic = shipped_deck()
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="classical", max_turns=3, params={"max_rounds": 5})
+    result = await run_debate(config)
+    assert result.complete and len(result.transcript) == 3
+    assert any(e.type == "status" and "Turn budget" in e.message for e in result.events)  # type: ignore[union-attr]

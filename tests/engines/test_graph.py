@@ -306,3 +306,59 @@ async def test_missed_attacks_leave_free_floating_claims_that_are_flagged() -> N
                if a.id in {g.argument_id for g in result.common_ground}}
     for pid in props:
         assert len({neg for p, neg in stances if p == pid}) == 1
+
+
+class Hallucinating:
+    """Simulator whose attackers also aim at an argument that does not exist and at their own
+    first argument; ``trusting`` makes the validator approve everything."""
+
+    def __init__(self, inner: SimulatedBackend, trusting: bool) -> None:
+        self.inner, self.trusting, self.name = inner, trusting, "hallucinating"
+
+    def model_for(self, tier: Tier) -> str:
+        return self.inner.model_for(tier)
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose == "validate_attacks" and self.trusting:
+            from crux_lab.engines.graph import ValidationItem, ValidationReply
+
+            reply = ValidationReply(results=[ValidationItem(attack_id=a["id"], valid=True) for a in request.hints.extra["attacks"]])
+            return LLMResponse(text=reply.model_dump_json(), parsed=reply, model="x", backend=self.name)
+        response = await self.inner.generate(request)
+        if request.purpose != "generate_attacks":
+            return response
+        from crux_lab.engines.graph import AttackDraft, AttacksReply
+
+        me = request.hints.speaker_id
+        own = next(a["id"] for a in request.hints.extra["arguments"] if a["speaker_id"] == me)
+        extra = [
+            AttackDraft(to_arg_id="a999", type=AttackType.rebut, counter_proposition="No."),
+            AttackDraft(to_arg_id=own, type=AttackType.rebut, counter_proposition="I was wrong."),
+        ]
+        parsed = AttacksReply(attacks=[*response.parsed.attacks[:2], *extra])  # type: ignore[union-attr]
+        return response.model_copy(update={"parsed": parsed, "text": parsed.model_dump_json(), "annotations": {}})
+
+
+@pytest.mark.parametrize("trusting", [False, True])
+async def test_attacks_on_missing_or_own_arguments_never_enter_the_graph(trusting: bool) -> None:
+    ids, topic = shipped_deck(2)
+    sim = SimulatedBackend(load_personas(ids), propositions_for(ids), seed=0)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", params={"max_rounds": 1})
+    result = await run_debate(config, backend=Hallucinating(sim, trusting))
+    assert result.complete
+    by_id = {a.id: a for a in result.graph.arguments}
+    assert result.graph.attacks
+    for atk in result.graph.attacks:
+        assert atk.to_arg_id in by_id and by_id[atk.to_arg_id].speaker_id != by_id[atk.from_arg_id].speaker_id
+    verdicts = {r.attack_id: r for e in result.events if e.type == "validation_complete" for r in e.results}  # type: ignore[union-attr]
+    generated = [a for e in result.events if e.type == "attacks_generated" for a in e.attacks]  # type: ignore[union-attr]
+    bad = [a for a in generated if a.to_arg_id == "a999" or (a.to_arg_id in by_id and by_id[a.to_arg_id].speaker_id == a.speaker_id)]
+    assert len(bad) == 2 * len(ids)
+    if trusting:  # the engine's own guard catches what the validator let through
+        warnings = [e for e in result.events if e.type == "engine_error" and "missing or own" in e.error]  # type: ignore[union-attr]
+        assert warnings and all(a.id in warnings[0].error for a in bad)  # type: ignore[union-attr]
+    else:
+        assert all(not verdicts[a.id].valid for a in bad)
+        assert any("does not exist" in verdicts[a.id].corrections for a in bad)
+        assert any("own argument" in verdicts[a.id].corrections for a in bad)
+

@@ -197,11 +197,14 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             if cand[0] > best[0]:
                 best = cand
     if me.id not in spoken and best[0] < 0.6:
-        # Not heard yet: state the position on the claim held most firmly.
+        # Not heard yet: state the position held most firmly on a claim nobody has taken up.
+        discussed = {pid for t in turns for pid in t.proposition_ids}
         scored = [
-            (t.confidence, i) for i, p in enumerate(props) if p is not None and (t := ctx.truth(me.id, p.id)) is not None
+            (p.id not in discussed, t.confidence, -i)
+            for i, p in enumerate(props)
+            if p is not None and (t := ctx.truth(me.id, p.id)) is not None and t.stance != "uncertain"
         ]
-        idx = max(scored)[1] if scored else None
+        idx = -max(scored)[2] if scored else None
         best = (0.6, "defend", idx, None)
     score = min(1.0, max(0.0, best[0] + noise))
     return {"urgency": round(score, 3), "intent": best[1], "claim_index": best[2], "target_persona_id": best[3]}
