@@ -1,0 +1,121 @@
+"""The anti-sycophancy stack (seed 05 Part 5): every measure works and has its own switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crux_lab.engines.crux_room.antisyc import belief_anchor, looks_sycophantic
+from crux_lab.engines.crux_room.speaker import PositionTracker
+from crux_lab.engines.crux_room.testdeck import NAMES, PERSONA_IDS, TOPIC, write_test_deck
+from crux_lab.engines.crux_room.testing import ScriptedBackend
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import DebateConfig, DialogueTurn, SimulatorKnobs
+from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.runner import DebateRun
+
+SPEECH = ("take", "rebuttal", "crux_turn", "closing")
+ALL_OFF = {
+    "anonymize_history": False, "position_statement": False, "belief_anchoring": False,
+    "post_check": False, "update_rule": False,
+}
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("personas")
+    write_test_deck(root)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _use_library(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
+
+
+async def run(params: dict[str, Any], knobs: SimulatorKnobs | None = None) -> tuple[DebateRun, ScriptedBackend]:
+    ids = list(PERSONA_IDS)
+    backend = ScriptedBackend(SimulatedBackend(load_personas(ids), propositions_for(ids), seed=0, knobs=knobs))
+    config = DebateConfig(
+        topic=TOPIC, persona_ids=ids, engine="panel",
+        params={"shift_embeddings": False, "n_aspects": 2, "max_rooms": 2, **params},
+    )
+    r = DebateRun(config, backend=backend)
+    async for _ in r.events():
+        pass
+    return r, backend
+
+
+def speech_prompts(backend: ScriptedBackend) -> list[tuple[str, str, str]]:
+    """(purpose, speaker, user message) of every persona turn."""
+    return [(q.purpose, q.hints.speaker_id or "", q.user) for q in backend.requests if q.purpose in SPEECH]
+
+
+async def test_anonymized_history_hides_other_names() -> None:
+    _, on = await run({})
+    _, off = await run({"anonymize_history": False})
+    leaked = [u for _, me, u in speech_prompts(on) if any(NAMES[p] in u for p in PERSONA_IDS if p != me)]
+    assert leaked == []
+    assert any("Speaker A" in u for _, _, u in speech_prompts(on))
+    named = [u for _, me, u in speech_prompts(off) if any(NAMES[p] in u for p in PERSONA_IDS if p != me)]
+    assert named
+
+
+async def test_prompt_measures_switch_independently() -> None:
+    _, on = await run({})
+    _, off = await run(ALL_OFF)
+    markers = {
+        "position_statement": "Before answering, commit",
+        "update_rule": "Only update your position if you can name the specific claim",
+        "belief_anchoring": "Your reasoning anchors on this",
+    }
+    for marker in markers.values():
+        assert any(marker in u for _, _, u in speech_prompts(on))
+        assert not any(marker in u for _, _, u in speech_prompts(off))
+    assert any("Conceding this would mean abandoning" in u for _, _, u in speech_prompts(on))
+    only_anchor_off = {"belief_anchoring": False}
+    _, b = await run(only_anchor_off)
+    prompts = [u for _, _, u in speech_prompts(b)]
+    assert not any(markers["belief_anchoring"] in u for u in prompts)
+    assert any(markers["position_statement"] in u for u in prompts)
+
+
+async def test_post_check_regenerates_unjustified_capitulation_once() -> None:
+    knobs = SimulatorKnobs(sycophancy=0.6)
+    r_on, on = await run({}, knobs)
+    stats = r_on.ctx.scratch["anti_sycophancy"]
+    assert stats.flagged_by_pattern > 0 and on.counts["anti_sycophancy_check"] == stats.checked
+    assert stats.unjustified > 0 and stats.regenerated == stats.unjustified
+    assert stats.still_unjustified <= stats.regenerated
+    regen = [q for q in on.requests if "conceded without naming" in q.user]
+    assert len(regen) == stats.regenerated
+    r_off, off = await run({"post_check": False}, knobs)
+    assert "anti_sycophancy_check" not in off.counts
+    assert r_off.ctx.scratch["anti_sycophancy"].regenerated == 0
+
+
+def test_update_rule_refuses_unjustified_changes() -> None:
+    def turn(i: int, stance: str, text: str = "x") -> DialogueTurn:
+        return DialogueTurn(id=f"m{i}", turn_index=i, persona_id="a", dialogue=text, phase="clash",
+                            proposition_ids=["p1"], stance=stance)  # type: ignore[arg-type]
+
+    strict = PositionTracker(enforce=True)
+    strict.observe(turn(0, "pro"), None)
+    rec = strict.observe(turn(1, "uncertain"), None)[0]
+    assert rec.changed and not rec.accepted and strict.committed[("a", "p1")] == "pro"
+    rec = strict.observe(turn(2, "uncertain", "you met my condition"), "you met my condition")[0]
+    assert rec.accepted and strict.committed[("a", "p1")] == "uncertain"
+    loose = PositionTracker(enforce=False)
+    loose.observe(turn(0, "pro"), None)
+    assert loose.observe(turn(1, "con"), None)[0].accepted
+
+
+def test_patterns_and_anchor_text(library: Path) -> None:
+    assert looks_sycophantic("You make a good point, I now agree.")
+    assert looks_sycophantic("I understand your perspective.")
+    assert not looks_sycophantic("The drawdown data contradicts that.")
+    persona = load_personas(["maximalist"])["maximalist"]
+    anchor = belief_anchor(persona, "store of value scarcity", ["p1"])
+    assert "Absolute scarcity" in anchor and "Conceding this would mean abandoning" in anchor
