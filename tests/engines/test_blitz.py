@@ -135,3 +135,22 @@ async def test_blitz_works_without_simulator_annotations() -> None:
     assert result.complete and result.error is None
     assert result.transcript and all(t.stance in ("pro", "con", "uncertain") for t in result.transcript)
     assert all(not c.proposition_ids for c in result.cruxes)  # nothing leaked from annotations
+
+
+async def test_more_than_five_personas_sit_at_several_tables_with_their_own_blackboards() -> None:
+    decks = load_decks()
+    ids = [p for d in decks for p in d.persona_ids][:7]
+    if len(ids) < 6:
+        pytest.skip("fewer than 6 shipped personas")
+    result = await run_debate(DebateConfig(topic=decks[0].topics[0], persona_ids=ids, engine="blitz", seed=2,
+                                           params={"max_rounds": 2}))
+    assert result.complete
+    tables = next(e for e in result.events if e.type == "table_assigned").tables  # type: ignore[union-attr]
+    assert len(tables) == 2 and all(3 <= len(t) <= 5 for t in tables)
+    assert sorted(p for t in tables for p in t) == sorted(ids)
+    updates = [e for e in result.events if e.type == "blackboard_update"]
+    assert {u.summary.split(":")[0] for u in updates} == {"Table 1", "Table 2"}  # type: ignore[union-attr]
+    summaries = Counter(c.purpose for c in result.llm_calls)["blackboard_summary"]
+    assert summaries == len(updates)  # one summary per table per round
+    assert Counter(c.purpose for c in result.llm_calls)["final_output"] == 1  # the final table consolidates
+    assert {p.persona_id for p in result.positions if p.at == "final"} == set(ids)
