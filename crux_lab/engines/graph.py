@@ -69,6 +69,7 @@ from crux_lab.models import (
     InitialStance,
     Label,
     Move,
+    PersonaPosition,
     Status,
     TableAssigned,
     ValidationComplete,
@@ -366,6 +367,7 @@ class GraphEngine:
         yield Status(message="Extracting cruxes from the graph (no LLM)")
         report = extract_graph_output(state)
         fake = map_to_debate_output(report, state, ctx.persona_ids, ctx.result)
+        ctx.result.positions = graph_positions(state, ctx.persona_ids)
         if fake:
             pairs = ", ".join(f"{a}/{b}" for a, b in fake)
             yield EngineError(level="warning", purpose="extract",
@@ -468,6 +470,22 @@ class GraphEngine:
         ]
         warning = f"validator gave no verdict for {', '.join(missing)}; dropped" if missing else ""
         return results, warning
+
+
+def graph_positions(state: GraphState, persona_ids: Sequence[str]) -> list[PersonaPosition]:
+    """Initial position = a persona's round-0 arguments; final = its arguments left standing
+    (not OUT). Stances come from backend annotations when there are any."""
+    out: list[PersonaPosition] = []
+    for at in ("initial", "final"):
+        for pid in persona_ids:
+            mine = [a for a in state.arguments if a.speaker_id == pid and (a.round == 0 if at == "initial" else state.labelling.get(a.id) is not Label.OUT)]
+            stances: dict[str, Literal["pro", "con", "uncertain"]] = {}
+            for a in mine:
+                m = state.meta.get(a.id, ArgMeta())
+                if m.proposition_id and m.stance in ("pro", "con", "uncertain"):
+                    stances[m.proposition_id] = m.stance  # type: ignore[assignment]
+            out.append(PersonaPosition(persona_id=pid, at=at, text=" ".join(a.claim for a in mine), stances=stances))
+    return out
 
 
 def add_symmetric_rebuttals(state: GraphState, rebuttals: Sequence[Attack]) -> GraphState:
