@@ -25,7 +25,7 @@ def grounded_labels(succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]
     """
     n = len(succ)
     label = [UNDEC] * n
-    live = [len(p) for p in pred]  # attackers not (yet) OUT
+    live = [len(pred[i]) for i in range(n)]  # attackers not (yet) OUT
     stack = [i for i in range(n) if live[i] == 0]
     for i in stack:
         label[i] = IN
@@ -36,6 +36,28 @@ def grounded_labels(succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]
                 continue
             label[b] = OUT
             for c in succ[b]:
+                live[c] -= 1
+                if live[c] == 0 and label[c] == UNDEC:
+                    label[c] = IN
+                    stack.append(c)
+    return label
+
+
+def _grounded_csr(sptr: list[int], sidx: list[int], pptr: list[int]) -> list[int]:
+    """:func:`grounded_labels` on CSR arrays (the hot path for large frameworks)."""
+    n = len(sptr) - 1
+    label = [UNDEC] * n
+    live = [pptr[i + 1] - pptr[i] for i in range(n)]
+    stack = [i for i in range(n) if live[i] == 0]
+    for i in stack:
+        label[i] = IN
+    while stack:
+        a = stack.pop()
+        for b in sidx[sptr[a] : sptr[a + 1]]:
+            if label[b] != UNDEC:
+                continue
+            label[b] = OUT
+            for c in sidx[sptr[b] : sptr[b + 1]]:
                 live[c] -= 1
                 if live[c] == 0 and label[c] == UNDEC:
                     label[c] = IN
@@ -113,7 +135,7 @@ def decompose(af: ArgumentFramework, reduce: bool = True) -> Decomposition:
     if key in memo:
         return memo[key]
     ix = af._index
-    labels = grounded_labels(ix.succ, ix.pred)
+    labels = _grounded_csr(ix.succ.ptr, ix.succ.idx, ix.pred.ptr)
     members = (
         [i for i, lab in enumerate(labels) if lab == UNDEC] if reduce else list(range(len(labels)))
     )

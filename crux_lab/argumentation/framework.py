@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 Arg = Hashable
 """An argument: any hashable value."""
@@ -62,14 +64,44 @@ def sorted_extensions(exts: Iterable[Iterable[Arg]]) -> list[Extension]:
     return [e for _, e in keyed]
 
 
+def _all_int(args: Sequence[Arg]) -> bool:
+    return all(type(a) is int for a in args)
+
+
+class _Adj:
+    """Adjacency lists stored as CSR: ``adj[i]`` is the list of neighbours of ``i``."""
+
+    __slots__ = ("idx", "ptr")
+
+    def __init__(self, ptr: list[int], idx: list[int]) -> None:
+        self.ptr = ptr
+        self.idx = idx
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.idx[self.ptr[i] : self.ptr[i + 1]]
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+    def degree(self, i: int) -> int:
+        return self.ptr[i + 1] - self.ptr[i]
+
+
 @dataclass(frozen=True)
 class _Index:
-    """Integer view: ``args[i]`` is argument ``i``; ``succ``/``pred`` are adjacency lists."""
+    """Integer view: ``args[i]`` is argument ``i``; ``succ``/``pred`` are CSR adjacency."""
 
     args: tuple[Arg, ...]
     pos: dict[Arg, int]
-    succ: tuple[tuple[int, ...], ...]
-    pred: tuple[tuple[int, ...], ...]
+    succ: _Adj
+    pred: _Adj
+
+
+def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> _Adj:
+    order = np.argsort(src, kind="stable")
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
+    return _Adj(ptr.tolist(), dst[order].tolist())
 
 
 @dataclass(frozen=True)
@@ -97,9 +129,11 @@ class ArgumentFramework:
         if not isinstance(self.attacks, frozenset):
             object.__setattr__(self, "attacks", frozenset(tuple(p) for p in self.attacks))
         args = self.arguments
-        for pair in self.attacks:
-            if len(pair) != 2 or pair[0] not in args or pair[1] not in args:
-                raise ValueError(f"attack {pair!r} mentions an unknown argument")
+        ends = list(chain.from_iterable(self.attacks))
+        if len(ends) != 2 * len(self.attacks) or not args.issuperset(ends):
+            for pair in self.attacks:
+                if len(pair) != 2 or pair[0] not in args or pair[1] not in args:
+                    raise ValueError(f"attack {pair!r} mentions an unknown argument")
 
     # -- constructors -----------------------------------------------------
     @classmethod
@@ -113,12 +147,17 @@ class ArgumentFramework:
         >>> ArgumentFramework.from_edges([], [("x", "y")]).arguments == {"x", "y"}
         True
         """
-        att = frozenset((a, b) for a, b in attacks)
+        att = frozenset(map(tuple, attacks))
+        if any(len(p) != 2 for p in att):
+            bad = next(p for p in att if len(p) != 2)
+            raise ValueError(f"attack {bad!r} is not a pair")
         args = set(arguments)
-        for a, b in att:
-            args.add(a)
-            args.add(b)
-        return cls(frozenset(args), att)
+        args.update(chain.from_iterable(att))
+        # every endpoint is an argument by construction: skip re-validation
+        af = object.__new__(cls)
+        object.__setattr__(af, "arguments", frozenset(args))
+        object.__setattr__(af, "attacks", att)
+        return af
 
     @classmethod
     def from_networkx(cls, graph: nx.DiGraph) -> ArgumentFramework:
@@ -160,14 +199,17 @@ class ArgumentFramework:
     @cached_property
     def _index(self) -> _Index:
         args = tuple(sort_args(self.arguments))
-        pos = {a: i for i, a in enumerate(args)}
-        succ: list[list[int]] = [[] for _ in args]
-        pred: list[list[int]] = [[] for _ in args]
-        for a, b in self.attacks:
-            i, j = pos[a], pos[b]
-            succ[i].append(j)
-            pred[j].append(i)
-        return _Index(args, pos, tuple(map(tuple, succ)), tuple(map(tuple, pred)))
+        n = len(args)
+        pos = dict(zip(args, range(n), strict=True))
+        m = len(self.attacks)
+        ends = chain.from_iterable(self.attacks)
+        if n and args[0] in (0, 1) and args[-1] == n - 1 + args[0] and _all_int(args):
+            # arguments are exactly 0..n-1 or 1..n: positions need no lookup
+            flat = np.fromiter(ends, dtype=np.int64, count=2 * m) - args[0]
+        else:
+            flat = np.fromiter(map(pos.__getitem__, ends), dtype=np.int64, count=2 * m)
+        src, dst = flat[0::2], flat[1::2]
+        return _Index(args, pos, _csr(n, src, dst), _csr(n, dst, src))
 
     def attackers(self, arg: Arg) -> frozenset[Arg]:
         """Arguments attacking ``arg``."""
@@ -203,7 +245,7 @@ class ArgumentFramework:
         """Attack degree: number of attacks in which ``arg`` takes part."""
         ix = self._index
         i = ix.pos[arg]
-        return len(ix.succ[i]) + len(ix.pred[i])
+        return ix.succ.degree(i) + ix.pred.degree(i)
 
     def ordered(self, args: Iterable[Arg]) -> Sequence[Arg]:
         """Return ``args`` in the framework's canonical order."""
