@@ -35,7 +35,7 @@ def backend(api: FakeAPI, **kwargs: object) -> AnthropicBackend:
 def take(**kwargs: object) -> LLMRequest:
     fields: dict[str, object] = {"purpose": "take", "system": "You are Ada.", "user": "Your take?"}
     fields.update(kwargs)
-    return LLMRequest(**fields)  # type: ignore[arg-type]
+    return LLMRequest(**fields)
 
 
 async def test_success_reports_text_usage_cost_and_model() -> None:

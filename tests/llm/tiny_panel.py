@@ -55,7 +55,7 @@ def _persona(pid: str, name: str, p1: str, p2: str) -> Persona:
         stances=[
             PropositionStance(
                 proposition_id="t.p1",
-                stance=p1,  # type: ignore[arg-type]
+                stance=p1,
                 confidence=0.8,
                 reason=f"{name}'s reason about productivity.",
                 flip_conditions=[
@@ -67,15 +67,15 @@ def _persona(pid: str, name: str, p1: str, p2: str) -> Persona:
                         keywords=["randomized trial"],
                     )
                 ],
-                disagreement_type="evidence",  # type: ignore[arg-type]
+                disagreement_type="evidence",
                 belief_node_ids=[f"{pid}-n1"],
             ),
             PropositionStance(
                 proposition_id="t.p2",
-                stance=p2,  # type: ignore[arg-type]
+                stance=p2,
                 confidence=0.7,
                 reason=f"{name}'s reason about training.",
-                disagreement_type="values",  # type: ignore[arg-type]
+                disagreement_type="values",
             ),
         ],
     )
