@@ -1,4 +1,15 @@
-"""LLM backends: anthropic, simulated (the embedded default) and replay, behind one protocol."""
+"""LLM backends: anthropic, simulated (the embedded default) and replay, behind one protocol.
+
+- ``simulated``: the deterministic persona simulator; offline, free, the default without a key.
+- ``anthropic``: Claude through the Messages API; needs ``ANTHROPIC_API_KEY`` in the environment.
+  Model ids per tier default to ``crux_lab/data/prices.json`` ``default_models``.
+- ``replay``: answers only from a JSONL cassette (``--cassette PATH``), no API calls.
+- ``auto``: anthropic when ``ANTHROPIC_API_KEY`` is set, else simulated.
+
+Passing a cassette with any live backend records into it (and replays what it already holds),
+so a paid run can be reproduced later with ``--backend replay --cassette PATH``.
+Call :func:`describe_backend_choice` to print the choice at the start of a run.
+"""
 
 from __future__ import annotations
 
