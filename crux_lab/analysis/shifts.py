@@ -8,9 +8,13 @@ to the crux rooms that preceded it: rooms the persona took part in, on that prop
 began at or before the turn where the stance first changed.
 
 The text of the opening and closing statements is also compared by embedding distance
-(``1 - cosine`` of all-MiniLM-L6-v2 vectors). When a backend gives no stance metadata (a real
-LLM without a classifier), a persona counts as shifted when that distance exceeds
-:data:`TEXT_SHIFT_THRESHOLD`.
+(``1 - cosine`` of all-MiniLM-L6-v2 vectors). That distance measures how far the *content*
+moved, not stance: measured on this model, a negated restatement of a claim is 0.17 away from
+it, the same as a paraphrase (0.17), while a closing about a different claim is 0.55 away and
+opposite conclusions with different reasons 0.46. So it is reported next to the stance
+changes and used to call a shift only when a persona expressed no stance at all (a backend
+that fills neither turn metadata nor the reply's ``stance`` field); then a distance above
+:data:`TEXT_SHIFT_THRESHOLD` counts as a shift of position.
 """
 
 from __future__ import annotations
@@ -25,9 +29,8 @@ from crux_lab.models import PositionShift, PropositionShift
 
 StanceLit = Literal["pro", "con", "uncertain"]
 
-# Opening and closing statements of one unchanged persona restate the same view in new words;
-# on MiniLM such restatements typically stay below 0.35 cosine distance, while a reversal of
-# the main claim goes above it. Used only when no stance metadata exists.
+# Between a paraphrase (0.17) and a closing that argues a different claim (0.46-0.55); see the
+# module docstring. Used only when a persona expressed no stance at all.
 TEXT_SHIFT_THRESHOLD = 0.35
 
 
