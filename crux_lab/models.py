@@ -566,9 +566,25 @@ class DebateStart(EventBase):
     personas: list[str] = Field(default_factory=list)
 
 
+class DebateOutput(Model):
+    """seed 03 ``mapToDebateOutput``: the common output, carried by ``debate_complete`` so the
+    event log alone rebuilds it."""
+
+    cruxes: list[Crux] = Field(default_factory=list)
+    fault_lines: list[str] = Field(default_factory=list)
+    flip_conditions: dict[str, list[str]] = Field(default_factory=dict)
+    resolution_paths: list[str] = Field(default_factory=list)
+    evidence_ledger: dict[str, list[str]] = Field(default_factory=dict)
+    common_ground: list[CommonGround] = Field(default_factory=list)
+    camps: list[Camp] = Field(default_factory=list)
+    regime: Regime = Regime.unknown
+    regime_description: str = ""
+
+
 class DebateComplete(EventBase):
     type: Literal["debate_complete"] = "debate_complete"
     shifts: list[PositionShift] = Field(default_factory=list)
+    output: DebateOutput | None = None
 
 
 class ErrorEvent(EventBase):
