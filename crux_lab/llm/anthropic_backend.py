@@ -4,7 +4,8 @@ What it adds on top of the SDK, and why:
 
 - **Retries.** The SDK already retries 408/409/429/5xx (529 "overloaded" included),
   connection errors and timeouts, with exponential backoff and jitter, and it waits exactly
-  what a ``retry-after`` / ``retry-after-ms`` header says. We use that loop (``max_retries``)
+  what a ``retry-after`` / ``retry-after-ms`` header says (up to ``max_retry_wait_s``; a
+  longer demand fails the call at once instead of stalling a debate). We use that loop (``max_retries``)
   rather than a second one of our own, and count its attempts with a small SDK middleware,
   so ``LLMResponse.retries`` is the number of HTTP attempts minus one, also for failed calls.
 - **Per-attempt timeout.** ``timeout_s`` is the SDK's HTTP timeout and, in the same
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import email.utils
 import json
 import os
 import re
@@ -70,11 +72,47 @@ class AttemptTimedOut(anthropic.RetryableError):
     """One HTTP attempt took longer than the per-call timeout (the SDK retries it)."""
 
 
-class _AttemptGuard(anthropic.Middleware):
-    """Counts the HTTP attempts of each call and puts a hard deadline on each attempt."""
+class RetryAfterTooLong(anthropic.AnthropicError):
+    """The server asked us to wait longer than ``max_retry_wait_s`` (not retried)."""
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, status: int, wait_s: float, limit_s: float) -> None:
+        super().__init__(
+            f"the API asked to retry after {wait_s:g}s, more than max_retry_wait_s={limit_s:g}s"
+        )
+        self.status = status
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """Seconds a ``retry-after-ms`` / ``retry-after`` header asks for (as the SDK reads them).
+
+    >>> retry_after_seconds({"retry-after-ms": "250"})
+    0.25
+    >>> retry_after_seconds({"retry-after": "3"})
+    3.0
+    >>> retry_after_seconds({}) is None
+    True
+    """
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) / scale
+        except ValueError:
+            if name == "retry-after":
+                parsed = email.utils.parsedate_tz(value)
+                if parsed is not None:
+                    return float(email.utils.mktime_tz(parsed) - time.time())
+    return None
+
+
+class _AttemptGuard(anthropic.Middleware):
+    """Counts the HTTP attempts of each call, puts a hard deadline on each attempt, and
+    refuses a ``retry-after`` longer than ``max_wait_s`` (the SDK would sleep it in full)."""
+
+    def __init__(self, timeout_s: float, max_wait_s: float) -> None:
         self.timeout_s = timeout_s
+        self.max_wait_s = max_wait_s
 
     async def handle_async(
         self,
@@ -85,9 +123,16 @@ class _AttemptGuard(anthropic.Middleware):
         if seen is not None:
             seen.append(request.retries_taken)
         try:
-            return await asyncio.wait_for(call_next(request), self.timeout_s)
+            response = await asyncio.wait_for(call_next(request), self.timeout_s)
         except TimeoutError:
             raise AttemptTimedOut(f"no response within {self.timeout_s:g}s") from None
+        http = getattr(response, "http_response", None)
+        if http is not None and not http.is_success:
+            wait = retry_after_seconds(http.headers)
+            if wait is not None and wait > self.max_wait_s:
+                await http.aclose()
+                raise RetryAfterTooLong(http.status_code, wait, self.max_wait_s)
+        return response
 
 
 @dataclass
@@ -217,6 +262,7 @@ class AnthropicBackend:
         api_key: str | None = None,
         http_client: Any | None = None,
         base_url: str | None = None,
+        max_retry_wait_s: float = 120.0,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
@@ -240,7 +286,7 @@ class AnthropicBackend:
             http_client=http_client,
             timeout=timeout_s,
             max_retries=max_retries,
-            middleware=[_AttemptGuard(timeout_s)],
+            middleware=[_AttemptGuard(timeout_s, max_retry_wait_s)],
         )
         self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
@@ -375,6 +421,10 @@ class AnthropicBackend:
                 _status_detail(exc),
                 status=exc.status_code,
                 retries=max(len(attempts) - 1, 0),
+            ) from None
+        except RetryAfterTooLong as exc:
+            raise LLMCallFailed(
+                request.purpose, str(exc), status=exc.status, retries=max(len(attempts) - 1, 0)
             ) from None
         except AttemptTimedOut as exc:
             raise LLMCallFailed(

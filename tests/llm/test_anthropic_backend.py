@@ -281,3 +281,11 @@ async def test_a_garbled_200_is_a_call_failure_not_an_sdk_error() -> None:
     with pytest.raises(LLMCallFailed) as info:
         await backend(api).generate(take(purpose="summarize"))
     assert "summarize" in str(info.value)
+
+
+async def test_an_unreasonable_retry_after_fails_fast_instead_of_stalling() -> None:
+    api = FakeAPI([error(429, "rate_limit_error", "come back later", {"retry-after": "3600"}), message("ok")])
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api, max_retry_wait_s=5).generate(take(purpose="opening"))
+    assert len(api.requests) == 1
+    assert info.value.status == 429 and "3600" in str(info.value) and "opening" in str(info.value)
