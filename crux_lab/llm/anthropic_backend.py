@@ -333,6 +333,7 @@ class AnthropicBackend:
                         f"max_tokens for this purpose if it is 'max_tokens'",
                         usage=first.usage,
                         retries=first.retries,
+                        after_repair=False,
                     )
                 return self._response(first, first.text, None, started, repaired=False)
             try:

@@ -122,9 +122,16 @@ class LLMOutputError(LLMError):
     """The model's output did not match the schema even after one repair attempt."""
 
     def __init__(
-        self, purpose: str, detail: str, *, usage: Usage | None = None, retries: int = 0
+        self,
+        purpose: str,
+        detail: str,
+        *,
+        usage: Usage | None = None,
+        retries: int = 0,
+        after_repair: bool = True,
     ) -> None:
-        super().__init__(f"LLM output for purpose '{purpose}' is invalid after one repair: {detail}")
+        when = " after one repair" if after_repair else ""
+        super().__init__(f"LLM output for purpose '{purpose}' is invalid{when}: {detail}")
         self.purpose = purpose
         self.detail = detail
         self.usage = usage
