@@ -18,6 +18,7 @@ Token counts use :func:`crux_lab.tokens.count_tokens`, the one counter the ledge
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -142,13 +143,55 @@ def build_system_prompt(
 
     ``framing="second"`` addresses the model ("You are Michael Saylor"); ``"third"`` is the APR
     framing of seed 05 §1.4 ("The following describes Michael Saylor ..."), which tends to give
-    more committed role-play for well-known people. ``propositions`` (id -> Proposition, e.g.
-    from :func:`crux_lab.personas.loader.propositions_for`) lets "Where You Stand" quote each
-    claim; without it the stance reasons are listed alone. ``include_positions=False`` leaves
-    the persona's deck positions out (engines that want positions to emerge only from the
-    contract). A persona without a belief graph gets exactly the same contract-only prompt:
-    belief grounding arrives per turn through :mod:`crux_lab.personas.retrieval`.
+    more committed role-play for well-known people. ``propositions`` (id -> Proposition) lets
+    "Where You Stand" quote each claim; when omitted they are looked up in the library's decks
+    (:func:`crux_lab.personas.loader.propositions_for`), and failing that the stance reasons are
+    listed alone. ``include_positions=False`` leaves the persona's deck positions out (engines
+    that want positions to emerge only from the contract). A persona without a belief graph gets
+    exactly the same contract-only prompt: belief grounding arrives per turn through
+    :mod:`crux_lab.personas.retrieval`. Results are memoised on the persona's content, so
+    calling this every turn costs a dictionary lookup.
     """
+    if propositions is None:
+        try:
+            from crux_lab.personas.loader import PersonaError, propositions_for
+
+            propositions = propositions_for([persona.id])
+        except (PersonaError, OSError):
+            propositions = {}
+    key = (
+        _persona_digest(persona),
+        framing,
+        include_positions,
+        max_tokens,
+        tuple(sorted((k, v.text) for k, v in propositions.items())),
+    )
+    cached = _SYSTEM_CACHE.get(key)
+    if cached is None:
+        cached = _build_system_prompt(persona, framing, propositions, include_positions, max_tokens)
+        if len(_SYSTEM_CACHE) > 256:
+            _SYSTEM_CACHE.clear()
+        _SYSTEM_CACHE[key] = cached
+    return cached
+
+
+_SYSTEM_CACHE: dict[tuple[object, ...], str] = {}
+
+
+def _persona_digest(persona: Persona) -> str:
+    h = hashlib.sha256()
+    for part in (persona.contract, persona.voice, persona.stances):
+        h.update(part.model_dump_json().encode())
+    return h.hexdigest()
+
+
+def _build_system_prompt(
+    persona: Persona,
+    framing: Framing,
+    propositions: Mapping[str, Proposition],
+    include_positions: bool,
+    max_tokens: int,
+) -> str:
     c, v = persona.contract, persona.voice
     me = _voice(persona, framing)
     handle = f" ({c.handle})" if c.handle else ""
@@ -195,7 +238,7 @@ def build_system_prompt(
         ordered = sorted(persona.stances.stances, key=lambda s: (s.stance == "uncertain", -s.confidence, s.proposition_id))
         lines = [
             ln for s in ordered
-            if (ln := _stance_line(persona, (propositions or {}).get(s.proposition_id), s.proposition_id))
+            if (ln := _stance_line(persona, propositions.get(s.proposition_id), s.proposition_id))
         ]
         lines = _fit_lines(lines, SECTION_CAPS["positions"])
         if lines:

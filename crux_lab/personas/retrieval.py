@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,3 +282,27 @@ def render_grounding(
         if count_tokens(text) <= max_tokens:
             return text
     return truncate_to_tokens(compose(1, 0), max_tokens)
+
+
+def grounding_for(
+    persona: Persona,
+    query: str,
+    *,
+    tension: str | None = None,
+    framing: str = "second",
+    k: int = DEFAULT_K,
+    threshold: float = DEFAULT_THRESHOLD,
+    max_tokens: int = GROUNDING_BUDGET,
+    embedder: TextEmbedder | None = None,
+) -> str:
+    """One call for engines: the grounding block for ``query``, or "" (contract-only).
+
+    Falls back to "" with a warning, never an exception, when the embedding model is not
+    installed: a debate must not fail because retrieval is unavailable.
+    """
+    try:
+        r = retrieve(persona, query, k=k, threshold=threshold, embedder=embedder)
+    except (ImportError, OSError, RuntimeError) as exc:
+        warnings.warn(f"belief retrieval unavailable ({exc}); {persona.id} speaks from its contract only", stacklevel=2)
+        return ""
+    return render_grounding(r, tension=tension, framing=framing, name=persona.name, max_tokens=max_tokens)

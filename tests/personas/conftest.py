@@ -23,3 +23,9 @@ def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CRUX_LAB_PERSONAS", str(root))
     assert persona_root() == root
     return root
+
+
+@pytest.fixture(autouse=True)
+def _private_embedding_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never write to the repo's data/cache."""
+    monkeypatch.setenv("CRUX_LAB_CACHE", str(tmp_path_factory.mktemp("cache")))

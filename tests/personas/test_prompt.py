@@ -117,3 +117,12 @@ def test_turn_message_budget(pid: str) -> None:
     assert count_tokens(msg) <= TURN_BUDGET
     assert "Turn: Reply to the last challenge" in msg and msg.rstrip().endswith('"your response"}')
     assert "Remember: you hold your own view." in msg
+
+
+def test_default_propositions_are_looked_up_and_prompt_is_memoised() -> None:
+    p = load_persona("michael-saylor")
+    a = build_system_prompt(p)
+    assert "Bitcoin adoption is deterministic" in a  # claim text, not just the id
+    assert build_system_prompt(p) is a
+    p.contract.stakes = "Different stakes entirely."
+    assert "Different stakes entirely." in build_system_prompt(p)

@@ -84,3 +84,17 @@ def test_real_embedder_separates_topics(tmp_path: Path) -> None:
     off_topic = retrieve(p, "Rent control and zoning in expensive cities", directory=tmp_path)
     assert not on_topic.fallback and "proof of work" in on_topic.beliefs[0].node.concept.lower()
     assert off_topic.fallback
+
+
+def test_grounding_for_degrades_to_contract_only_when_embedder_fails(tmp_path: Path) -> None:
+    from crux_lab.personas.retrieval import grounding_for
+
+    class Broken:
+        def encode(self, texts):  # type: ignore[no-untyped-def]
+            raise RuntimeError("model files missing")
+
+    p = load_persona("arthur-hayes")
+    with pytest.warns(UserWarning, match="contract only"):
+        assert grounding_for(p, "liquidity drives the price", embedder=Broken()) == ""
+    text = grounding_for(p, "central bank liquidity balance sheet drives Bitcoin price", embedder=FakeEmbedder(), threshold=0.2)
+    assert "liquidity" in text.lower()
