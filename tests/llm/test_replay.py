@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -12,9 +13,9 @@ from crux_lab.llm.base import CassetteMiss, Hints, LLMError, LLMRequest, LLMResp
 from crux_lab.llm.ledger import Ledger
 from crux_lab.llm.replay import CassetteError, ReplayBackend, cassette_stats, load_cassette
 from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import Tier
+from crux_lab.models import DebateConfig, Tier
 
-from .tiny_panel import tiny_panel
+from .tiny_panel import first_loadable_engine, tiny_panel, write_library
 
 
 class Speech(BaseModel):
@@ -234,3 +235,27 @@ async def test_pure_replay_uses_the_recorded_models(tmp_path: Path) -> None:
     player = ReplayBackend(cassette)
     for entry in entries:
         assert player.model_for(entry.tier) == entry.model
+
+
+def test_a_whole_debate_replays_identically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        runner = importlib.import_module("crux_lab.runner")
+        engines = importlib.import_module("crux_lab.engines")
+    except ImportError as exc:  # pragma: no cover - only before the runner lands
+        pytest.skip(f"the debate runner is not importable yet: {exc}")
+    ids = write_library(tmp_path / "personas")
+    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(tmp_path / "personas"))
+    engine = first_loadable_engine(engines)
+    if engine is None:  # pragma: no cover
+        pytest.skip("no debate engine is installed yet")
+    cassette = tmp_path / "debate.jsonl"
+    base = {"topic": "Is remote work better?", "persona_ids": ids, "engine": engine, "seed": 5, "max_turns": 6}
+    live = runner.run_debate_sync(DebateConfig(backend="simulated", **base), cassette=cassette)
+    again = runner.run_debate_sync(DebateConfig(backend="replay", **base), cassette=cassette)
+    assert live.complete and again.complete, (live.error, again.error)
+    assert live.transcript, "the debate must have said something"
+    assert [t.dialogue for t in again.transcript] == [t.dialogue for t in live.transcript]
+    assert [t.persona_id for t in again.transcript] == [t.persona_id for t in live.transcript]
+    assert {c.outcome for c in again.llm_calls} == {"replayed"}
+    assert again.usage.cost_usd == live.usage.cost_usd
+    assert len(load_cassette(cassette)) == len(live.llm_calls)

@@ -20,10 +20,9 @@ from crux_lab.llm.replay import ReplayBackend
 from crux_lab.models import DebateConfig
 
 from .fake_api import FAKE_KEY, FakeAPI, error, message
-from .tiny_panel import write_library
+from .tiny_panel import first_loadable_engine, write_library
 
 AUTH_MARKERS = (FAKE_KEY.encode(), b"Bearer ", b"x-api-key", b"authorization", b"Authorization")
-PREFERRED_ENGINES = ("dialogue", "classical", "blitz", "dcg", "graph", "panel", "crux_rooms")
 
 
 def files_under(root: Path) -> list[Path]:
@@ -34,17 +33,6 @@ def assert_no_key_in(paths: list[Path]) -> None:
     for path in paths:
         blob = path.read_bytes()
         assert FAKE_KEY.encode() not in blob, f"the API key leaked into {path}"
-
-
-def first_loadable_engine(engines: object) -> str | None:
-    """The first engine that imports (another engine being mid-edit must not matter here)."""
-    for name in PREFERRED_ENGINES:
-        try:
-            engines.get(name)  # type: ignore[attr-defined]
-        except Exception:
-            continue
-        return name
-    return None
 
 
 def db_cells_contain(db: Path, needle: str) -> list[str]:

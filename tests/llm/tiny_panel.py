@@ -120,4 +120,18 @@ def write_library(root: Path) -> list[str]:
     return list(personas)
 
 
-__all__ = ["tiny_panel", "write_library"]
+PREFERRED_ENGINES = ("dialogue", "classical", "blitz", "dcg", "graph", "panel", "crux_rooms")
+
+
+def first_loadable_engine(engines: object) -> str | None:
+    """The first engine that imports (another engine being mid-edit must not matter here)."""
+    for name in PREFERRED_ENGINES:
+        try:
+            engines.get(name)  # type: ignore[attr-defined]
+        except Exception:
+            continue
+        return name
+    return None
+
+
+__all__ = ["first_loadable_engine", "tiny_panel", "write_library"]
