@@ -36,7 +36,7 @@ from crux_lab.engines.claims import (
     initial_stances,
     persona_system,
 )
-from crux_lab.engines.output import apply_classic_output, final_output
+from crux_lab.engines.output import apply_classic_output, debate_output, final_output
 from crux_lab.llm.base import Hints, LLMResponse
 from crux_lab.models import (
     AgentTurn,
@@ -238,4 +238,4 @@ class BlitzEngine:
         all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
         output = await final_output(ctx, claims, boards, turn_hints(all_turns))
         apply_classic_output(ctx.result, output, claims, boards, initial)
-        yield DebateComplete()
+        yield DebateComplete(output=debate_output(ctx.result))

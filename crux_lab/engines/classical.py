@@ -28,7 +28,7 @@ from crux_lab.engines.blitz import (
     setup_boards,
 )
 from crux_lab.engines.claims import assign_tables, decompose_claims, initial_stances, persona_system
-from crux_lab.engines.output import apply_classic_output, final_output
+from crux_lab.engines.output import apply_classic_output, debate_output, final_output
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
@@ -192,4 +192,4 @@ class ClassicalEngine:
         all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
         output = await final_output(ctx, claims, boards, turn_hints(all_turns))
         apply_classic_output(ctx.result, output, claims, boards, initial)
-        yield DebateComplete()
+        yield DebateComplete(output=debate_output(ctx.result))

@@ -46,6 +46,7 @@ from crux_lab.engines.graph_state import (
     recompute_semantics,
     to_argument_graph,
 )
+from crux_lab.engines.output import debate_output
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models import (
     AgentTurn,
@@ -202,6 +203,8 @@ def _arg_hint(state: GraphState, a: Argument) -> dict[str, Any]:
         "label": state.labelling.get(a.id, Label.IN).value,
         "premises": len(a.premises),
         "assumptions": len(a.assumptions),
+        "premise_texts": list(a.premises),
+        "assumption_texts": list(a.assumptions),
     }
 
 
@@ -372,7 +375,7 @@ class GraphEngine:
             pairs = ", ".join(f"{a}/{b}" for a, b in fake)
             yield EngineError(level="warning", purpose="extract",
                               error=f"possible fake consensus: contradictory arguments with no attack edge ({pairs}) withheld from common ground")
-        yield DebateComplete()
+        yield DebateComplete(output=debate_output(ctx.result))
 
     # -- calls ------------------------------------------------------------
     async def _initial_arguments(

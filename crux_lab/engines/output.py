@@ -23,6 +23,7 @@ from crux_lab.models import (
     CommonGround,
     Crux,
     CruxSide,
+    DebateOutput,
     DebateResult,
     DisagreementType,
     PersonaPosition,
@@ -261,4 +262,19 @@ def _position(pid: str, at: Literal["initial", "final"], claims: Sequence[Claim]
         text="; ".join(f"{c.text} -> {stances[c.id].stance}" for c in held),
         stances={c.key: stances[c.id].stance for c in held},
         confidence={c.key: stances[c.id].confidence for c in held},
+    )
+
+
+def debate_output(result: DebateResult) -> DebateOutput:
+    """The common output of a finished result, for the ``debate_complete`` event."""
+    return DebateOutput(
+        cruxes=result.cruxes,
+        fault_lines=result.fault_lines,
+        flip_conditions=result.flip_conditions,
+        resolution_paths=result.resolution_paths,
+        evidence_ledger=result.evidence_ledger,
+        common_ground=result.common_ground,
+        camps=result.camps,
+        regime=result.regime,
+        regime_description=result.regime_description,
     )

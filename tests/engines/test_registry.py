@@ -67,3 +67,28 @@ def test_persona_count_and_duplicates_are_checked(name: str) -> None:
         check_personas(engine, ["solo"])
     with pytest.raises(EngineConfigError, match="duplicate"):
         check_personas(engine, ["a", "a"])
+
+
+@pytest.mark.parametrize("name", MINE)
+async def test_same_seed_same_debate_and_the_event_log_carries_the_output(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from crux_lab.engines.output import debate_output
+    from crux_lab.models import parse_event
+    from crux_lab.personas.loader import load_decks
+    from crux_lab.runner import run_debate
+
+    deck = next((d for d in load_decks() if len(d.persona_ids) >= 3), None)
+    if deck is None:
+        pytest.skip("no shipped deck")
+    config = DebateConfig(topic=deck.topics[0], persona_ids=deck.persona_ids[:3], engine=name, seed=11,
+                          params={"max_rounds": 2})
+    log = tmp_path / "events.jsonl"
+    first = await run_debate(config, event_log=log)
+    second = await run_debate(config)
+    assert first.run_id == second.run_id
+    assert [t.dialogue for t in first.transcript] == [t.dialogue for t in second.transcript]
+    assert debate_output(first) == debate_output(second)
+    assert first.graph == second.graph
+    replayed = [parse_event(line) for line in log.read_text().splitlines()]
+    assert replayed[-1].type == "debate_complete"
+    assert replayed[-1].output == debate_output(first)  # type: ignore[union-attr]
+    assert first.cruxes  # every comparison engine finds cruxes on a contested deck

@@ -338,13 +338,28 @@ def initial_arguments(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 
 def _attack_type(ctx: SimContext, truth: PropositionStance, target: dict[str, Any]) -> tuple[str, str, int]:
-    """Type and target component from the kind of disagreement (values -> the assumption...)."""
+    """Type and target component. Half the time a persona contradicts the claim head-on;
+    otherwise the kind of disagreement decides (values -> an assumption, evidence -> a premise)."""
     dtype = truth.disagreement_type.value if truth.disagreement_type else "claim"
+    head_on = ctx.chance(0.5)
+    if dtype == "claim" or head_on:
+        return "rebut", "claim", 0
     if dtype in ("values", "definition", "horizon") and target.get("assumptions", 0) > 0:
         return "undercut", "assumption", ctx.rng.randrange(target["assumptions"])
-    if dtype in ("evidence", "premise") and target.get("premises", 0) > 0:
+    if target.get("premises", 0) > 0:
         return "undermine", "premise", ctx.rng.randrange(target["premises"])
     return "rebut", "claim", 0
+
+
+def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], component: str, index: int) -> str:
+    """What the counter-argument says: the opposite claim, or the denial of the premise or
+    assumption it targets."""
+    texts = target.get(f"{component}_texts") or []
+    if component == "premise" and index < len(texts):
+        return f"It is not true that {lower_first(str(texts[index]).rstrip('.'))}."
+    if component == "assumption" and index < len(texts):
+        return f"The assumption that {lower_first(str(texts[index]).rstrip('.'))} does not hold."
+    return stance_sentence(prop, stance)
 
 
 @handler("generate_attacks")
@@ -387,7 +402,7 @@ def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "type": kind,
                 "target_component": component,
                 "target_index": index,
-                "counter_proposition": stance_sentence(prop, stance),
+                "counter_proposition": _counter_text(prop, stance, arg, component, index),
                 "rationale": truth.reason,
                 "assumptions": assumptions_for(me, truth),
                 "evidence": evidence_for(me, truth),
