@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from crux_lab.analysis.insights import debate_camps
 from crux_lab.analysis.shifts import RoomSpan, StanceObservation, detect_shifts, opening_closing
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room.room import RoomOutcome
@@ -163,8 +164,7 @@ def finish(
     result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, False)) for c in cards]
     statements = {p.id: p.text for p in propositions_for(ids).values()}
     result.common_ground = common_ground(ids, obs, cards, statements)
-    from crux_lab.analysis.insights import stance_camps
-
-    result.camps = stance_camps(ids, cards, obs)
+    finals = {pid: {k: v for k, v in opening_closing(obs, pid)[1].items() if k != TOPIC_KEY} for pid in ids}
+    result.camps = debate_camps(ids, cards, finals, statements)
     result.regime, result.regime_description = regime(detected, cards, len(result.camps))
     return shifts
