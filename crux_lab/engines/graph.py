@@ -82,6 +82,7 @@ class GraphParams(EngineParams):
     max_rounds: int = Field(3, ge=1, le=6, description="Attack rounds (the seed uses 1-3).")
     max_attacks: int = Field(4, ge=0, le=8, description="Attacks each persona may submit per round.")
     preferred_limit: int = Field(64, ge=1, le=4096, description="Preferred extensions listed per graph event (the count is exact).")
+    crux_top_k: int = Field(3, ge=1, le=20, description="Crux assumptions reported (the seed reports the top 3).")
     symmetric_rebut: bool = Field(
         True,
         description=(
@@ -368,7 +369,7 @@ class GraphEngine:
                 break
 
         yield Status(message="Extracting cruxes from the graph (no LLM)")
-        report = extract_graph_output(state)
+        report = extract_graph_output(state, top_k=params.crux_top_k)
         fake = map_to_debate_output(report, state, ctx.persona_ids, ctx.result)
         ctx.result.positions = graph_positions(state, ctx.persona_ids)
         if fake:
