@@ -2,7 +2,8 @@
 
 - ``simulated``: the deterministic persona simulator; offline, free, the default without a key.
 - ``anthropic``: Claude through the Messages API; needs ``ANTHROPIC_API_KEY`` in the environment.
-  Model ids per tier default to ``crux_lab/data/prices.json`` ``default_models``.
+  Model ids per tier: ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST``, else
+  ``crux_lab/data/prices.json`` ``default_models``.
 - ``replay``: answers only from a JSONL cassette (``--cassette PATH``), no API calls.
 - ``auto``: anthropic when ``ANTHROPIC_API_KEY`` is set, else simulated.
 
@@ -122,9 +123,10 @@ def describe_backend_choice(name: str, *, cassette: Path | None = None) -> str:
     elif not has_key:
         what = f"unavailable: {API_KEY_ENV} is not set (export {API_KEY_ENV}=sk-ant-... first)"
     else:
-        from crux_lab.llm.pricing import default_model
+        from crux_lab.llm.anthropic_backend import configured_models
 
-        models = ", ".join(f"{t.value}={default_model(t)}" for t in (Tier.strong, Tier.fast))
+        chosen = configured_models()
+        models = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
         what = f"Claude via the Anthropic API ({models}); calls are billed to your key"
     line = f"backend: {resolved} ({why}) - {what}"
     if cassette is not None and resolved != "replay":

@@ -62,6 +62,19 @@ MISSING_KEY_MESSAGE = (
     f"or use --backend simulated to run offline."
 )
 
+MODEL_ENV = {Tier.strong: "CRUX_LAB_MODEL_STRONG", Tier.fast: "CRUX_LAB_MODEL_FAST"}
+
+
+def configured_models() -> dict[Tier, str]:
+    """Model id per tier: ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST`` when set,
+    else the price table's ``default_models``.
+
+    >>> configured_models()[Tier.strong] == (os.environ.get("CRUX_LAB_MODEL_STRONG") or default_model(Tier.strong))
+    True
+    """
+    return {tier: os.environ.get(MODEL_ENV[tier], "").strip() or default_model(tier) for tier in Tier}
+
+
 # HTTP attempts of the call running in the current task (the middleware appends to it).
 _attempts: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
     "crux_lab_anthropic_attempts", default=None
@@ -273,7 +286,7 @@ class AnthropicBackend:
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
         if not key.strip():
             raise BackendUnavailable(MISSING_KEY_MESSAGE)
-        self.models: dict[Tier, str] = {tier: default_model(tier) for tier in Tier}
+        self.models: dict[Tier, str] = configured_models()
         for tier, model in (models or {}).items():
             self.models[Tier(tier)] = model
         self.max_concurrency = max_concurrency

@@ -256,6 +256,7 @@ def test_missing_key_is_refused_with_instructions(monkeypatch: pytest.MonkeyPatc
 
 def test_key_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.delenv("CRUX_LAB_MODEL_STRONG", raising=False)
     b = AnthropicBackend(models={"fast": "claude-haiku-4-5"})
     assert b.model_for(Tier.fast) == "claude-haiku-4-5"
     assert b.model_for(Tier.strong) == pricing.default_model(Tier.strong)

@@ -14,8 +14,10 @@ from crux_lab.llm import (
     resolve_backend_name,
 )
 from crux_lab.llm.anthropic_backend import AnthropicBackend
+from crux_lab.llm.pricing import default_model
 from crux_lab.llm.replay import ReplayBackend
 from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import Tier
 
 from .fake_api import FAKE_KEY
 from .tiny_panel import tiny_panel
@@ -76,3 +78,14 @@ def test_a_cassette_wraps_a_live_backend_in_auto_mode(monkeypatch: pytest.Monkey
     assert isinstance(backend, ReplayBackend)
     assert backend.mode == "auto" and isinstance(backend.inner, SimulatedBackend)
     assert "recorded" in describe_backend_choice("simulated", cassette=tmp_path / "new.jsonl")
+
+
+def test_models_per_tier_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("CRUX_LAB_MODEL_FAST", "claude-haiku-4-5")
+    monkeypatch.delenv("CRUX_LAB_MODEL_STRONG", raising=False)
+    backend = build("anthropic")
+    assert isinstance(backend, AnthropicBackend)
+    assert backend.model_for(Tier.fast) == "claude-haiku-4-5"
+    assert backend.model_for(Tier.strong) == default_model(Tier.strong)
+    assert "fast=claude-haiku-4-5" in describe_backend_choice("anthropic")
