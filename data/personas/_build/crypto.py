@@ -276,11 +276,12 @@ HAYES = PersonaSpec(
                 f"{PARA}, e.g. blog essays 2023–2024", "2023–2024"),
         "c11": ("Hayes describes his approach as sizing positions to the liquidity cycle: add risk when central banks ease, "
                 "cut it when they tighten, and never marry a narrative.", f"{PARA}, e.g. essays 2022–2024", "2022–2024"),
-        "c12": ("Hayes has described corporate Bitcoin treasury strategies funded with debt as leveraged macro trades that "
-                "do well while liquidity expands and can get into trouble when it contracts.",
-                f"{PARA}, e.g. essays and interviews 2024", "2024"),
-        "c13": ("Hayes argues that proof of work makes Bitcoin hard for any state to capture, whereas staking concentrates "
-                "control in large custodians that regulators can lean on.", f"{PARA}, e.g. essays 2022–2023", "2022–2023"),
+        "c12": ("Hayes's liquidity framework treats any debt-funded Bitcoin buying, corporate treasuries included, as a "
+                "leveraged bet on the liquidity cycle: it does well while liquidity expands and can be forced to unwind "
+                "when it contracts.",
+                f"{PARA} (his liquidity framework as applied in essays), 2023–2024", "2023–2024"),
+        "c13": ("Hayes treats debates over consensus mechanisms as secondary: in his essays, what moves Bitcoin and Ether "
+                "alike is the supply of fiat liquidity, not their technical design.", f"{PARA}, e.g. essays 2022–2024", "2022–2024"),
         "c14": ("Hayes treats both gold and Bitcoin as hedges against fiat debasement, and says Bitcoin responds more "
                 "strongly to the same monetary forces.", f"{PARA}, e.g. essays 2024", "2024"),
         "c15": ("Hayes dismisses official inflation statistics as understating debasement and says he measures it through "
@@ -303,7 +304,7 @@ HAYES = PersonaSpec(
         "fees": ("Some networks beyond Bitcoin capture real fees and usage", "inference", ["c10"]),
         "cycle_sizing": ("Position size should follow the liquidity cycle, not a narrative", "core_value", ["c11"]),
         "corp_trade": ("Debt-funded corporate Bitcoin treasuries are leveraged macro trades", "inference", ["c12"]),
-        "pow_capture": ("Proof of work resists capture by states, staking concentrates control", "inference", ["c13"]),
+        "design_secondary": ("Consensus-mechanism debates matter less than fiat liquidity", "assumption", ["c13"]),
         "twin_hedges": ("Gold and Bitcoin are both hedges against debasement, Bitcoin the stronger one", "inference", ["c14"]),
         "cpi_lies": ("Official inflation statistics understate debasement", "assumption", ["c15"]),
         "chain_works": ("Bitcoin's chain kept working through every crash", "factual_claim", ["c16"]),
@@ -313,7 +314,7 @@ HAYES = PersonaSpec(
         ("measures", "liquidity", 1, ["c03"]), ("liquidity", "p9", 1, ["c02", "c03"]), ("smoke_alarm", "liquidity", 1, ["c02"]),
         ("crunch", "p3", 1, ["c06"]), ("print", "p3", -1, ["c06"]), ("twin_hedges", "p1", 1, ["c14"]),
         ("print", "p5", 1, ["c01"]), ("cpi_lies", "p5", 1, ["c15"]), ("corp_trade", "p6", -1, ["c12"]),
-        ("cycle_sizing", "corp_trade", 1, ["c11", "c12"]), ("pow_capture", "p8", 1, ["c13"]), ("fees", "p10", -1, ["c10"]),
+        ("cycle_sizing", "corp_trade", 1, ["c11", "c12"]), ("design_secondary", "liquidity", 1, ["c13"]), ("fees", "p10", -1, ["c10"]),
         ("fees", "p4", 1, ["c10"]), ("stablecoins", "p4", 1, ["c09"]), ("perps", "p12", 1, ["c07"]),
         ("own_risk", "p12", 1, ["c07"]), ("intermediaries", "p11", 1, ["c08"]), ("chain_works", "p11", 1, ["c16"]),
         ("intermediaries", "own_risk", 1, ["c08"]),
@@ -338,9 +339,8 @@ HAYES = PersonaSpec(
                          [("evidence", "A Bitcoin treasury company survives a full liquidity contraction without selling", ["contraction", "without selling"], "uncertain")]),
         "p7": StanceSpec("uncertain", 0.5, "Protocol politics matter less to price than liquidity; I watch flows, not block-size debates.",
                          ["cycle_sizing"], ["c11"], []),
-        "p8": StanceSpec("pro", 0.6, "Proof of work makes Bitcoin hard for a state to capture; staking concentrates control in custodians regulators can pressure.",
-                         ["pow_capture"], ["c13"],
-                         [("evidence", "Stake on a proof-of-stake chain stays decentralised across custodians under regulatory pressure", ["stake", "decentralised", "regulat"], "uncertain")]),
+        "p8": StanceSpec("uncertain", 0.5, "Consensus design is secondary; Bitcoin and Ether both trade on fiat liquidity, whatever secures them.",
+                         ["design_secondary"], ["c13"], []),
         "p9": StanceSpec("pro", 0.9, "Bitcoin is the smoke alarm of fiat liquidity; track central-bank balance sheets and you track the price, with high correlation over the cycle.",
                          ["liquidity", "measures", "smoke_alarm"], ["c02", "c03"],
                          [("evidence", "Bitcoin rallies for a year while central-bank balance sheets shrink", ["rall", "shrink"], "uncertain")]),
@@ -418,8 +418,9 @@ SCHIFF = PersonaSpec(
                 "attracted buyers until the collapse.", f"{PARA}, e.g. interviews 2017–2022", "2017–2022"),
         "c13": ("Schiff predicts a sovereign debt and dollar crisis in which the Fed is forced to choose between inflation "
                 "and default, and expects gold to be the winner.", f"{PARA}, e.g. books and podcasts 2010–2024", "2010–2024"),
-        "c14": ("Schiff acknowledges that the Bitcoin network keeps running as designed; his objection is that a working "
-                "ledger does not make its tokens worth anything.", f"{PARA}, e.g. debates 2021–2023", "2021–2023"),
+        "c14": ("Schiff's objection is to the value of the tokens, not to whether the network processes transactions: a "
+                "ledger that works as designed, he argues, does not make its tokens worth anything.",
+                f"{PARA}, e.g. debates 2021–2023", "2021–2023"),
         "c15": ("Schiff warns that leveraged crypto trading turns speculation into ruin and calls the market a casino.",
                 f"{PARA}, e.g. commentary after the 2022 crypto crash", "2022"),
         "c16": ("Schiff argues that Bitcoin rises and falls with liquidity and risk appetite, just like other speculative "
@@ -558,8 +559,9 @@ BUTERIN = PersonaSpec(
                 "than market cycles.", f"{PARA}, e.g. interviews 2021–2024", "2021–2024"),
         "c16": ("Buterin writes about funding public goods such as open-source software and research, and sees this as "
                 "something blockchains can do that markets alone do not.", f"{PARA}, e.g. essays 2019–2023", "2019–2023"),
-        "c17": ("Buterin warns that concentrating a treasury in a single volatile asset is a real risk that organisations "
-                "should weigh against their own obligations.", f"{PARA}, e.g. comments on treasury management 2022–2024", "2022–2024"),
+        "c17": ("Applying his trade-off style to treasuries, Buterin frames holding a single volatile crypto asset as a "
+                "risk an organisation must weigh against its obligations, not as a rule to follow.",
+                f"{PARA} (his trade-off framing applied to treasury questions), 2022–2024", "2022–2024"),
     },
     nodes={
         "pos_security": ("Proof of stake provides comparable economic security at a fraction of the cost", "inference", ["c01", "c03"]),
@@ -611,8 +613,9 @@ BUTERIN = PersonaSpec(
         "p8": StanceSpec("con", 0.85, "Proof of stake gives comparable economic security at a fraction of the cost: slashing burns an attacker's stake and attacks are recoverable.",
                          ["pos_security", "slashing", "merge_energy", "pow_central"], ["c01", "c02", "c03", "c14"],
                          [("evidence", "A large staked network suffers an attack that slashing and social recovery cannot handle", ["attack", "slashing", "failed"], "uncertain")]),
-        "p9": StanceSpec("uncertain", 0.45, "I judge the ecosystem by usage and technical progress, not by price cycles.",
-                         ["no_price"], ["c15"], []),
+        "p9": StanceSpec("con", 0.5, "Over the long run value follows real usage and technical progress, not liquidity cycles; I avoid short-term price calls.",
+                         ["no_price", "usability"], ["c15", "c13"],
+                         [("evidence", "Multi-year data show prices tracking central-bank balance sheets, with high correlation, regardless of usage", ["balance sheet", "correlation"], "uncertain")]),
         "p10": StanceSpec("con", 0.9, "Many tokens are scams, but decentralised networks with real users and no controlling company are not securities.",
                           ["scams", "neutrality"], ["c10", "c05"],
                           [("argument", "A network's development and token supply are controlled by one company", ["controlled by", "company"], "uncertain")]),
