@@ -87,6 +87,7 @@ class StanceChange:
     reason: str | None
     named_reason: bool
     ref: str | None = None
+    flip_condition: str | None = None  # id of the persona's FlipTrigger the reason satisfies
 
     @property
     def flagged(self) -> bool:
@@ -101,6 +102,8 @@ class BeliefState:
     claims_rejected: frozenset[str] = frozenset()
     history: tuple[PositionRecord, ...] = ()
     changes: tuple[StanceChange, ...] = field(default=())
+    # claim -> ((trigger id, keywords), ...): the persona's machine-checkable flip conditions
+    flip_conditions: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
 
     def stance(self, claim: str) -> Stance | None:
         """Current stance on ``claim`` (the latest record), or None if never recorded."""
@@ -116,7 +119,11 @@ class BeliefState:
 
 def initial_state(persona: Persona) -> BeliefState:
     """State from the persona's stances: pro -> accepted, con -> rejected."""
-    state = BeliefState(persona_id=persona.id)
+    flips = {
+        s.proposition_id: tuple((t.id, tuple(k.lower() for k in t.keywords)) for t in s.flip_conditions if t.keywords)
+        for s in persona.stances.stances
+    }
+    state = BeliefState(persona_id=persona.id, flip_conditions=flips)
     for s in persona.stances.stances:
         state = _record(state, PositionRecord(s.proposition_id, s.stance, "initial", reason=s.reason))
     return state
@@ -131,13 +138,24 @@ def _lists(accepted: frozenset[str], rejected: frozenset[str], claim: str, stanc
     return accepted, rejected
 
 
+def _satisfied_flip(state: BeliefState, claim: str, reason: str | None) -> str | None:
+    """Id of a flip condition whose keywords all appear in ``reason`` (seed 05 §5.2, condition 2)."""
+    text = (reason or "").lower()
+    for trigger_id, keywords in state.flip_conditions.get(claim, ()):
+        if keywords and all(k in text for k in keywords):
+            return trigger_id
+    return None
+
+
 def _record(state: BeliefState, rec: PositionRecord) -> BeliefState:
     before = state.stance(rec.claim)
     changes = state.changes
     if before is not None and before != rec.stance:
+        flip = _satisfied_flip(state, rec.claim, rec.reason)
         changes = (*changes, StanceChange(
             persona_id=state.persona_id, claim=rec.claim, before=before, after=rec.stance, source=rec.source,
-            turn_index=rec.turn_index, reason=rec.reason, named_reason=is_named_reason(rec.reason), ref=rec.ref,
+            turn_index=rec.turn_index, reason=rec.reason,
+            named_reason=flip is not None or is_named_reason(rec.reason), ref=rec.ref, flip_condition=flip,
         ))
     accepted, rejected = _lists(state.claims_accepted, state.claims_rejected, rec.claim, rec.stance)
     return replace(state, claims_accepted=accepted, claims_rejected=rejected, history=(*state.history, rec), changes=changes)

@@ -67,3 +67,13 @@ def test_track_replays_turns_concessions_and_cards() -> None:
 def test_named_reason_heuristic() -> None:
     assert not is_named_reason("You make a good point. Fair enough.")
     assert is_named_reason("Given the 2022 merge data, energy use fell 99.9 percent, so the energy cost argument is weaker.")
+
+
+def test_flip_condition_counts_as_named_reason() -> None:
+    st = initial_state(load_persona("arthur-hayes"))
+    # Hayes's trigger on crypto.p3 fires on "March 2020"; the bare mention is terse but legitimate.
+    after = record_turn(st, _turn(1, "arthur-hayes", "uncertain", "Fine: March 2020."))
+    (change,) = after.changes
+    assert change.flip_condition == "hayes.p3.f1" and not change.flagged
+    bare = record_turn(st, _turn(1, "arthur-hayes", "uncertain", "Fine."))
+    assert bare.changes[0].flagged and bare.changes[0].flip_condition is None
