@@ -130,6 +130,7 @@ class Controller:
     def enter_phase(self, phase: int) -> None:
         self.phase = phase
         self.phase_started_at = len(self.turns)
+        self.frontiers = []  # stability is judged on this phase's crystallizations only
         if phase == 3:
             self.stable_in_phase3 = 0
 

@@ -30,9 +30,10 @@ from crux_lab.llm.simulated.core import OPPOSITE, SimContext, handler, lower_fir
 from crux_lab.llm.simulated.handlers_speech import is_vague
 from crux_lab.personas.models import Proposition, StanceValue
 
-MAX_NEW_ARGS = 4
+MAX_NEW_ARGS_PER_SPEAKER = 3  # seed 01: sparse, 3-6 nodes per speaker
 MAX_NEW_DISPUTES = 2
 CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
+FAIR_POINT = "You make a fair point"
 GENERIC_CRUX = "The participants see the issue differently."
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
@@ -91,6 +92,10 @@ def concession_kind(ctx: SimContext, turn: TurnHint, proposition_id: str) -> tup
     truth = ctx.truth(turn.speaker_id, proposition_id)
     m = CONDITION.search(turn.text)
     reason = m.group(1).strip() if m else None
+    if reason is None and FAIR_POINT in turn.text:
+        earlier = [t for t in ctx.hints.turns if t.speaker_id != turn.speaker_id
+                   and (t.turn_index or 0) < (turn.turn_index or 0) and proposition_id in t.proposition_ids[:1]]
+        reason = reason_from(ctx, earlier[-1], proposition_id).rstrip(".") if earlier else "the opponent's point"
     if truth is not None and truth.stance in ("pro", "con") and turn.stance == OPPOSITE[truth.stance]:
         return "full", reason
     if reason:
@@ -170,7 +175,9 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
                      "conceded_claim": a["claim"], "reason": reason, "proposition_id": pid}
                 )
                 continue
-            if st not in ("pro", "con") or key in existing or len(new_args) >= MAX_NEW_ARGS:
+            if st not in ("pro", "con") or key in existing:
+                continue
+            if sum(a["speaker_id"] == t.speaker_id for a in new_args) >= MAX_NEW_ARGS_PER_SPEAKER:
                 continue
             nid = f"new-{len(new_args) + 1}"
             spec = {
@@ -195,6 +202,15 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
             new_args.append(spec)
             existing[key] = spec
             stance_of[nid] = st
+    if ctx.hints.phase == "resolution":
+        # Final clean-up (seed 01 phase 4): one-sided positions nobody engaged are dropped, so
+        # the final graph holds the distilled positions both sides argued about.
+        for a in args:
+            pid = a.get("proposition_id")
+            if a["id"] in removed or not pid:
+                continue
+            if not any(b["speaker_id"] != a["speaker_id"] and b.get("proposition_id") == pid for b in args + new_args):
+                removed.append(a["id"])
     return {
         "new_args": new_args,
         "updated_args": updated,

@@ -162,6 +162,12 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             stance = trig.new_stance
         elif sycophantic and stance in ("pro", "con") and opp_stance not in (None, stance):
             move, stance = "CONCEDE", "uncertain"
+        elif dialogue and truth is not None and stance in ("pro", "con") and opp_stance not in (None, stance) and (
+            point := persuasive_point(ctx, me.id, against, truth.confidence)
+        ):
+            # A weakly held stance, pressed by a confident opponent with fresh points: the
+            # persona grants the point (a partial concession with a named reason).
+            move, stance, named_reason = "CONCEDE", "uncertain", point
         elif against.move == "PROPOSE_CRUX" or phase in ("crux_seeking", "convergence"):
             move = "PROPOSE_CRUX"
         elif steering == "circling":
@@ -183,8 +189,12 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     vague = False
     if move == "PROPOSE_CRUX" and ctx.chance(ctx.knobs.vague_crux):
         text, vague = str(ctx.pick(VAGUE_CRUX_TEXTS)), True
-    if move == "CONCEDE" and named_reason:
+    if move == "CONCEDE" and named_reason and truth is not None and any(
+        named_reason == t.description for t in truth.flip_conditions
+    ):
         text += f" You have met my condition: {named_reason.rstrip('.')}."
+    elif move == "CONCEDE" and named_reason:
+        text += " You make a fair point there."  # not quoted back: quoting could fire the opponent's own triggers
     props = [prop.id] if prop else []
     if purpose == "opening" and prop is not None and int(ctx.hints.extra.get("positions", 1) or 1) > 1:
         extra_props = opening_positions(ctx, me, prop, int(ctx.hints.extra["positions"]) - 1)
@@ -223,6 +233,26 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             "position": {"pro": "YES", "con": "NO"}.get(stance or "", "NUANCED"),
         },
     )
+
+
+PERSUADABLE_BELOW = 0.65  # a stance held with less confidence than this can be argued down
+PRESSING_FROM = 0.85  # by an opponent at least this confident
+PRESSING_POINTS = 2  # who has made this many distinct points on it
+
+
+def persuasive_point(ctx: SimContext, me: str, against: TurnHint, my_confidence: float) -> str | None:
+    """The opponent's latest point if it should persuade ``me`` to grant part of its case."""
+    if my_confidence >= PERSUADABLE_BELOW or not against.proposition_ids:
+        return None
+    pid = against.proposition_ids[0]
+    theirs = ctx.truth(against.speaker_id, pid)
+    if theirs is None or theirs.confidence < PRESSING_FROM:
+        return None
+    points = {t.text for t in ctx.hints.turns if t.speaker_id == against.speaker_id and pid in t.proposition_ids[:1]}
+    if len(points) < PRESSING_POINTS:
+        return None
+    sentences = [x.strip() for x in against.text.split(". ") if x.strip()]
+    return sentences[1].rstrip(".") if len(sentences) > 1 else theirs.reason.rstrip(".")
 
 
 def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int) -> list[Proposition]:
