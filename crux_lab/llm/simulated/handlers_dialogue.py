@@ -206,10 +206,10 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
         # Final clean-up (seed 01 phase 4): one-sided positions nobody engaged are dropped, so
         # the final graph holds the distilled positions both sides argued about.
         for a in args:
-            pid = a.get("proposition_id")
-            if a["id"] in removed or not pid:
+            topic = a.get("proposition_id")
+            if a["id"] in removed or not topic:
                 continue
-            if not any(b["speaker_id"] != a["speaker_id"] and b.get("proposition_id") == pid for b in args + new_args):
+            if not any(b["speaker_id"] != a["speaker_id"] and b.get("proposition_id") == topic for b in args + new_args):
                 removed.append(a["id"])
     return {
         "new_args": new_args,
