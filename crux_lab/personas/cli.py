@@ -175,3 +175,22 @@ def build_cmd(
     if result.dangling_stance_links:
         err.print(f"[yellow]warning:[/] stances.json links {len(result.dangling_stance_links)} node id(s) the new graph "
                   f"does not have: {', '.join(result.dangling_stance_links[:8])}. Update beliefNodeIds in stances.json.")
+
+
+@app.command("check")
+def check_cmd(
+    strict: Annotated[bool, typer.Option("--strict", help="Exit non-zero on warnings too.")] = False,
+) -> None:
+    """Check the library: file links, excerpt kinds and the decks' ground-truth design."""
+    from crux_lab.personas.loader import persona_root
+    from crux_lab.personas.validate import check_library
+
+    issues = check_library()
+    for issue in issues:
+        color = "red" if issue.severity == "error" else "yellow"
+        out.print(f"[{color}]{issue.severity}[/]: {escape(issue.where)}: {escape(issue.message)}")
+    errors = sum(i.severity == "error" for i in issues)
+    warns = len(issues) - errors
+    out.print(f"{persona_root()}: {errors} error(s), {warns} warning(s)")
+    if errors or (strict and warns):
+        raise typer.Exit(1)

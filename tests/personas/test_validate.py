@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from crux_lab.personas.cli import app
+from crux_lab.personas.validate import check_library
+
+
+def test_shipped_library_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CRUX_LAB_PERSONAS", raising=False)
+    assert [str(i) for i in check_library()] == []
+
+
+def test_broken_links_and_design_are_reported(library: Path) -> None:
+    # library fixture: Saylor and Hayes only, with the full crypto deck listed
+    stances = library / "arthur-hayes" / "stances.json"
+    data = json.loads(stances.read_text())
+    data["stances"][0]["beliefNodeIds"].append("hayes-nope")
+    data["stances"][1]["grounding"] = ["hayes-c99"]
+    for s in data["stances"]:  # make Hayes agree with Saylor on everything he is opposed on
+        if s["propositionId"] in {"crypto.p2", "crypto.p4", "crypto.p6", "crypto.p9", "crypto.p10", "crypto.p12"}:
+            s["stance"] = "uncertain"
+    stances.write_text(json.dumps(data))
+    issues = [str(i) for i in check_library()]
+    assert any("unknown belief node(s) ['hayes-nope']" in i for i in issues)
+    assert any("unknown chunk(s) ['hayes-c99']" in i for i in issues)
+    assert any("persona peter-schiff is listed but has no loadable folder" in i for i in issues)
+    assert any("arthur-hayes are opposed on only 0" in i for i in issues)
+    res = CliRunner().invoke(app, ["check"])
+    assert res.exit_code == 1 and "error" in res.output
