@@ -206,7 +206,7 @@ class Blackboard:
         lines = []
         for r, snap in enumerate(self.history.get(persona_id, [])):
             parts = [f"{c.id}={snap[c.id].stance}({snap[c.id].confidence:.2f})" for c in self.claims if c.id in snap]
-            lines.append(f"round {r}: " + ", ".join(parts))
+            lines.append(("initial: " if r == 0 else f"update {r}: ") + ", ".join(parts))
         return "\n".join(lines) or "(none yet)"
 
     def top_crux_candidates(self, k: int = 5) -> list[str]:

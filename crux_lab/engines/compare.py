@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,6 +177,12 @@ def run_comparison(
         except EngineConfigError as exc:
             out.skipped[config.engine] = str(exc)
             say(f"skipping engine '{config.engine}': {exc}")
+            continue
+        except Exception as exc:  # one engine's bug must not cost the other engines' runs
+            if os.environ.get("CRUX_LAB_DEBUG"):
+                raise
+            out.skipped[config.engine] = f"crashed: {type(exc).__name__}: {exc}"
+            say(f"engine '{config.engine}' crashed ({type(exc).__name__}: {exc}); set CRUX_LAB_DEBUG=1 for the traceback")
             continue
         out.results.append(result)
     if store and out.results:

@@ -109,3 +109,23 @@ def test_compare_command_rejects_bad_input_without_a_traceback(tmp_path: Path) -
     assert empty.exit_code == 2 and "topic is empty" in empty.output
     unknown = runner.invoke(app, ["--topic", "t", "--personas", "nobody-at-all,b", "--engines", "graph", "--backend", "simulated"])
     assert unknown.exit_code == 2 and "nobody-at-all" in unknown.output
+
+
+def test_an_engine_that_crashes_does_not_cost_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids, topic = shipped_deck()
+    from crux_lab import engines
+    from crux_lab.engines.blitz import BlitzEngine
+
+    real = engines.available()
+    monkeypatch.setattr(compare_mod, "available", lambda: {k: v for k, v in real.items() if k in ("blitz", "graph")})
+    monkeypatch.delenv("CRUX_LAB_DEBUG", raising=False)
+
+    async def boom(self, ctx):  # type: ignore[no-untyped-def]
+        raise RuntimeError("bug in blitz")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(BlitzEngine, "run", boom)
+    outcome = run_comparison(topic, ids, ["blitz", "graph"], db_path=tmp_path / "c.duckdb", runs_dir=tmp_path / "runs",
+                             params={"graph": {"max_rounds": 1}})
+    assert [r.engine for r in outcome.results] == ["graph"]
+    assert outcome.skipped["blitz"].startswith("crashed: RuntimeError: bug in blitz")
