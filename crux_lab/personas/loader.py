@@ -167,10 +167,17 @@ def load_persona(persona_id: str) -> Persona:
 
     Raises :class:`UnknownPersona` (listing valid ids) or :class:`PersonaFileError`.
     """
-    folder = persona_root() / persona_id
+    root = persona_root()
+    folder = root / persona_id
+    if not root.is_dir():
+        hint = f" (set by ${ENV_VAR})" if os.environ.get(ENV_VAR) else ""
+        raise UnknownPersona(
+            f"unknown persona {persona_id!r}: the persona library {root}{hint} does not exist. "
+            f"Point ${ENV_VAR} at a folder of persona folders, or unset it to use the repo's data/personas."
+        )
     if not persona_id or "/" in persona_id or not (folder / "contract.json").is_file():
         known = ", ".join(list_personas()) or "(none)"
-        raise UnknownPersona(f"unknown persona {persona_id!r} in {persona_root()}; valid ids: {known}")
+        raise UnknownPersona(f"unknown persona {persona_id!r} in {root}; valid ids: {known}")
     return load_persona_dir(folder)
 
 

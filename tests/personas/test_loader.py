@@ -108,3 +108,32 @@ def test_no_warnings_on_shipped_library(monkeypatch: pytest.MonkeyPatch) -> None
         warnings.simplefilter("error")
         for pid in list_personas():
             assert load_persona(pid).warnings == []
+
+
+def test_missing_library_folder_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(tmp_path / "nowhere"))
+    assert list_personas() == [] and load_decks() == []
+    with pytest.raises(UnknownPersona, match="does not exist.*CRUX_LAB_PERSONAS"):
+        load_persona("michael-saylor")
+
+
+def test_malformed_decks_json_names_field(library: Path) -> None:
+    path = library / "decks.json"
+    data = json.loads(path.read_text())
+    del data["decks"][0]["propositions"][1]["question"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(PersonaFileError) as err:
+        load_decks()
+    assert "decks.json" in str(err.value) and err.value.field == "decks.0.propositions.1.question"
+
+
+def test_works_from_a_clone_outside_the_repo_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in __import__("os").environ.items() if k != "CRUX_LAB_PERSONAS"}
+    env["PYTHONPATH"] = str(repo)
+    code = "from crux_lab.personas.loader import persona_root, load_persona; print(persona_root()); print(load_persona('peter-schiff').name)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [str(repo / "data" / "personas"), "Peter Schiff"]
