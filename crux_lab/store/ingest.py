@@ -1,7 +1,8 @@
 """Load run folders into DuckDB: one transaction, idempotent by run id.
 
 ``ingest`` replaces every row of each run it loads (delete, then ``INSERT ... BY NAME``
-from the run's Parquet files) inside a single transaction: if any run folder is unreadable,
+from the runs' Parquet files, one statement per table for a batch of runs) inside a single
+transaction: if any run folder is unreadable,
 nothing of that call is left in the database. ``metrics`` rows are not touched: they are
 written after ingest by evaluation (:func:`record_metrics`) and survive a re-ingest.
 """
@@ -57,30 +58,61 @@ def _manifests(paths: Sequence[str | Path]) -> tuple[list[RunManifest], list[Pat
     return list(by_id.values()), duplicates
 
 
-def _load_one(con: duckdb.DuckDBPyConnection, m: RunManifest, report: IngestReport) -> None:
+CHUNK = 256  # runs per batch of INSERTs (progress is reported per chunk)
+
+
+def _bad_file(paths: Sequence[Path]) -> tuple[Path, str] | None:
+    """The first Parquet file DuckDB cannot read, with its error (probed on a scratch connection)."""
+    probe = duckdb.connect(":memory:")
+    try:
+        for path in paths:
+            try:
+                probe.execute("SELECT count(*) FROM read_parquet(?)", [str(path)]).fetchone()
+            except duckdb.Error as exc:
+                return path, str(exc).strip().splitlines()[0]
+    finally:
+        probe.close()
+    return None
+
+
+def _load_chunk(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest], report: IngestReport) -> None:
+    """Replace the rows of these runs: one DELETE and one INSERT ... BY NAME per table."""
+    ids = [m.run_id for m in manifests]
     for table in RUN_TABLES:
-        con.execute(f'DELETE FROM "{table}" WHERE run_id = ?', [m.run_id])
-    for table, expected in m.tables.items():
-        path = m.table_path(table)
+        con.execute(f'DELETE FROM "{table}" WHERE run_id IN (SELECT unnest(?::VARCHAR[]))', [ids])
+    for table in RUN_TABLES:
+        files = [m.table_path(table) for m in manifests if m.tables.get(table, 0) > 0]
+        if not files:
+            continue
         try:
-            row = con.execute(
-                f'INSERT INTO "{table}" BY NAME SELECT * FROM read_parquet(?) WHERE run_id = ?',
-                [str(path), m.run_id],
-            ).fetchone()
-        except duckdb.Error as exc:
-            raise IngestError(f"{path}: cannot load ({str(exc).splitlines()[0]}); rewrite or remove this run folder.") from None
-        inserted = int(row[0]) if row else 0
-        if inserted != expected:
-            raise IngestError(
-                f"{path}: holds {inserted} row(s) for run {m.run_id} but the manifest says {expected}; "
-                f"the folder is damaged: rewrite or remove it."
+            con.execute(
+                f'INSERT INTO "{table}" BY NAME SELECT * FROM read_parquet(?::VARCHAR[], union_by_name = true) '
+                "WHERE run_id IN (SELECT unnest(?::VARCHAR[]))",
+                [[str(f) for f in files], ids],
             )
-        report.rows[table] = report.rows.get(table, 0) + inserted
-    con.execute(
+        except duckdb.Error as exc:
+            found = _bad_file(files)
+            where, why = found if found else (files[0].parent, str(exc).strip().splitlines()[0])
+            raise IngestError(f"{where}: cannot load ({why}); rewrite or remove this run folder.") from None
+        got = dict(
+            con.execute(
+                f'SELECT run_id, count(*) FROM "{table}" WHERE run_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY run_id',
+                [ids],
+            ).fetchall()
+        )
+        for m in manifests:
+            expected, inserted = m.tables.get(table, 0), int(got.get(m.run_id, 0))
+            if inserted != expected:
+                raise IngestError(
+                    f"{m.table_path(table)}: holds {inserted} row(s) for run {m.run_id} but the manifest "
+                    f"says {expected}; the folder is damaged: rewrite or remove it."
+                )
+            report.rows[table] = report.rows.get(table, 0) + inserted
+    con.executemany(
         "UPDATE runs SET run_dir = ?, ingested_at = current_timestamp WHERE run_id = ?",
-        [str(m.run_dir.resolve()), m.run_id],
+        [[str(m.run_dir.resolve()), m.run_id] for m in manifests],
     )
-    report.run_ids.append(m.run_id)
+    report.run_ids.extend(ids)
 
 
 def ingest(
@@ -101,10 +133,12 @@ def ingest(
     try:
         con.execute("BEGIN TRANSACTION")
         try:
-            for m in manifests:
-                _load_one(con, m, report)
+            for i in range(0, len(manifests), CHUNK):
+                chunk = manifests[i : i + CHUNK]
+                _load_chunk(con, chunk, report)
                 if on_run is not None:
-                    on_run(m.run_dir)
+                    for m in chunk:
+                        on_run(m.run_dir)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -6,7 +6,7 @@ A run folder ``<runs>/<run_id>/`` holds::
     result.json         the whole DebateResult
     events.jsonl        the event log, one DebateEvent per line (enough to rebuild the result)
     transcript.md       the transcript, for reading
-    tables/<name>.parquet   one Parquet file per store table (typed like the database)
+    tables/<name>.parquet   one Parquet file per non-empty store table (typed like the database)
 
 It is written into a hidden temporary folder beside it and renamed into place, so a reader
 never sees a half-written run folder; rewriting a run (same run id) swaps the folder whole.
@@ -95,8 +95,9 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
     tables.mkdir()
     counts: dict[str, int] = {}
     for name, rows in result_rows(result, written_at=datetime.now(), sweep_id=sweep_id).items():
-        pq.write_table(to_arrow(name, rows), tables / f"{name}.parquet")
         counts[name] = len(rows)
+        if rows:  # an empty table has no file: the manifest's 0 says so
+            pq.write_table(to_arrow(name, rows), tables / f"{name}.parquet")
     manifest = {
         "format": RUN_FORMAT,
         "run_id": result.run_id,
@@ -153,7 +154,7 @@ def read_manifest(run_dir: str | Path) -> RunManifest:
     for table in tables:
         if table not in RUN_TABLES:
             raise RunFolderError(f"{path}: unknown table {table!r} (known: {', '.join(RUN_TABLES)}).")
-        if not manifest.table_path(table).is_file():
+        if tables[table] > 0 and not manifest.table_path(table).is_file():
             raise RunFolderError(f"{manifest.table_path(table)}: missing table file; rewrite the run.")
     return manifest
 

@@ -61,6 +61,7 @@ def arrow_schemas() -> dict[str, pa.Schema]:
         con.close()
 
 
+@lru_cache(maxsize=1)
 def crux_lab_version() -> str:
     try:
         return metadata.version("crux_lab")

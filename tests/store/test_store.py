@@ -272,3 +272,29 @@ def test_query_result_json_handles_lists_and_timestamps(tmp_path: Path, db_path:
     out = json.loads(query("SELECT persona_ids, ingested_at FROM runs", db_path).to_json())
     assert out[0]["persona_ids"] == ["alice", "bob"]
     assert isinstance(out[0]["ingested_at"], str) and "T" in out[0]["ingested_at"]
+
+
+def test_empty_result_writes_no_empty_tables_and_ingests(tmp_path: Path, db_path: Path) -> None:
+    from crux_lab.models import DebateConfig
+
+    config = DebateConfig(topic="Nothing happened?", persona_ids=["a", "b"])
+    empty = DebateResult(run_id=config.run_id(), config=config, engine="dialogue", backend="simulated")
+    run_dir = write_run(empty, tmp_path)
+    assert sorted(p.stem for p in (run_dir / "tables").iterdir()) == ["debates", "runs"]
+    assert read_manifest(run_dir).tables["turns"] == 0
+    ingest([run_dir], db_path)
+    got = counts(db_path)
+    assert got["runs"] == 1 and got["debates"] == 1 and got["turns"] == 0
+
+
+def test_older_run_files_missing_a_column_still_ingest_by_name(
+    tmp_path: Path, db_path: Path, make: Callable[..., DebateResult]
+) -> None:
+    runs = tmp_path / "runs"
+    old = write_run(make(seed=1), runs)
+    write_run(make(seed=2), runs)
+    path = old / "tables" / "turns.parquet"
+    pq.write_table(pq.read_table(path).drop_columns(["confidence", "steering_hint"]), path)
+    ingest([runs], db_path)
+    rows = query("SELECT run_id, count(confidence) FROM turns GROUP BY 1 ORDER BY 2", db_path).rows
+    assert [n for _, n in rows] == [0, 3]  # the old run's missing column is NULL, the new one's is filled
