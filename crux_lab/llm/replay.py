@@ -21,6 +21,7 @@ a line that would contain the value of ``ANTHROPIC_API_KEY`` is refused.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -58,6 +59,9 @@ class CassetteEntry(BaseModel):
 
     version: int = CASSETTE_VERSION
     request_hash: str
+    # The n-th time this exact request was made in the recorded run (0-based). Concurrent
+    # calls finish out of order; this puts repeated identical requests back in issue order.
+    occurrence: int | None = None
     purpose: str
     tier: Tier
     model: str
@@ -67,8 +71,9 @@ class CassetteEntry(BaseModel):
 
 
 def load_cassette(path: Path) -> list[CassetteEntry]:
-    """Read a cassette. A torn last line (a crash mid-write) is skipped with a warning;
-    any other bad line is an error naming the file, the line and the fix."""
+    """Read a cassette. A line that is not complete JSON (a write torn by a crash) is skipped
+    with a warning; a JSON line that is not a cassette entry is an error naming the file, the
+    line, the field and the fix."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -84,16 +89,17 @@ def load_cassette(path: Path) -> list[CassetteEntry]:
         if not line.strip():
             continue
         try:
+            json.loads(line)
+        except json.JSONDecodeError:
+            warnings.warn(
+                f"replay cassette {path}: ignoring the incomplete line {number} "
+                f"(a recording was interrupted)",
+                stacklevel=2,
+            )
+            continue
+        try:
             entries.append(CassetteEntry.model_validate_json(line))
         except ValidationError as exc:
-            torn_tail = number == len(lines) and not text.endswith("\n")
-            if torn_tail:
-                warnings.warn(
-                    f"replay cassette {path}: ignoring the incomplete last line {number} "
-                    f"(a recording was interrupted)",
-                    stacklevel=2,
-                )
-                continue
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "(line)"
             raise CassetteError(
@@ -119,15 +125,18 @@ class ReplayBackend:
         self.cassette = Path(cassette)
         self.inner = inner
         self.mode: ReplayMode = mode
-        self._recorded: dict[str, list[CassetteEntry]] = {}
+        # request hash -> occurrence -> recorded entry
+        self._recorded: dict[str, dict[int, CassetteEntry]] = {}
         self._tier_models: dict[Tier, str] = {}
         self._served: dict[str, int] = {}
         self.hits = 0
         self.misses = 0
-        if mode == "replay" or (mode == "auto" and self.cassette.exists()):
+        if mode == "replay" or self.cassette.exists():
             for entry in load_cassette(self.cassette):
-                self._recorded.setdefault(entry.request_hash, []).append(entry)
-                self._tier_models.setdefault(entry.tier, entry.model)
+                self._remember(entry)
+        # Recording onto an existing cassette continues its numbering: a later replay serves
+        # the earlier run's answers first.
+        self._base = {key: len(slots) for key, slots in self._recorded.items()}
 
     def __repr__(self) -> str:
         inner = f", inner={self.inner.name}" if self.inner is not None else ""
@@ -142,13 +151,21 @@ class ReplayBackend:
     def recorded_calls(self) -> int:
         return sum(len(v) for v in self._recorded.values())
 
+    def _remember(self, entry: CassetteEntry) -> None:
+        slots = self._recorded.setdefault(entry.request_hash, {})
+        slot = entry.occurrence
+        if slot is None or slot in slots:
+            slot = max(slots, default=-1) + 1
+        slots[slot] = entry
+        self._tier_models.setdefault(entry.tier, entry.model)
+
     async def generate(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.tier)
         key = request.request_hash(model)
         occurrence = self._served.get(key, 0)
         self._served[key] = occurrence + 1
-        recorded = self._recorded.get(key, [])
-        if self.mode != "record" and occurrence < len(recorded):
+        recorded = self._recorded.get(key, {})
+        if self.mode != "record" and occurrence in recorded:
             self.hits += 1
             return self._replayed(request, recorded[occurrence].response)
         if self.mode == "replay":
@@ -156,9 +173,11 @@ class ReplayBackend:
             raise CassetteMiss(request.purpose, str(self.cassette), key)
         assert self.inner is not None
         response = await self.inner.generate(request)
+        slot = occurrence + (self._base.get(key, 0) if self.mode == "record" else 0)
         self._append(
             CassetteEntry(
                 request_hash=key,
+                occurrence=slot,
                 purpose=request.purpose,
                 tier=request.tier,
                 model=model,
@@ -191,12 +210,23 @@ class ReplayBackend:
                 f"the prompt."
             )
         self.cassette.parent.mkdir(parents=True, exist_ok=True)
+        torn = (
+            self.cassette.exists()
+            and self.cassette.stat().st_size > 0
+            and not _ends_with_newline(self.cassette)
+        )
         # One write of one whole line, flushed: appends from one process never interleave.
+        # After a torn write, start on a fresh line so the new entry stays whole.
         with self.cassette.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+            fh.write(("\n" if torn else "") + line + "\n")
             fh.flush()
-        self._recorded.setdefault(entry.request_hash, []).append(entry)
-        self._tier_models.setdefault(entry.tier, entry.model)
+        self._remember(entry)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 def cassette_stats(path: Path) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 from pathlib import Path
@@ -196,14 +197,56 @@ async def test_cassette_lines_are_self_describing(tmp_path: Path) -> None:
     assert cassette_stats(cassette) == {"calls": 5, "by_purpose": {"dialogue_turn": 1, "opening": 2, "take": 2}}
 
 
-async def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
+async def test_torn_line_is_skipped_and_later_recordings_stay_whole(tmp_path: Path) -> None:
     cassette = tmp_path / "run.jsonl"
     await record(cassette)
     whole = cassette.read_text()
-    cassette.write_text(whole + whole.splitlines()[0][:40])
-    with pytest.warns(UserWarning, match="incomplete last line"):
+    cassette.write_text(whole + whole.splitlines()[0][:40])  # a crash mid-write
+    with pytest.warns(UserWarning, match="incomplete line 6"):
         player = ReplayBackend(cassette)
     assert player.recorded_calls() == 5
+    extra = LLMRequest(purpose="closing", system="You are bo-office.", user="Close.", hints=Hints(speaker_id="bo-office"))
+    with pytest.warns(UserWarning):
+        await ReplayBackend(cassette, inner=simulated(), mode="auto").generate(extra)
+    with pytest.warns(UserWarning, match="incomplete line 6"):
+        assert len(load_cassette(cassette)) == 6
+
+
+class Staggered(Numbered):
+    """Answers identical concurrent requests out of order: the first one issued finishes last."""
+
+    name = "staggered"
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        n = self.calls
+        await asyncio.sleep(0.03 * (4 - n))
+        return LLMResponse(text=f"answer {n}", model=self.model_for(request.tier), backend=self.name)
+
+
+async def test_concurrent_identical_requests_replay_in_issue_order(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    vote = script()[3]
+    recorder = ReplayBackend(cassette, inner=Staggered(), mode="record")
+    live = await asyncio.gather(*(recorder.generate(vote) for _ in range(3)))
+    assert [r.text for r in live] == ["answer 1", "answer 2", "answer 3"]
+    written = [json.loads(line)["response"]["text"] for line in cassette.read_text().splitlines()]
+    assert written == ["answer 3", "answer 2", "answer 1"]  # completion order on disk
+    player = ReplayBackend(cassette)
+    replayed = await asyncio.gather(*(player.generate(vote) for _ in range(3)))
+    assert [r.text for r in replayed] == ["answer 1", "answer 2", "answer 3"]
+
+
+async def test_recording_onto_a_cassette_continues_its_numbering(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    vote = script()[3]
+    first = ReplayBackend(cassette, inner=Numbered(), mode="record")
+    await first.generate(vote)
+    second = ReplayBackend(cassette, inner=Numbered(), mode="record")
+    assert (await second.generate(vote)).text == "answer 1"
+    assert [e.occurrence for e in load_cassette(cassette)] == [0, 1]
+    player = ReplayBackend(cassette)
+    assert [(await player.generate(vote)).text for _ in range(2)] == ["answer 1", "answer 1"]
 
 
 async def test_corrupt_cassette_names_file_and_line(tmp_path: Path) -> None:
