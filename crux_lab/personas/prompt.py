@@ -470,6 +470,17 @@ def build_history(
 # ---------------------------------------------------------------------------
 # per-turn user message
 
+
+def reanchor_line(persona: Persona, *, framing: Framing = "second", beliefs: int = 2) -> str:
+    """Identity re-anchoring for the user message (seed 04: every N turns, name + key beliefs).
+
+    Uses the persona's ``beliefs`` most confident non-uncertain stance reasons.
+    """
+    held = sorted((s for s in persona.stances.stances if s.stance != "uncertain"), key=lambda s: (-s.confidence, s.proposition_id))
+    reasons = "; ".join(s.reason.rstrip(".") for s in held[:beliefs])
+    who = f"you are {persona.name}" if framing == "second" else f"you are speaking as {persona.name}"
+    return f"Remember: {who}. Core commitments: {reasons}." if reasons else f"Remember: {who}."
+
 DEFAULT_OUTPUT = 'Output ONLY JSON: {"utterance": "your response"}'
 
 

@@ -126,3 +126,21 @@ def test_default_propositions_are_looked_up_and_prompt_is_memoised() -> None:
     assert build_system_prompt(p) is a
     p.contract.stakes = "Different stakes entirely."
     assert "Different stakes entirely." in build_system_prompt(p)
+
+
+def test_persona_turn_message_composes_grounding_history_and_reanchor() -> None:
+    from crux_lab.personas.prompt import reanchor_line
+    from crux_lab.personas.turn import persona_turn_message
+
+    from .fakes import FakeEmbedder
+
+    p = load_persona("michael-saylor")
+    ctx = build_history(p.id, topic="Bitcoin is digital gold", turns=_turns(12))
+    msg = persona_turn_message(p, "Answer the challenge.", history=ctx, turn_number=4, embedder=FakeEmbedder(),
+                               query="Is proof of work energy worth the security?")
+    assert count_tokens(msg) <= TURN_BUDGET
+    assert "relevant beliefs" in msg and "Remember: you are Michael Saylor" in msg and "Debate on:" in msg
+    assert msg.index("relevant beliefs") < msg.index("Debate on:") < msg.index("Turn: Answer")
+    plain = persona_turn_message(p, "Answer.", history=ctx, turn_number=3, embedder=FakeEmbedder(), query=None)
+    assert "relevant beliefs" not in plain and "Remember:" not in plain
+    assert reanchor_line(p).startswith("Remember: you are Michael Saylor. Core commitments:")
