@@ -10,9 +10,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import typer
 from typer.testing import CliRunner
 
-from crux_lab.cli import app, load_subapp, parse_pairs
+from crux_lab.cli import app, load_subapp, parse_pairs, personas_fallback
 from crux_lab.models import DebateResult
 from crux_lab.store import connect, table_counts
 
@@ -191,19 +192,25 @@ def test_parse_pairs_keeps_equals_signs_in_values() -> None:
 # -- personas, engines ---------------------------------------------------------------------
 
 
-def test_personas_list_json(runner: CliRunner, persona_library: Path) -> None:
-    res = runner.invoke(app, ["personas", "list", "--json"])
+# The mounted `personas` (crux_lab.personas.cli when present) and the built-in fallback.
+PERSONAS_APPS = [(app, ["personas"]), (personas_fallback, [])]
+
+
+@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted", "fallback"])
+def test_personas_list_json(runner: CliRunner, persona_library: Path, cli: typer.Typer, prefix: list[str]) -> None:
+    res = runner.invoke(cli, [*prefix, "list", "--json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout) == ["ada", "bo"]
 
 
-def test_personas_list_and_show(runner: CliRunner, persona_library: Path) -> None:
-    res = runner.invoke(app, ["personas", "list"])
+@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted", "fallback"])
+def test_personas_list_and_show(runner: CliRunner, persona_library: Path, cli: typer.Typer, prefix: list[str]) -> None:
+    res = runner.invoke(cli, [*prefix, "list"])
     assert res.exit_code == 0 and "Ada" in res.output and "tides" in res.output
-    res = runner.invoke(app, ["personas", "show", "bo", "--json"])
+    res = runner.invoke(cli, [*prefix, "show", "bo", "--json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout)["stances"]["stances"][0]["stance"] == "con"
-    res = runner.invoke(app, ["personas", "show", "zed"])
+    res = runner.invoke(cli, [*prefix, "show", "zed"])
     assert res.exit_code == 2 and "valid ids: ada, bo" in flat(res.output)
 
 
