@@ -168,6 +168,9 @@ class Blackboard:
     distances: list[float] = field(default_factory=list)
     converged: bool = False
     reason: str = ""
+    rounds_per_claim: int = 2
+    turn_claim: dict[str, str] = field(default_factory=dict)
+    round_focus: dict[int, str] = field(default_factory=dict)
 
     @property
     def claim_ids(self) -> list[str]:
@@ -197,10 +200,37 @@ class Blackboard:
         ]
         return [c for score, _, c in sorted(scored, key=lambda t: (-t[0], t[1])) if score > 0]
 
+    def post(self, turn: DialogueTurn, claim: Claim) -> None:
+        """Put a turn on the board, remembering which claim it answered."""
+        self.turns.append(turn)
+        self.turn_claim[turn.id] = claim.id
+
+    def posts_on(self, claim: Claim) -> list[DialogueTurn]:
+        return [t for t in self.turns if self.turn_claim.get(t.id) == claim.id]
+
     def focus_claim(self, round_number: int) -> Claim:
-        """The claim a round debates: the hardest live dispute, rotating when several tie."""
-        pool = self.disputes() or self.claims
-        return pool[(round_number - 1) % len(pool)]
+        """The claim a round debates (fixed once chosen for that round).
+
+        A live dispute stays in focus for ``rounds_per_claim`` consecutive rounds, so agents can
+        answer each other's posts on it; then the hardest dispute debated least so far takes over.
+        """
+        by_id = {c.id: c for c in self.claims}
+        if round_number in self.round_focus:
+            return by_id[self.round_focus[round_number]]
+        disputed = self.disputes()
+        prev = self.round_focus.get(round_number - 1)
+        streak = 0
+        while prev is not None and self.round_focus.get(round_number - 1 - streak) == prev:
+            streak += 1
+        if prev is not None and streak < self.rounds_per_claim and any(c.id == prev for c in disputed):
+            choice = by_id[prev]
+        else:
+            pool = disputed or self.claims
+            used = list(self.round_focus.values())
+            fresh = [c for c in pool if c.id != prev] or pool
+            choice = min(fresh, key=lambda c: (used.count(c.id), pool.index(c)))
+        self.round_focus[round_number] = choice.id
+        return choice
 
     def past_stances_text(self, persona_id: str) -> str:
         lines = []

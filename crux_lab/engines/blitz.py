@@ -62,6 +62,7 @@ class BlitzParams(EngineParams):
     divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
     divergence_rounds: int = Field(2, ge=1, le=10, description="Rounds of no shrinking distance that count as divergence.")
     table_size: int = Field(5, ge=3, le=5, description="Largest table (tables hold 3-5 personas).")
+    rounds_per_claim: int = Field(2, ge=1, le=6, description="Consecutive rounds a disputed claim stays in focus.")
 
 
 def rule_from(params: Any) -> ConvergenceRule:
@@ -108,11 +109,14 @@ async def board_turn(
     ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
 ) -> tuple[BlackboardTurnReply, LLMResponse]:
     """One agent's post on the blackboard (purpose ``blackboard_turn``)."""
-    last_round = [t for t in board.turns if t.phase_number == round_number - 1] if round_number > 1 else []
-    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in (last_round or board.turns[-len(board.persona_ids):]))
+    on_claim = board.posts_on(focus)
+    shown = on_claim[-len(board.persona_ids) :]
     user = turn_prompt(board, persona_id, focus, intent)
-    if posts:
-        user = f"Latest posts on the blackboard:\n{posts}\n\n{user}"
+    if shown:
+        posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in shown)
+        user = f"Latest posts on this claim:\n{posts}\n\n{user}"
+    # The posts on this claim come last: they are what the agent answers.
+    ordered = [t for t in board.turns if t not in on_claim] + on_claim
     request = ctx.request(
         TURN_PURPOSE,
         persona_system(ctx, persona_id),
@@ -124,7 +128,7 @@ async def board_turn(
             persona_ids=board.persona_ids,
             phase="round",
             proposition_id=focus.proposition_id,
-            turns=turn_hints(board.turns),
+            turns=turn_hints(ordered),
             extra={
                 "claims": [c.text for c in board.claims],
                 "claim_proposition_ids": [c.proposition_id for c in board.claims],
@@ -160,11 +164,11 @@ def initial_stance_events(
 
 
 def setup_boards(
-    tables: list[list[str]], claims: list[Claim], initial: dict[str, dict[str, AgentStance]]
+    tables: list[list[str]], claims: list[Claim], initial: dict[str, dict[str, AgentStance]], rounds_per_claim: int = 2
 ) -> list[Blackboard]:
     boards = []
     for i, table in enumerate(tables):
-        board = Blackboard(table=i, persona_ids=table, claims=claims)
+        board = Blackboard(table=i, persona_ids=table, claims=claims, rounds_per_claim=rounds_per_claim)
         for pid in table:
             board.record(pid, initial[pid])
         board.measure()
@@ -215,7 +219,7 @@ class BlitzEngine:
         initial = await initial_stances(ctx, claims)
         for stance_event in initial_stance_events(claims, initial):
             yield stance_event
-        boards = setup_boards(tables, claims, initial)
+        boards = setup_boards(tables, claims, initial, params.rounds_per_claim)
         turn_index = 0
         round_number = 0
         while any(not b.converged for b in boards) and not ctx.cancelled:
@@ -228,7 +232,7 @@ class BlitzEngine:
                 apply_turn(board, pid, focus, reply, round_number)
                 turn = make_turn(turn_index, pid, reply, response, focus, round_number)
                 turn_index += 1
-                board.turns.append(turn)
+                board.post(turn, focus)
                 yield AgentTurn(turn=turn, intent="respond to the blackboard")
             await asyncio.gather(*(summarize(ctx, b, turn_hints(b.turns)) for b in active))
             for board in active:

@@ -49,6 +49,7 @@ class ClassicalParams(EngineParams):
     divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
     divergence_rounds: int = Field(2, ge=1, le=10)
     table_size: int = Field(5, ge=3, le=5)
+    rounds_per_claim: int = Field(2, ge=1, le=6, description="Rounds a disputed claim stays the default focus.")
 
 
 class UrgencyReply(BaseModel):
@@ -144,7 +145,7 @@ class ClassicalEngine:
         initial = await initial_stances(ctx, claims)
         for stance_event in initial_stance_events(claims, initial):
             yield stance_event
-        boards = setup_boards(tables, claims, initial)
+        boards = setup_boards(tables, claims, initial, params.rounds_per_claim)
         systems = {pid: persona_system(ctx, pid) for pid in ctx.persona_ids}
         intents: list[IntentRecord] = []
         ctx.scratch["intents"] = intents
@@ -176,7 +177,7 @@ class ClassicalEngine:
             for (board, pid, choice, focus, rn), (reply, response) in zip(speakers, replies, strict=True):
                 apply_turn(board, pid, focus, reply, rn)
                 turn = make_turn(turn_index, pid, reply, response, focus, rn)
-                board.turns.append(turn)
+                board.post(turn, focus)
                 intents.append(IntentRecord(turn_index, pid, choice.intent, focus.id, choice.urgency, choice.target_persona_id))
                 turn_index += 1
                 yield AgentTurn(turn=turn, intent=choice.intent, urgency=choice.urgency)

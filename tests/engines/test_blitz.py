@@ -154,3 +154,26 @@ async def test_more_than_five_personas_sit_at_several_tables_with_their_own_blac
     assert summaries == len(updates)  # one summary per table per round
     assert Counter(c.purpose for c in result.llm_calls)["final_output"] == 1  # the final table consolidates
     assert {p.persona_id for p in result.positions if p.at == "final"} == set(ids)
+
+
+async def test_failure_knobs_move_blitz_but_not_graph_cruxes() -> None:
+    """Sycophancy drains stances; vague cruxes hit the generated output of blitz, while graph
+    mode computes its cruxes from the graph and is immune to the vague-crux failure."""
+    from crux_lab.models import SimulatorKnobs
+
+    ids, topic = shipped_deck()
+
+    async def run(engine: str, **knobs: float):  # type: ignore[no-untyped-def]
+        return await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine=engine, seed=1, sim=SimulatorKnobs(**knobs)))
+
+    def uncertain(result) -> int:  # type: ignore[no-untyped-def]
+        return sum(1 for p in result.positions if p.at == "final" for s in p.stances.values() if s == "uncertain")
+
+    base, syco, vague = await run("blitz"), await run("blitz", sycophancy=1.0), await run("blitz", vague_crux=1.0)
+    assert uncertain(syco) > uncertain(base)
+    assert any(t.move is not None and t.move.value == "CONCEDE" for t in syco.transcript)
+    assert not any(t.move is not None and t.move.value == "CONCEDE" for t in base.transcript)
+    assert base.cruxes and all(c.yes_side and c.no_side for c in base.cruxes)
+    assert vague.cruxes and all(not c.yes_side and not c.proposition_ids for c in vague.cruxes)
+    graph_base, graph_vague = await run("graph"), await run("graph", vague_crux=1.0)
+    assert [c.statement for c in graph_base.cruxes] == [c.statement for c in graph_vague.cruxes]
