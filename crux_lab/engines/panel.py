@@ -202,7 +202,7 @@ class _PanelRun:
             [
                 sp.speak(
                     "take", pid, instruction, self.context(pid, [], aspect.label), phase="take",
-                    aspect=aspect.label, aspect_id=aspect.id,
+                    aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                 )
                 for pid in self.ctx.persona_ids
             ],
@@ -258,7 +258,8 @@ class _PanelRun:
             t = await sp.speak(
                 "rebuttal", speaker, prompts.REBUTTAL.format(claim=cand.claim, opponent=label),
                 self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
-                aspect=aspect.label, aspect_id=aspect.id, proposition_id=cand.proposition_id, opponent_id=other,
+                aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
+                proposition_id=cand.proposition_id, opponent_id=other,
                 reply_to=target.id if target else None,
             )
             self.memory.turns.append(t)

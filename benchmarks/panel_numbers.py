@@ -1,0 +1,203 @@
+"""Panel (and crux_rooms) numbers on the simulated backend, against seed 05 Part 7.
+
+For 4 personas and 3 aspects:
+
+- calls, input / output / cached tokens and cost per debate, from the ledger, vs seed 05 §7.1
+  (~63 calls, ~175k input tokens, ~$0.55 uncached). The simulator does not model prompt
+  caching, so the ledger's cached tokens are 0; the table adds an *estimate*: every call that
+  marks its persona system block for caching reads it from cache after that system block's
+  first use (what the Anthropic backend would report), priced with crux_lab/data/prices.json;
+- messages per debate vs §7.2 (50-60);
+- wall time vs the critical path of the call graph, with the simulator's modelled latency in
+  realtime mode (scaled by LATENCY_SCALE so the benchmark stays short): ratio wall/critical
+  path (1.0 = perfect overlap of parallel rounds) and the overlap factor serial-sum/wall;
+- crux cards produced and how many match the planted contested propositions of the personas
+  (proposition ids from the simulator's turn metadata; disagreement type compared too);
+- the post-generation sycophancy check on/off at sycophancy knob 0.3.
+
+    .venv/bin/python benchmarks/panel_numbers.py [--seeds 5] [--latency-scale 0.05]
+
+Writes benchmarks/results/panel_numbers.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from crux_lab.embed import get_embedder
+from crux_lab.engines.crux_room.testdeck import TOPIC as TEST_TOPIC
+from crux_lab.engines.crux_room.testdeck import write_test_deck
+from crux_lab.engines.crux_room.testing import ScriptedBackend
+from crux_lab.llm.pricing import cost_usd
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import DebateConfig, SimulatorKnobs, Usage
+from crux_lab.personas.loader import get_deck, load_personas, propositions_for
+from crux_lab.runner import DebateRun
+from crux_lab.tokens import count_tokens
+
+SEED_05 = {"calls": 63, "input_tokens": 175_000, "cost_usd": 0.55, "messages": (50, 60), "wall_s": 180}
+CRYPTO = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]
+CRYPTO_TOPIC = "Should companies hold Bitcoin on their balance sheets?"
+
+
+def planted(ids: list[str]) -> dict[str, str]:
+    """Propositions two of ``ids`` hold on opposite sides, with their planted type."""
+    personas = load_personas(ids)
+    out: dict[str, str] = {}
+    for prop in propositions_for(ids):
+        stances = [s for p in personas.values() if (s := p.stance_on(prop)) is not None]
+        sides = {s.stance for s in stances}
+        types = [s.disagreement_type.value for s in stances if s.disagreement_type is not None]
+        if {"pro", "con"} <= sides and types:
+            out[prop] = Counter(types).most_common(1)[0][0]
+    return out
+
+
+async def one(
+    engine: str, ids: list[str], topic: str, seed: int, *, realtime: bool = False, scale: float = 1.0,
+    knobs: SimulatorKnobs | None = None, params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    inner = SimulatedBackend(
+        load_personas(ids), propositions_for(ids), seed=seed, knobs=knobs, realtime=realtime, latency_scale=scale
+    )
+    backend = ScriptedBackend(inner)
+    config = DebateConfig(topic=topic, persona_ids=ids, engine=engine, seed=seed, params=params or {})
+    run = DebateRun(config, backend=backend)
+    get_embedder()  # load the model before timing (shift distances run after the last call)
+    started = time.perf_counter()
+    async for _ in run.events():
+        pass
+    wall = time.perf_counter() - started
+    res = run.result
+    latency = [c.latency_s for c in res.llm_calls]
+    timeline = run.ctx.scratch["timeline"]
+    # cache estimate: a cache_system call reads its system block from cache after its first use
+    seen: set[str] = set()
+    cached = writes = 0
+    for q in backend.requests:
+        if not q.cache_system:
+            continue
+        n = count_tokens(q.system)
+        if q.system in seen:
+            cached += n
+        else:
+            writes += n
+            seen.add(q.system)
+    strong = inner.model_for(next(c.tier for c in res.llm_calls if c.tier.value == "strong"))
+    saved = cost_usd(strong, Usage(input_tokens=cached + writes)) - cost_usd(
+        strong, Usage(cache_read_tokens=cached, cache_write_tokens=writes)
+    )
+    truth = planted(ids)
+    matched = [c for c in res.crux_cards if c.proposition_ids and c.proposition_ids[0] in truth]
+    typed = [c for c in matched if c.disagreement_type.value == truth[c.proposition_ids[0]]]
+    concede = [t for t in res.transcript if t.move is not None and t.move.value == "CONCEDE"]
+    return {
+        "calls": res.usage.calls,
+        "input_tokens": res.usage.input_tokens,
+        "output_tokens": res.usage.output_tokens,
+        "cached_tokens_ledger": res.usage.cache_read_tokens,
+        "cached_tokens_estimate": cached,
+        "cost_usd": round(res.usage.cost_usd, 4),
+        "cost_usd_cached_estimate": round(res.usage.cost_usd - saved, 4),
+        "messages": len(res.transcript),
+        "calls_by_purpose": dict(Counter(c.purpose for c in res.llm_calls)),
+        "cards": len(res.crux_cards),
+        "distinct_card_propositions": len({c.proposition_ids[0] for c in matched}),
+        "cards_matching_planted": len(matched),
+        "cards_type_correct": len(typed),
+        "planted_contested": len(truth),
+        "rooms": len(run.ctx.scratch["rooms"]),
+        "max_context_tokens": max(run.ctx.scratch["context_tokens"] or [0]),
+        "wall_s": wall,
+        "critical_path_s": timeline.critical_path(latency),
+        "serial_s": timeline.serial_time(latency),
+        "unjustified_concessions": sum("met my condition" not in t.dialogue.lower() for t in concede),
+        "sycophancy_stats": run.ctx.scratch["anti_sycophancy"].as_dict(),
+        "complete": res.complete,
+    }
+
+
+def mean(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.fmean(r[key] for r in rows)
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--latency-scale", type=float, default=0.2)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp())
+    write_test_deck(tmp / "test")
+    decks: list[tuple[str, list[str], str]] = []
+    try:
+        get_deck("crypto")
+        decks.append(("crypto (shipped)", CRYPTO, CRYPTO_TOPIC))
+    except Exception:  # the shipped library is optional for this benchmark
+        pass
+    out: dict[str, Any] = {"seed_05": SEED_05, "latency_scale": args.latency_scale, "runs": {}}
+    import os
+
+    lines = []
+    for label, ids, topic, root in [*(d + (None,) for d in decks), ("test deck", ["maximalist", "trader", "goldbug", "protocol_dev"], TEST_TOPIC, tmp / "test")]:
+        if root is not None:
+            os.environ["CRUX_LAB_PERSONAS"] = str(root)
+        for engine in ("panel", "crux_rooms"):
+            rows = [await one(engine, ids, topic, s) for s in range(args.seeds)]
+            rt = await one(engine, ids, topic, 0, realtime=True, scale=args.latency_scale)
+            out["runs"][f"{label}/{engine}"] = {"per_seed": rows, "realtime": rt}
+            lines.append((label, engine, rows, rt))
+        if root is not None:
+            del os.environ["CRUX_LAB_PERSONAS"]
+
+    print(f"Seed 05 §7.1/7.2 reference: ~{SEED_05['calls']} calls, ~{SEED_05['input_tokens']:,} input tokens, ~${SEED_05['cost_usd']} uncached, 50-60 messages")
+    print(f"means over {args.seeds} seeds (4 personas, 3 aspects); ratio = ours / seed 05")
+    head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'match':>7}{'type ok':>8}{'ctx max':>8}"
+    print(head)
+    for label, engine, rows, _ in lines:
+        print(
+            f"{label + '/' + engine:<28}{mean(rows, 'calls'):>7.1f}{mean(rows, 'calls') / SEED_05['calls']:>7.2f}"
+            f"{mean(rows, 'input_tokens'):>9,.0f}{mean(rows, 'input_tokens') / SEED_05['input_tokens']:>7.2f}"
+            f"{mean(rows, 'output_tokens'):>8,.0f}{mean(rows, 'cached_tokens_estimate'):>9,.0f}"
+            f"{mean(rows, 'cost_usd'):>11.3f}{mean(rows, 'cost_usd_cached_estimate'):>10.3f}{mean(rows, 'messages'):>6.1f}"
+            f"{mean(rows, 'cards'):>6.1f}{mean(rows, 'cards_matching_planted'):>7.1f}{mean(rows, 'cards_type_correct'):>8.1f}"
+            f"{max(r['max_context_tokens'] for r in rows):>8}"
+        )
+    print("* cached: estimate (the simulator reports no cache reads; the ledger's cached tokens are 0)")
+    print(f"\nrealtime, seed 0, modelled latency x{args.latency_scale}:")
+    print(f"{'deck/engine':<28}{'wall s':>8}{'critical s':>11}{'serial s':>9}{'wall/crit':>10}{'serial/wall':>12}{'unscaled crit s':>16}")
+    for label, engine, _, rt in lines:
+        print(
+            f"{label + '/' + engine:<28}{rt['wall_s']:>8.2f}{rt['critical_path_s']:>11.2f}{rt['serial_s']:>9.2f}"
+            f"{rt['wall_s'] / rt['critical_path_s']:>10.2f}{rt['serial_s'] / rt['wall_s']:>12.2f}"
+            f"{rt['critical_path_s'] / args.latency_scale:>16.0f}"
+        )
+    # anti-sycophancy: the post-generation check on/off at sycophancy 0.3 (test deck, panel)
+    os.environ["CRUX_LAB_PERSONAS"] = str(tmp / "test")
+    ids = ["maximalist", "trader", "goldbug", "protocol_dev"]
+    syc: dict[str, Any] = {}
+    for on in (True, False):
+        rows = [
+            await one("panel", ids, TEST_TOPIC, s, knobs=SimulatorKnobs(sycophancy=0.3), params={"post_check": on})
+            for s in range(args.seeds)
+        ]
+        syc["on" if on else "off"] = rows
+    out["post_check"] = syc
+    print("\npost-generation check at sycophancy 0.3 (panel, test deck): unjustified concessions left in the transcript")
+    for k, rows in syc.items():
+        print(f"  post_check {k:<4} {mean(rows, 'unjustified_concessions'):.1f} per debate, calls {mean(rows, 'calls'):.1f}")
+    path = Path(__file__).parent / "results" / "panel_numbers.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, default=str))
+    print(f"\nwrote {path}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
