@@ -174,3 +174,40 @@ def test_cli_build(tmp_path: Path) -> None:
     (folder / "corpus.jsonl").write_text("")
     res = runner.invoke(app, ["build", str(folder), "--backend", "simulated"])
     assert res.exit_code == 2 and "corpus.jsonl" in res.output
+
+
+def test_build_with_anthropic_backend_against_a_fake_api(tmp_path: Path) -> None:
+    """The real SDK path (request shape, fast tier, JSON contract, parsing) with a mock transport."""
+    httpx2 = pytest.importorskip("httpx2")
+    from crux_lab.llm.anthropic_backend import AnthropicBackend
+    from crux_lab.llm.pricing import default_model
+
+    seen: list[dict] = []
+
+    async def api(request):  # type: ignore[no-untyped-def]
+        body = json.loads(request.content)
+        seen.append(body)
+        user = body["messages"][0]["content"]
+        user = user if isinstance(user, str) else " ".join(part.get("text", "") for part in user)
+        passage = user.split('"""')[1].strip()
+        first = passage.split(". ")[0].strip().rstrip(".")
+        reply = {"triples": [{"cause": first, "effect": "The author's position", "polarity": 1,
+                              "cause_type": "factual_claim", "effect_type": "inference", "confidence": 0.97}],
+                 "beliefs": [{"concept": "The author's position", "type": "inference"}]}
+        return httpx2.Response(200, json={
+            "id": "msg", "type": "message", "role": "assistant", "model": body["model"],
+            "content": [{"type": "text", "text": json.dumps(reply)}], "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": 300, "output_tokens": 60, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        })
+
+    folder = _copy(tmp_path, "labor-economist")
+    backend = AnthropicBackend(api_key="sk-ant-test-FAKE", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(api)))
+    result = asyncio.run(build_beliefs(folder, backend, concurrency=2))
+    corpus = load_for_build(folder).corpus
+    assert len(seen) == len(corpus) == result.calls and result.failed_chunks == []
+    assert {b["model"] for b in seen} == {default_model(Tier.fast)}
+    hub = next(n for n in result.graph.nodes if n.concept == "The author's position")
+    assert len(hub.grounding) == len(corpus)  # merged across every chunk
+    assert all(e.confidence == pytest.approx(0.4) for e in result.graph.edges)  # density, not the stated 0.97
+    assert json.loads((folder / "beliefs.json").read_text())["personaId"] == "labor-economist"
+    assert result.input_tokens == 300 * len(corpus)
