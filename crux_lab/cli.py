@@ -470,15 +470,16 @@ def db_path_cmd(db: DbOption = None) -> None:
 
 @db_app.command("ingest")
 def db_ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Run folders, or folders containing run folders.")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Run folders, or folders containing run folders (default: the runs folder).")] = None,
     db: DbOption = None,
 ) -> None:
     """Load run folders into the database (idempotent by run id; all or nothing)."""
     from rich.progress import Progress
 
-    from crux_lab.store import StoreError, find_run_dirs, ingest, resolve_db_path
+    from crux_lab.store import StoreError, default_runs_dir, find_run_dirs, ingest, resolve_db_path
     from crux_lab.store.runfiles import RunFolderError
 
+    paths = paths or [default_runs_dir()]
     try:
         total = len(find_run_dirs(paths))
         with Progress(console=err_console, transient=True) as progress:

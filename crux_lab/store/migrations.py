@@ -14,7 +14,8 @@ Table layout (one row per thing per run; every table has ``run_id``):
 - ``events``, ``turns``, ``arguments``, ``attacks``, ``disputes``, ``stances``, ``reasons``,
   ``cruxes``, ``crux_cards``, ``crux_card_positions``, ``common_ground``, ``camps``,
   ``concessions``, ``positions``, ``position_shifts``, ``llm_calls``: the DebateResult, flat;
-- ``metrics``: scores written after the run (evaluation), keyed by (run_id, name).
+- ``metrics``: scores written after the run (evaluation), keyed by (run_id, name);
+- view ``run_overview``: one row per run, provenance and outcome side by side.
 """
 
 from __future__ import annotations
@@ -315,3 +316,18 @@ def migration_names() -> list[str]:
     'm001_initial'
     """
     return [m.__name__ for m in MIGRATIONS]
+
+
+@migration
+def m002_run_overview(con: duckdb.DuckDBPyConnection) -> None:
+    # One row per run with what a researcher looks at first (joins provenance and outcome).
+    con.execute(
+        """
+        CREATE VIEW run_overview AS
+        SELECT r.run_id, r.written_at, r.sweep_id, r.engine, r.backend, r.topic, r.persona_ids,
+               r.seed, r.complete, d.regime, d.n_turns, d.n_cruxes, d.n_crux_cards,
+               d.n_common_ground, d.n_shifted, d.calls, d.input_tokens, d.output_tokens,
+               d.cost_usd, r.duration_s, r.run_dir
+        FROM runs r LEFT JOIN debates d USING (run_id)
+        """
+    )

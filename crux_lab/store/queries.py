@@ -60,11 +60,12 @@ def query(sql: str, db: str | Path | duckdb.DuckDBPyConnection | None = None, pa
 
 
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Row count of every table (the ``_migrations`` bookkeeping table excluded)."""
+    """Row count of every table (views and the ``_migrations`` bookkeeping table excluded)."""
     names = [
         r[0]
         for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY table_name"
         ).fetchall()
     ]
     out: dict[str, int] = {}

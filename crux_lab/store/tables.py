@@ -51,7 +51,9 @@ def arrow_schemas() -> dict[str, pa.Schema]:
     con = duckdb.connect(":memory:")
     try:
         migrate(con, ":memory:")
-        names = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        names = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+        ).fetchall()]
         return {
             name: con.sql(f'SELECT * FROM "{name}" LIMIT 0').to_arrow_table().schema
             for name in names

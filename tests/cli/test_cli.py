@@ -250,6 +250,17 @@ def test_db_ingest_query_info(runner: CliRunner, env: dict[str, Path], tmp_path:
     assert res.exit_code == 0 and "m001_initial" in res.output
 
 
+def test_db_ingest_defaults_to_the_runs_folder(
+    runner: CliRunner, env: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert runner.invoke(app, debate_args(env)).exit_code == 0
+    monkeypatch.setenv("CRUX_LAB_RUNS", str(env["runs"]))
+    res = runner.invoke(app, ["db", "ingest", "--db", str(tmp_path / "third.duckdb")])
+    assert res.exit_code == 0 and "ingested 1 run(s)" in flat(res.output)
+    res = runner.invoke(app, ["db", "query", "SELECT engine, n_turns FROM run_overview", "--db", str(tmp_path / "third.duckdb"), "--json"])
+    assert json.loads(res.stdout) == [{"engine": "fake", "n_turns": 2}]
+
+
 def test_db_ingest_corrupt_folder_ingests_nothing(runner: CliRunner, env: dict[str, Path], tmp_path: Path) -> None:
     assert runner.invoke(app, debate_args(env)).exit_code == 0
     assert runner.invoke(app, debate_args(env, "--seed", "2")).exit_code == 0

@@ -298,3 +298,50 @@ def test_older_run_files_missing_a_column_still_ingest_by_name(
     ingest([runs], db_path)
     rows = query("SELECT run_id, count(confidence) FROM turns GROUP BY 1 ORDER BY 2", db_path).rows
     assert [n for _, n in rows] == [0, 3]  # the old run's missing column is NULL, the new one's is filled
+
+
+def test_an_older_database_is_upgraded_in_place(
+    tmp_path: Path, db_path: Path, result: DebateResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import crux_lab.store.migrations as migrations
+
+    all_migrations = list(migrations.MIGRATIONS)
+    assert len(all_migrations) >= 2
+    monkeypatch.setattr(migrations, "MIGRATIONS", all_migrations[:1])
+    import crux_lab.store.db as db
+
+    monkeypatch.setattr(db, "MIGRATIONS", all_migrations[:1])
+    old = connect(db_path)
+    assert applied_migrations(old) == [all_migrations[0].__name__]
+    old.close()
+    monkeypatch.setattr(migrations, "MIGRATIONS", all_migrations)
+    monkeypatch.setattr(db, "MIGRATIONS", all_migrations)
+    ingest([write_run(result, tmp_path)], db_path)  # opening read-write applies the rest
+    assert query("SELECT regime, n_turns FROM run_overview", db_path).rows == [("polarized", 3)]
+    assert applied_migrations_of(db_path) == [m.__name__ for m in all_migrations]
+
+
+def applied_migrations_of(path: Path) -> list[str]:
+    con = connect(path, read_only=True)
+    try:
+        return applied_migrations(con)
+    finally:
+        con.close()
+
+
+def test_a_database_in_use_by_another_process_names_the_lock(db_path: Path) -> None:
+    import subprocess
+    import sys
+
+    connect(db_path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); time.sleep(60)", str(db_path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+        with pytest.raises(DatabaseUnavailable, match="in use by another process; DuckDB allows one writer"):
+            connect(db_path)
+    finally:
+        holder.kill()
+        holder.wait()
