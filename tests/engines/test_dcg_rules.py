@@ -88,6 +88,10 @@ def test_reasons_and_reason_layer_attacks_stay_inside_a_dispute() -> None:
         {"id": "z", "dispute_id": "d-1", "speaker_id": "a", "claim": "other", "derived_from_turns": [1]},
     ]))
     assert [r.attacks for r in h.state.reasons] == [[], ["r-0"], []]
+    cruxes, *_ = dcg_insights(h.state, ["a", "b"])
+    d0 = next(c for c in cruxes if c.dispute_id == "d-0")
+    # Dung inside d-0: r-1 (NO) defeats r-0 (YES); both sides' reasons listed, YES side first
+    assert d0.argument_ids == ["r-0", "r-1"] and d0.assumptions == ["supply is fixed", "liquidity drives it"]
     ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-2", to_reason_id="r-1")])
     assert ch.refused and "another dispute" in ch.refused[0]
     ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-0", to_reason_id="r-1")])

@@ -319,8 +319,10 @@ def dcg_insights(
     for c in raw_cruxes:
         d = disputes[c.dispute_id]
         analysis = analyze_dispute(state, c.dispute_id)
-        best_yes = [reasons[r.reason_id].claim for r in analysis.yes_reasons[:2]]
-        best_no = [reasons[r.reason_id].claim for r in analysis.no_reasons[:2]]
+        # Dung within the dispute ranks each side's reasons; the two strongest per side are
+        # listed (YES first) as the crux's assumptions, their ids as argument_ids.
+        top = [*analysis.yes_reasons[:2], *analysis.no_reasons[:2]]
+        best = [reasons[r.reason_id].claim for r in top]
         cruxes.append(
             Crux(
                 id=f"crux-{c.dispute_id}",
@@ -331,7 +333,8 @@ def dcg_insights(
                 no_side=[CruxSide(persona_id=s.speaker_id, statement=s.statement) for s in c.no_side],
                 settling_question="; ".join(d.resolution_criteria) or None,
                 dispute_id=c.dispute_id,
-                assumptions=best_yes + best_no,
+                assumptions=best,
+                argument_ids=[r.reason_id for r in top],
                 proposition_ids=[d.proposition_id] if d.proposition_id else [],
                 score=float(len(analysis.yes_reasons) + len(analysis.no_reasons)),
             )
