@@ -226,6 +226,13 @@ def comparison_rows(results: Sequence[DebateResult]) -> list[CompareRow]:
     return [CompareRow.of(r) for r in results]
 
 
+def comparison_frame(results: Sequence[DebateResult]) -> Any:
+    """The comparison rows as a pandas DataFrame (one row per engine), for notebooks."""
+    import pandas as pd
+
+    return pd.DataFrame([row.__dict__ for row in comparison_rows(results)]).set_index("engine")
+
+
 def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str] | None = None) -> Table:
     """The side-by-side rich table (skipped engines shown as such)."""
     table = Table(title="Engine comparison", header_style="bold")

@@ -62,6 +62,8 @@ def test_compare_writes_one_run_per_engine_and_skips_missing_ones(tmp_path: Path
     for row, result in zip(table_rows, outcome.results, strict=True):
         assert row.cruxes == len(result.cruxes) and row.calls == result.usage.calls == len(result.llm_calls)
         assert row.tokens >= result.usage.input_tokens > 0 and row.cost_usd > 0
+    frame = compare_mod.comparison_frame(outcome.results)
+    assert list(frame.index) == ["blitz", "graph"] and frame.loc["graph", "calls"] == graph.usage.calls
     console = Console(record=True, width=160)
     console.print(comparison_table(outcome.results, outcome.skipped))
     text = console.export_text()
