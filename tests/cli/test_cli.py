@@ -304,3 +304,23 @@ def test_python_dash_m_help_in_a_subprocess() -> None:
     assert proc.returncode == 0, proc.stderr
     for command in ("debate", "personas", "db", "engines"):
         assert command in proc.stdout
+
+
+def test_cassette_records_then_replays_the_same_debate(runner: CliRunner, env: dict[str, Path], tmp_path: Path) -> None:
+    cassette = tmp_path / "calls.jsonl"
+    res = runner.invoke(app, debate_args(env, "--backend", "simulated", "--cassette", str(cassette)))
+    assert res.exit_code == 0, res.output
+    recorded = DebateResult.model_validate_json(env["out"].read_text())
+    assert cassette.is_file() and cassette.read_text().count("\n") >= recorded.usage.calls
+    res = runner.invoke(app, debate_args(env, "--backend", "replay", "--cassette", str(cassette)))
+    assert res.exit_code == 0, res.output
+    replayed = DebateResult.model_validate_json(env["out"].read_text())
+    assert [t.dialogue for t in replayed.transcript] == [t.dialogue for t in recorded.transcript]
+    assert {c.outcome for c in replayed.llm_calls} == {"replayed"}
+    assert "backend: replay" in flat(res.output)
+
+
+def test_replay_with_a_missing_cassette_is_refused(runner: CliRunner, env: dict[str, Path], tmp_path: Path) -> None:
+    res = runner.invoke(app, debate_args(env, "--backend", "replay", "--cassette", str(tmp_path / "none.jsonl")))
+    assert res.exit_code == 2 and "does not exist" in flat(res.output)
+    assert files_under(env["runs"]) == [] and not env["db"].exists()
