@@ -25,7 +25,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from crux_lab.models import PositionShift, PropositionShift
+from crux_lab.models import DialogueTurn, PositionShift, PropositionShift
 
 StanceLit = Literal["pro", "con", "uncertain"]
 
@@ -85,11 +85,23 @@ def shift_timeline(observations: Iterable[StanceObservation]) -> list[TimelinePo
         key = (o.persona_id, o.proposition_id)
         changed = key in last and last[key] != o.stance
         last[key] = o.stance
-        out.append(TimelinePoint(o.persona_id, o.proposition_id, o.turn_index, o.stance, changed, o.room_id, o.named_reason))
+        out.append(
+            TimelinePoint(
+                o.persona_id,
+                o.proposition_id,
+                o.turn_index,
+                o.stance,
+                changed,
+                o.room_id,
+                o.named_reason,
+            )
+        )
     return out
 
 
-def opening_closing(observations: Iterable[StanceObservation], persona_id: str) -> tuple[dict[str, StanceLit], dict[str, StanceLit]]:
+def opening_closing(
+    observations: Iterable[StanceObservation], persona_id: str
+) -> tuple[dict[str, StanceLit], dict[str, StanceLit]]:
     """First and last stance per proposition of one persona.
 
     >>> obs = [StanceObservation("a", "p", "pro", 0), StanceObservation("a", "p", "con", 5)]
@@ -131,7 +143,9 @@ def embedding_distances(
     ids = [pid for pid in opening if pid in closing]
     if not ids:
         return {}
-    vecs = np.asarray(encoder.encode([opening[p] for p in ids] + [closing[p] for p in ids]), dtype=np.float64)
+    vecs = np.asarray(
+        encoder.encode([opening[p] for p in ids] + [closing[p] for p in ids]), dtype=np.float64
+    )
     n = len(ids)
     out = {}
     for i, pid in enumerate(ids):
@@ -160,7 +174,11 @@ def detect_shifts(
     >>> [(x.persona_id, x.shifted, x.attributed_rooms, x.named_reason) for x in s]
     [('a', True, ['r1'], 'you met my condition'), ('b', False, [], None)]
     """
-    distances = embedding_distances(opening or {}, closing or {}, encoder) if encoder and opening and closing else {}
+    distances = (
+        embedding_distances(opening or {}, closing or {}, encoder)
+        if encoder and opening and closing
+        else {}
+    )
     timeline = shift_timeline(observations)
     out = []
     for pid in persona_ids:
@@ -173,19 +191,32 @@ def detect_shifts(
             if last == first:
                 continue
             changes.append(PropositionShift(proposition_id=prop, before=first, after=last))
-            point = next((t for t in timeline if t.persona_id == pid and t.proposition_id == prop and t.changed), None)
+            point = next(
+                (
+                    t
+                    for t in timeline
+                    if t.persona_id == pid and t.proposition_id == prop and t.changed
+                ),
+                None,
+            )
             if point is not None:
-                rooms_hit += [r for r in attribute(pid, prop, point.turn_index, rooms) if r not in rooms_hit]
+                rooms_hit += [
+                    r for r in attribute(pid, prop, point.turn_index, rooms) if r not in rooms_hit
+                ]
                 if point.named_reason:
                     reasons.append(point.named_reason)
         distance = distances.get(pid)
         has_stances = bool(before)
-        shifted = bool(changes) or (not has_stances and distance is not None and distance > text_threshold)
+        shifted = bool(changes) or (
+            not has_stances and distance is not None and distance > text_threshold
+        )
         label = (names or {}).get(pid, pid)
         if changes:
             moves = "; ".join(f"{c.proposition_id}: {c.before} -> {c.after}" for c in changes)
             why = "with a named reason" if reasons else "without a named reason"
-            where = f" after room(s) {', '.join(rooms_hit)}" if rooms_hit else " outside any crux room"
+            where = (
+                f" after room(s) {', '.join(rooms_hit)}" if rooms_hit else " outside any crux room"
+            )
             summary = f"{label} shifted ({moves}){where}, {why}."
         elif shifted:
             summary = f"{label}'s closing statement moved away from the opening (distance {distance:.2f})."
@@ -200,6 +231,52 @@ def detect_shifts(
                 attributed_rooms=rooms_hit,
                 named_reason=reasons[0] if reasons else None,
                 summary=summary,
+            )
+        )
+    return out
+
+
+def observations_from_turns(turns: Iterable[DialogueTurn]) -> list[StanceObservation]:
+    """Stance observations from a transcript's turn metadata (``proposition_ids`` + ``stance``),
+    e.g. ``shift_timeline(observations_from_turns(result.transcript))`` in a notebook. Named
+    reasons are not part of the transcript; ``result.position_shifts`` carries them.
+
+    >>> t = DialogueTurn(id="m0", turn_index=0, persona_id="a", dialogue="x", phase="take",
+    ...                  proposition_ids=["p"], stance="pro")
+    >>> observations_from_turns([t])
+    [StanceObservation(persona_id='a', proposition_id='p', stance='pro', turn_index=0, room_id=None, named_reason=None)]
+    """
+    return [
+        StanceObservation(t.persona_id, pid, t.stance, t.turn_index, t.room_id)
+        for t in turns
+        if t.stance is not None
+        for pid in t.proposition_ids
+    ]
+
+
+def room_spans_from_turns(turns: Iterable[DialogueTurn]) -> list[RoomSpan]:
+    """Crux rooms of a transcript (turns grouped by ``room_id``), with the propositions they
+    addressed.
+
+    >>> ts = [DialogueTurn(id=f"m{i}", turn_index=i, persona_id=p, dialogue="x", phase="crux_room",
+    ...                    room_id="r1", proposition_ids=["p"]) for i, p in ((3, "a"), (4, "b"))]
+    >>> room_spans_from_turns(ts)
+    [RoomSpan(room_id='r1', personas=('a', 'b'), start_index=3, end_index=4, proposition_ids=('p',))]
+    """
+    rooms: dict[str, list[DialogueTurn]] = {}
+    for t in turns:
+        if t.room_id:
+            rooms.setdefault(t.room_id, []).append(t)
+    out = []
+    for rid, ts in rooms.items():
+        props = tuple(dict.fromkeys(p for t in ts for p in t.proposition_ids))
+        out.append(
+            RoomSpan(
+                rid,
+                tuple(dict.fromkeys(t.persona_id for t in ts)),
+                min(t.turn_index for t in ts),
+                max(t.turn_index for t in ts),
+                props,
             )
         )
     return out

@@ -119,3 +119,24 @@ def test_patterns_and_anchor_text(library: Path) -> None:
     persona = load_personas(["maximalist"])["maximalist"]
     anchor = belief_anchor(persona, "store of value scarcity", ["p1"])
     assert "Absolute scarcity" in anchor and "Conceding this would mean abandoning" in anchor
+
+
+async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms() -> None:
+    from crux_lab.analysis.shifts import (
+        observations_from_turns,
+        opening_closing,
+        room_spans_from_turns,
+    )
+
+    r, _ = await run({"post_check": False}, SimulatorKnobs(sycophancy=0.6))
+    res = r.result
+    shifted = [s for s in res.position_shifts if s.shifted]
+    assert shifted, "sycophantic concessions must be visible as position shifts"
+    rooms = {sp.room_id: sp for sp in room_spans_from_turns(res.transcript)}
+    obs = observations_from_turns(res.transcript)
+    for s in shifted:
+        first, last = opening_closing(obs, s.persona_id)
+        assert all(first[p.proposition_id] == p.before and last[p.proposition_id] == p.after for p in s.proposition_shifts)
+        assert all(s.persona_id in rooms[rid].personas for rid in s.attributed_rooms)
+        assert s.named_reason is None and "without a named reason" in s.summary
+    assert any(s.attributed_rooms for s in shifted)
