@@ -263,6 +263,8 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
 
 def _summary(result: DebateResult, run_dir: Path, db_path: Path, out: Path | None) -> None:
     u = result.usage
+    # The simulator and replay report what the calls would cost on Claude; nothing is billed.
+    billed = "" if result.backend == "anthropic" else " (modelled, not billed)"
     status = "complete" if result.complete else "[yellow]incomplete[/]"
     out_console.print(
         f"[bold]run {result.run_id}[/]  engine {escape(result.engine)}  backend {escape(result.backend)}  {status}"
@@ -278,7 +280,7 @@ def _summary(result: DebateResult, run_dir: Path, db_path: Path, out: Path | Non
     out_console.print(
         f"calls: {u.calls}  tokens: {u.input_tokens:,} in / {u.output_tokens:,} out"
         f" (cache read {u.cache_read_tokens:,}, write {u.cache_write_tokens:,})"
-        f"  cost: ${u.cost_usd:.4f}  time: {result.duration_s:.1f}s"
+        f"  cost: ${u.cost_usd:.4f}{billed}  time: {result.duration_s:.1f}s"
     )
     out_console.print(f"transcript: {run_dir / 'transcript.md'}")
     out_console.print(f"run folder: {run_dir}")
