@@ -62,7 +62,7 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.argumentation.cli", "af_app", "af"),
     ("crux_lab.sweep.cli", "app", "sweep"),
     ("crux_lab.analysis.cli", "app", "report"),
-    ("crux_lab.analysis.compare_cli", "app", "compare"),
+    ("crux_lab.engines.compare", "app", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
 ]
 

@@ -223,6 +223,7 @@ ALLOCATION: dict[str, Allocation] = {
     "decompose_claims": Allocation(Tier.fast, 0.3, 600),
     "initial_stance": Allocation(Tier.strong, 0.7, 500),
     "agent_turn": Allocation(Tier.strong, 0.8, 500),
+    "blackboard_turn": Allocation(Tier.strong, 0.8, 500),
     "urgency": Allocation(Tier.fast, 0.3, 200),
     "blackboard_summary": Allocation(Tier.fast, 0.3, 500),
     "final_output": Allocation(Tier.fast, 0.3, 1500),
