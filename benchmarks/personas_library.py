@@ -140,6 +140,41 @@ def embed_numbers(n: int) -> dict[str, Any]:
             "index_persona_s": round(index_s, 3), "retrieve_per_turn_ms": round(per_turn * 1000, 2)}
 
 
+def retrieval_quality(k: int = 6) -> dict[str, Any]:
+    """For every persona and deck proposition, query with the proposition's question: is one of
+    the belief nodes its stance links (``beliefNodeIds``) among the top-k? And how often does an
+    off-deck question (another deck's propositions) fall back to contract-only, as it should?"""
+    from crux_lab.embed import get_embedder
+    from crux_lab.personas.loader import load_decks
+    from crux_lab.personas.retrieval import DEFAULT_THRESHOLD, retrieve
+
+    emb = get_embedder()
+    decks = load_decks()
+    hits = total = off_fallback = off_total = 0
+    per_deck: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for deck in decks:
+            d_hits = d_total = 0
+            others = [pr for d in decks if d.id != deck.id for pr in d.propositions]
+            for pid in deck.persona_ids:
+                p = load_persona(pid)
+                for prop in deck.propositions:
+                    stance = p.stance_on(prop.id)
+                    if stance is None:
+                        continue
+                    r = retrieve(p, prop.question, k=k, embedder=emb, directory=Path(tmp))
+                    got = {b.node.id for b in r.beliefs}
+                    d_hits += bool(got & set(stance.belief_node_ids))
+                    d_total += 1
+                for prop in others[:6]:
+                    off_fallback += retrieve(p, prop.question, k=k, embedder=emb, directory=Path(tmp)).fallback
+                    off_total += 1
+            per_deck[deck.id] = round(d_hits / d_total, 3)
+            hits, total = hits + d_hits, total + d_total
+    return {"k": k, "threshold": DEFAULT_THRESHOLD, "recall_at_k": round(hits / total, 3), "per_deck": per_deck,
+            "queries": total, "off_deck_fallback_rate": round(off_fallback / off_total, 3), "off_deck_queries": off_total}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chunks", type=int, default=1000)
@@ -167,6 +202,10 @@ def main() -> None:
         console.print(f"embedding {e['texts']} chunks (~{e['mean_tokens']} tokens): cold {e['cold_s']} s "
                       f"({e['cold_texts_per_s']} texts/s), cache hit {e['cache_hit_s']} s (×{e['cache_speedup']}); "
                       f"index one persona {e['index_persona_s']} s; retrieval per turn {e['retrieve_per_turn_ms']} ms")
+        out["retrieval_quality"] = q = retrieval_quality()
+        console.print(f"retrieval: stance-linked node in top-{q['k']} for {q['recall_at_k']:.0%} of {q['queries']} "
+                      f"(persona, own-deck proposition) queries {q['per_deck']}; off-deck questions fall back to "
+                      f"contract-only {q['off_deck_fallback_rate']:.0%} of {q['off_deck_queries']}")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "personas_library.json").write_text(json.dumps(out, indent=1) + "\n")
     console.print(f"wrote {RESULTS / 'personas_library.json'}")

@@ -31,6 +31,21 @@ class Issue:
         return f"{self.severity}: {self.where}: {self.message}"
 
 
+def stance_support(p: Persona, proposition_id: str) -> float | None:
+    """Net support the belief graph gives a stance: the sum of polarity × confidence of the edges
+    into the stance's first linked node (its position). None when there is nothing to sum.
+
+    Positive means the persona's own beliefs back the side it takes; negative means the graph
+    argues against its stated stance (a ground-truth bug, or a real tension worth a look).
+    """
+    s = p.stance_on(proposition_id)
+    if s is None or p.beliefs is None or not s.belief_node_ids:
+        return None
+    target = s.belief_node_ids[0]
+    into = [e for e in p.beliefs.edges if e.to == target]
+    return round(sum(e.polarity * e.confidence for e in into), 3) if into else None
+
+
 def check_persona(p: Persona) -> list[Issue]:
     """Integrity of one persona: links between stances, belief graph and corpus; excerpt kinds."""
     out: list[Issue] = []
@@ -64,6 +79,9 @@ def check_persona(p: Persona) -> list[Issue]:
         missing = [c for c in s.grounding if c not in chunks]
         if missing:
             out.append(Issue("error", p.id, f"stance on {s.proposition_id} cites unknown chunk(s) {missing}"))
+        support = stance_support(p, s.proposition_id)
+        if s.stance != "uncertain" and support is not None and support < 0:
+            out.append(Issue("warning", p.id, f"the belief graph argues against its {s.stance} stance on {s.proposition_id} (net support {support})"))
         for t in s.flip_conditions:
             if t.kind != "concession" and not t.keywords:
                 out.append(Issue("error", p.id, f"flip condition {t.id} has no keywords, so it can never fire"))

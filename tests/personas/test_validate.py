@@ -32,3 +32,17 @@ def test_broken_links_and_design_are_reported(library: Path) -> None:
     assert any("arthur-hayes are opposed on only 0" in i for i in issues)
     res = CliRunner().invoke(app, ["check"])
     assert res.exit_code == 1 and "error" in res.output
+
+
+def test_stance_support_follows_the_graph() -> None:
+    from crux_lab.personas.loader import load_persona
+    from crux_lab.personas.validate import check_persona, stance_support
+
+    p = load_persona("michael-saylor")
+    assert stance_support(p, "crypto.p1") is not None and stance_support(p, "crypto.p1") > 0  # type: ignore[operator]
+    assert p.beliefs is not None
+    for e in p.beliefs.edges:
+        if e.to == "saylor-pos-p1":
+            e.polarity = -1
+    assert stance_support(p, "crypto.p1") < 0  # type: ignore[operator]
+    assert any("argues against its pro stance on crypto.p1" in str(i) for i in check_persona(p))
