@@ -120,6 +120,9 @@ async def run_room(
             speaker = a if exchanged % 2 == 0 else b
             steelman = settings.three_phase and exchanged >= settings.steelman_after
             instruction = prompts.ROOM_STEELMAN if steelman else prompts.ROOM_EXCHANGE
+            if sp.antisyc.update_rule and exchanged >= 2:
+                # seed 05 §2.8: after an exchange, name the exact claim that moved you, or say why none did
+                instruction += "\n" + prompts.ROOM_AFTER_EXCHANGE
             t = await turn(speaker, instruction, "steelman" if steelman else "exchange")
             outcome.turns.append(t)
             done += 1
