@@ -831,3 +831,5 @@ class DebateResult(Model):
     llm_calls: list[LLMCall] = Field(default_factory=list)
     duration_s: float = 0.0
     error: str | None = None
+    # Per-debate evaluation metrics (crux_lab.analysis.metrics.compute_metrics); NaN-free.
+    metrics: dict[str, float] = Field(default_factory=dict)
