@@ -48,6 +48,8 @@ class DebateRun:
         self.run_id = config.run_id()
         self.personas = load_personas(config.persona_ids)
         propositions = propositions_for(config.persona_ids)
+        # A backend the run made is the run's to close; one passed in belongs to the caller.
+        self._owns_backend = backend is None
         if backend is None:
             backend = make_backend(
                 config.backend,
@@ -117,6 +119,9 @@ class DebateRun:
             self.result.duration_s = round(time.perf_counter() - started, 4)
             if log is not None:
                 log.close()
+            close = getattr(self.ledger.backend, "aclose", None)
+            if self._owns_backend and close is not None:
+                await close()
 
 
 def _collect_turn(result: DebateResult, event: DebateEvent) -> None:
