@@ -258,6 +258,45 @@ def aggregate(
     )
 
 
+@dataclass(frozen=True)
+class GraphDiff:
+    """What a rebuild changed, by concept (node ids may differ between builds)."""
+
+    added_nodes: tuple[str, ...]
+    removed_nodes: tuple[str, ...]
+    added_edges: tuple[tuple[str, str], ...]
+    removed_edges: tuple[tuple[str, str], ...]
+    flipped_edges: tuple[tuple[str, str], ...]
+
+    def summary(self) -> str:
+        return (f"+{len(self.added_nodes)}/-{len(self.removed_nodes)} nodes, +{len(self.added_edges)}/"
+                f"-{len(self.removed_edges)} edges, {len(self.flipped_edges)} edge(s) changed polarity")
+
+
+def diff_graphs(old: BeliefGraph | None, new: BeliefGraph) -> GraphDiff:
+    """Compare two belief graphs by normalised concept.
+
+    >>> from crux_lab.personas.models import BeliefNode
+    >>> a = BeliefGraph(persona_id="p", nodes=[BeliefNode(id="x", concept="A", type="inference", confidence=.4)])
+    >>> diff_graphs(a, BeliefGraph(persona_id="p")).summary()
+    '+0/-1 nodes, +0/-0 edges, 0 edge(s) changed polarity'
+    """
+    def concepts(g: BeliefGraph | None) -> dict[str, str]:
+        return {n.id: concept_key(n.concept) for n in g.nodes} if g else {}
+
+    def edges(g: BeliefGraph | None) -> dict[tuple[str, str], int]:
+        c = concepts(g)
+        return {(c.get(e.from_, e.from_), c.get(e.to, e.to)): e.polarity for e in g.edges} if g else {}
+
+    on, nn = set(concepts(old).values()), set(concepts(new).values())
+    oe, ne = edges(old), edges(new)
+    return GraphDiff(
+        tuple(sorted(nn - on)), tuple(sorted(on - nn)),
+        tuple(sorted(set(ne) - set(oe))), tuple(sorted(set(oe) - set(ne))),
+        tuple(sorted(k for k in set(oe) & set(ne) if oe[k] != ne[k])),
+    )
+
+
 # ---------------------------------------------------------------------------
 # the pipeline
 
@@ -286,6 +325,7 @@ class BuildResult:
     calls: int
     failed_chunks: list[str]
     dangling_stance_links: list[str]
+    diff: GraphDiff | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -379,4 +419,4 @@ async def build_beliefs(
     if write:
         write_json_atomic(path, graph)
     return BuildResult(persona.id, path, graph, len(chunks), len(results) + len(failed), sorted(failed), dangling,
-                       tokens[0], tokens[1], round(cost[0], 6))
+                       diff_graphs(persona.beliefs, graph), tokens[0], tokens[1], round(cost[0], 6))

@@ -170,6 +170,8 @@ def build_cmd(
     out.print(f"wrote {result.path}: {len(g.nodes)} nodes, {len(g.edges)} edges, "
               f"{len(g.contradictions)} contradictions from {result.chunks} chunks ({result.calls} calls, "
               f"{result.input_tokens + result.output_tokens} tokens, ${result.cost_usd:.4f})")
+    if result.diff is not None:
+        out.print(f"changes against the previous beliefs.json: {result.diff.summary()}")
     if result.failed_chunks:
         err.print(f"[yellow]warning:[/] extraction failed for {len(result.failed_chunks)} chunk(s): {', '.join(result.failed_chunks)}")
     if result.dangling_stance_links:

@@ -211,3 +211,12 @@ def test_build_with_anthropic_backend_against_a_fake_api(tmp_path: Path) -> None
     assert all(e.confidence == pytest.approx(0.4) for e in result.graph.edges)  # density, not the stated 0.97
     assert json.loads((folder / "beliefs.json").read_text())["personaId"] == "labor-economist"
     assert result.input_tokens == 300 * len(corpus)
+
+
+def test_rebuild_reports_a_diff(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    same = asyncio.run(build_beliefs(folder, _sim(folder), write=False))
+    assert same.diff is not None and same.diff.summary() == "+0/-0 nodes, +0/-0 edges, 0 edge(s) changed polarity"
+    (folder / "beliefs.json").unlink()
+    fresh = asyncio.run(build_beliefs(folder, _sim(folder)))
+    assert fresh.diff is not None and fresh.diff.added_nodes and not fresh.diff.removed_nodes
