@@ -186,3 +186,15 @@ def test_crystallization_triggers() -> None:
 
 def test_gist() -> None:
     assert gist("I disagree: supply is fixed at 21 million. Because.") == "supply is fixed at 21 million"
+
+
+def test_one_sided_hint_only_for_someone_left_out() -> None:
+    c = controller(["a", "b", "c"], fairness_gap=3)
+    for i, who in enumerate(["a", "b", "a"]):
+        c.record(make_turn(i, who, Move.CHALLENGE, f"point {i} about reserves"))
+    assert c.next_speaker() == "c"
+    hint = c.steer("c")
+    assert hint is not None and hint.situation == "one_sided" and "you haven't responded" in hint.hint
+    d = controller(["a", "b", "c", "d"], fairness_gap=3)
+    play(d, 8)  # a normal four-way rotation: nobody is left out
+    assert all((d.steer(p) or None) is None or d.steer(p).situation != "one_sided" for p in "abcd")  # type: ignore[union-attr]

@@ -163,7 +163,9 @@ class Controller:
         return next(p for p in ids if p != last)
 
     def brought_in(self, persona_id: str) -> bool:
-        return len(self.persona_ids) > 2 and self.silent_for(persona_id) >= self.settings.fairness_gap
+        """Left out for longer than a normal rotation (worth a "you haven't responded" hint)."""
+        n = len(self.persona_ids)
+        return n > 2 and self.silent_for(persona_id) >= max(self.settings.fairness_gap, n)
 
     # -- circling ---------------------------------------------------------
     def _embed(self, turns: Sequence[DialogueTurn]) -> np.ndarray:
