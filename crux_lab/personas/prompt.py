@@ -263,7 +263,8 @@ def _build_system_prompt(
     )
     sections.append(("Your Voice" if framing == "second" else f"{me.possessive} Voice", voice_text))
 
-    anchors = [f"- [{a.kind}; {a.source}] {a.text}" for a in c.anchor_excerpts[:5]]
+    anchors = [f"- [{a.kind}] {a.text}" if a.kind == "synthetic" else f"- [{a.kind}; {a.source}] {a.text}"
+               for a in c.anchor_excerpts[:5]]
     anchors = _fit_lines(anchors, SECTION_CAPS["grounding"])
     if anchors:
         sections.append(("Grounding", "\n".join(anchors)))
