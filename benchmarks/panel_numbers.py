@@ -118,6 +118,14 @@ async def one(
         "max_context_tokens": max(run.ctx.scratch["context_tokens"] or [0]),
         "wall_s": wall,
         "critical_path_s": timeline.critical_path(latency),
+        "parallel_stages": {
+            "n": sum(1 for st in timeline.stages if st.wall_s is not None),
+            "wall_s": sum(st.wall_s for st in timeline.stages if st.wall_s is not None),
+            "critical_s": sum(
+                max(sum(latency[i] for i in c) for c in st.chains) for st in timeline.stages if st.wall_s is not None and st.chains
+            ),
+            "serial_s": sum(latency[i] for st in timeline.stages if st.wall_s is not None for c in st.chains for i in c),
+        },
         "serial_s": timeline.serial_time(latency),
         "unjustified_concessions": sum("met my condition" not in t.dialogue.lower() for t in concede),
         "sycophancy_stats": run.ctx.scratch["anti_sycophancy"].as_dict(),
@@ -179,6 +187,15 @@ async def main() -> None:
             f"{rt['wall_s'] / rt['critical_path_s']:>10.2f}{rt['serial_s'] / rt['wall_s']:>12.2f}"
             f"{rt['critical_path_s'] / args.latency_scale:>16.0f}"
         )
+    print("parallel rounds only (opening, takes, detection votes, room positions/convergence, closing):")
+    print(f"{'deck/engine':<28}{'stages':>7}{'wall s':>8}{'critical s':>11}{'serial s':>9}{'wall/crit':>10}{'serial/wall':>12}")
+    for label, engine, _, rt in lines:
+        ps = rt["parallel_stages"]
+        if ps["n"]:
+            print(
+                f"{label + '/' + engine:<28}{ps['n']:>7}{ps['wall_s']:>8.2f}{ps['critical_s']:>11.2f}{ps['serial_s']:>9.2f}"
+                f"{ps['wall_s'] / ps['critical_s']:>10.2f}{ps['serial_s'] / ps['wall_s']:>12.2f}"
+            )
     # anti-sycophancy: the post-generation check on/off at sycophancy 0.3 (test deck, panel)
     os.environ["CRUX_LAB_PERSONAS"] = str(tmp / "test")
     ids = ["maximalist", "trader", "goldbug", "protocol_dev"]

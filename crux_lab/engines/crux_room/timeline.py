@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -23,6 +24,7 @@ _CHAIN: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("crux_
 class Stage:
     name: str
     chains: list[list[int]] = field(default_factory=list)
+    wall_s: float | None = None  # measured for parallel stages
 
 
 @dataclass
@@ -48,7 +50,11 @@ class Timeline:
             _CHAIN.set(chain)
             return await aw
 
-        return list(await asyncio.gather(*(asyncio.ensure_future(run(a)) for a in awaitables)))
+        started = time.perf_counter()
+        try:
+            return list(await asyncio.gather(*(asyncio.ensure_future(run(a)) for a in awaitables)))
+        finally:
+            stage.wall_s = time.perf_counter() - started
 
     def critical_path(self, latency: Sequence[float]) -> float:
         """Sum over stages of the slowest chain, given each call's latency by ledger seq.
