@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from crux_lab.analysis.metrics import run_metrics
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_personas, validate_params
 from crux_lab.llm import Backend, LLMError, make_backend
@@ -117,6 +118,8 @@ class DebateRun:
             self.result.usage = self.ledger.usage()
             self.result.llm_calls = list(self.ledger.calls)
             self.result.duration_s = round(time.perf_counter() - started, 4)
+            # Per-debate metrics; run_metrics never raises, so a metric bug cannot lose a result.
+            self.result.metrics = run_metrics(self.result, self.personas)
             if log is not None:
                 log.close()
             close = getattr(self.ledger.backend, "aclose", None)

@@ -1,0 +1,502 @@
+"""Per-debate metrics of seed 05 Part 8, computable for every run of every engine.
+
+Each metric is a pure function of a :class:`~crux_lab.models.DebateResult` (and, where it needs
+ground truth, of the debate's personas: their ``stances.json`` is the planted truth). A metric
+that the run's output cannot support returns ``nan`` ("not applicable"); :func:`compute_metrics`
+drops those, so ``DebateResult.metrics`` and the store's ``metrics`` table hold only values
+that mean something.
+
+Which engines give which (simulated backend; measured on the shipped decks, see
+``benchmarks/eval_full.py``):
+
+==============================  =====================================================
+metric                          engines that give it
+==============================  =====================================================
+topic_coverage                  panel (the only engine that decomposes into aspects)
+proposition_coverage            all (needs turn ``proposition_ids``: simulator or a classifier)
+disagreement_compression        all that report cruxes and have opening turns
+position_shift_rate             all with opening/closing positions or position shifts
+sycophancy_rate                 runs with at least one concession (dialogue, dcg, panel, ...)
+belief_consistency_prompt       all (needs turn stances + ground truth)
+belief_consistency_line         all with two stated stances by one persona on one proposition
+corpus_grounding                panel, crux_rooms (the engines that write crux cards)
+crux_specificity                all that report cruxes, cards or disputes
+fake_consensus_rate             engines that report common ground (blitz, classical, graph,
+                                dialogue/dcg when their graph has grounded agreements)
+cost_per_validated_crux         all, when at least one crux validates against ground truth
+crux_recurrence                 cross-debate: :func:`record_recurrence` over the store
+==============================  =====================================================
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
+from crux_lab.personas.models import Persona
+
+NAN = float("nan")
+Truth = Mapping[str, Mapping[str, str]]  # persona id -> proposition id -> "pro"/"con"/"uncertain"
+
+__all__ = [
+    "GENERIC_WORDS",
+    "CruxText",
+    "belief_consistency_line",
+    "belief_consistency_prompt",
+    "compute_metrics",
+    "contested_propositions",
+    "corpus_grounding",
+    "cost_per_validated_crux",
+    "crux_specificity",
+    "crux_texts",
+    "disagreement_compression",
+    "fake_consensus_items",
+    "fake_consensus_rate",
+    "names_reason",
+    "position_shift_rate",
+    "proposition_coverage",
+    "question_specificity",
+    "run_metrics",
+    "sycophancy_rate",
+    "topic_coverage",
+    "truth_table",
+    "validated_cruxes",
+]
+
+
+# ---------------------------------------------------------------------------
+# Ground truth helpers
+# ---------------------------------------------------------------------------
+
+
+def truth_table(personas: Mapping[str, Persona]) -> dict[str, dict[str, str]]:
+    """``{persona_id: {proposition_id: stance}}`` from the personas' ``stances.json``."""
+    return {pid: {s.proposition_id: s.stance for s in p.stances.stances} for pid, p in personas.items()}
+
+
+def contested_propositions(truth: Truth, persona_ids: Sequence[str] | None = None) -> set[str]:
+    """Propositions on which two of ``persona_ids`` hold opposite (pro vs con) stances.
+
+    >>> sorted(contested_propositions({"a": {"p1": "pro", "p2": "pro"}, "b": {"p1": "con", "p2": "pro"}}))
+    ['p1']
+    """
+    ids = [p for p in (persona_ids or list(truth)) if p in truth]
+    props = {prop for pid in ids for prop in truth[pid]}
+    return {prop for prop in props if {"pro", "con"} <= {truth[pid].get(prop) for pid in ids}}
+
+
+def _mean(values: Iterable[float]) -> float:
+    vals = list(values)
+    return sum(vals) / len(vals) if vals else NAN
+
+
+# ---------------------------------------------------------------------------
+# Debate quality
+# ---------------------------------------------------------------------------
+
+
+def topic_coverage(result: DebateResult) -> float:
+    """Share of the decomposed aspects that at least one turn addressed (``turn.aspect_id``).
+
+    Seed 05 §8.1 "Did the debate address all decomposed aspects?". ``nan`` when the engine
+    did not decompose the topic into aspects (every engine but panel).
+    """
+    if not result.aspects:
+        return NAN
+    addressed = {t.aspect_id for t in result.transcript if t.aspect_id}
+    return sum(1 for a in result.aspects if a.id in addressed) / len(result.aspects)
+
+
+def proposition_coverage(result: DebateResult, truth: Truth) -> float:
+    """Share of the contested propositions of the debate's personas that some turn addressed.
+
+    Topic coverage measured against ground truth instead of the engine's own decomposition.
+    ``nan`` when no turn carries ``proposition_ids`` or nothing is contested.
+    """
+    contested = contested_propositions(truth, result.config.persona_ids)
+    said = {pid for t in result.transcript for pid in t.proposition_ids}
+    if not contested or not said:
+        return NAN
+    return len(contested & said) / len(contested)
+
+
+_AUX = re.compile(
+    r"^(is|are|was|were|does|do|did|will|would|should|can|could|has|have|had|must|may)\b", re.I
+)
+_WH = re.compile(r"^(what|which|who|whom|whose|when|where|why|how)\b", re.I)
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d.,]*%?")
+_MEASURE = re.compile(
+    r"\d|%|\bper ?cent\b|\b(rate|rates|price|prices|rent|rents|cost|costs|share|number|count|"
+    r"growth|decline|increase|decrease|lower|higher|raise|raises|fall|falls|rise|rises|more|less|"
+    r"fewer|most|majority|level|levels|return|returns|output|supply|demand|wage|wages|deaths|"
+    r"emissions|median|average|ratio|gdp|inflation)\b",
+    re.I,
+)
+_HORIZON = re.compile(
+    r"\b(years?|decades?|months?|weeks?|days?|by 20\d\d|in 20\d\d|next|within|long run|long term|"
+    r"long-term|short run|short term|short-term|over time|until|before|after|crisis|cycle)\b",
+    re.I,
+)
+#: Content words that carry no checkable content ("we simply see this differently").
+GENERIC_WORDS = frozenset(
+    ["perspective", "perspectives", "priorities", "priority", "differently", "different", "view", "views", "thing", "things", "issue", "issues", "matter", "matters", "approach", "approaches", "important", "importance", "fundamentally", "really", "simply", "just", "way", "ways", "stuff", "aspect", "aspects", "general", "generally", "overall", "basically", "honestly", "disagree", "disagreement", "agree", "core", "see", "seem", "seems", "opinion", "opinions", "position", "positions", "values", "value", "people", "kind", "sort"]
+)
+_STOP = frozenset(
+    ["the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "be", "for", "with", "that", "this", "it", "as", "by", "at", "from", "will", "should", "can", "do", "does", "not", "no", "yes", "what", "how", "why", "whether", "which", "who", "than", "its", "into", "over", "we", "they", "our", "their", "i", "you", "have", "has", "had", "was", "were", "would", "could", "there", "here", "about", "more", "less"]
+)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w.lower() for w in _TOKEN.findall(text) if w.lower() not in _STOP and len(w) > 2]
+
+
+def question_specificity(question: str, topic: str = "") -> float:
+    """Crux specificity proxy in [0, 1]: the mean of four checks (seed 05 §8.1 "Specificity").
+
+    1. *answerable*: a yes/no question (starts with an auxiliary verb) scores 1; a declarative
+       claim or an open (wh-) question 0.5 (answerable, but not by one observation).
+    2. *concrete*: names a measurable quantity (number, %, rate, price, more/less...) and a
+       time horizon or a named entity (a capitalised word past the first); each counts 0.5.
+    3. *not generic*: 1 - 2 x the share of content words that are generic
+       (:data:`GENERIC_WORDS`), floored at 0; fewer than 3 content words scores 0.
+    4. *not the topic*: 1 - the share of the question's content words that are topic words
+       beyond half (a crux that restates the topic has not narrowed anything); 1 if no topic.
+
+    >>> question_specificity("Will median rents in Austin fall by 10% within five years?") > 0.9
+    True
+    >>> question_specificity("I think we simply see this differently.") < 0.4
+    True
+    """
+    text = question.strip()
+    if not text:
+        return 0.0
+    first = text.split(None, 1)[0]
+    answerable = 1.0 if (_AUX.match(text) and text.endswith("?")) else 0.5
+    if _WH.match(text):
+        answerable = 0.5
+    words = _content_words(text)
+    entities = [w for w in _TOKEN.findall(text)[1:] if w[:1].isupper() and w != first]
+    concrete = 0.5 * bool(_MEASURE.search(text)) + 0.5 * bool(_HORIZON.search(text) or entities)
+    if len(words) < 3:
+        not_generic = 0.0
+    else:
+        generic = sum(1 for w in words if w in GENERIC_WORDS) / len(words)
+        not_generic = max(0.0, 1.0 - 2.0 * generic)
+    topic_words = set(_content_words(topic))
+    if topic_words and words:
+        overlap = sum(1 for w in words if w in topic_words) / len(words)
+        not_topic = 1.0 - max(0.0, overlap - 0.5) * 2.0
+    else:
+        not_topic = 1.0
+    return round((answerable + concrete + not_generic + not_topic) / 4.0, 4)
+
+
+@dataclass(frozen=True)
+class CruxText:
+    """One crux-like item of a debate, in a common shape (card, crux or dispute)."""
+
+    kind: str  # "card" | "crux" | "dispute"
+    item_id: str
+    text: str
+    disagreement_type: str | None
+    proposition_ids: tuple[str, ...]
+
+
+def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[CruxText]:
+    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes.
+
+    Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
+    is not used (it is the *test*, not the crux).
+    """
+    out: list[CruxText] = []
+    for card in result.crux_cards:
+        dtype = card.disagreement_type.value
+        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))
+    for c in result.cruxes:
+        if c.source == "card":
+            continue
+        dtype = c.disagreement_type.value if c.disagreement_type else None
+        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids)))
+    if include_disputes:
+        mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
+        for d in result.dcg.disputes:
+            if d.id in mirrored:
+                continue
+            dtype = d.disagreement_type.value if d.disagreement_type else None
+            pids = (d.proposition_id,) if d.proposition_id else ()
+            out.append(CruxText("dispute", d.id, d.question, dtype, pids))
+    return out
+
+
+def crux_specificity(result: DebateResult) -> float:
+    """Mean :func:`question_specificity` of the debate's crux questions (:func:`crux_texts`),
+    against the debate topic. ``nan`` when the debate reported no crux."""
+    items = crux_texts(result)
+    return _mean(question_specificity(i.text, result.config.topic) for i in items)
+
+
+def _opening_turns(result: DebateResult) -> list[DialogueTurn]:
+    opening = [t for t in result.transcript if t.phase == "opening"]
+    if opening:
+        return opening
+    # Engines without an opening phase: each persona's first turn.
+    first: dict[str, DialogueTurn] = {}
+    for t in result.transcript:
+        first.setdefault(t.persona_id, t)
+    return list(first.values())
+
+
+def disagreement_compression(result: DebateResult) -> float:
+    """Seed 05 §8.1: crux specificity relative to the breadth of the initial claims.
+
+    ``mean specificity of the final crux questions / mean specificity of the opening turns``
+    (each persona's first turn when the engine has no opening phase). Above 1: the debate
+    narrowed broad opening claims into sharper cruxes. ``nan`` without cruxes or openings.
+    """
+    cruxes = crux_specificity(result)
+    opening = _mean(question_specificity(t.dialogue, result.config.topic) for t in _opening_turns(result))
+    if math.isnan(cruxes) or math.isnan(opening) or opening == 0:
+        return NAN
+    return cruxes / opening
+
+
+def position_shift_rate(result: DebateResult) -> float:
+    """Share of personas whose position moved between opening and closing.
+
+    Uses the engine's :class:`~crux_lab.models.PositionShift` records when it wrote them,
+    else compares each persona's opening/initial and closing/final stance maps. ``nan`` when
+    the run has neither.
+    """
+    if result.position_shifts:
+        return sum(1 for s in result.position_shifts if s.shifted) / len(result.position_shifts)
+    first: dict[str, dict[str, str]] = {}
+    last: dict[str, dict[str, str]] = {}
+    for pos in result.positions:
+        if pos.at in ("opening", "initial"):
+            first.setdefault(pos.persona_id, dict(pos.stances))
+        else:
+            last[pos.persona_id] = dict(pos.stances)
+    both = [pid for pid in first if pid in last]
+    if not both:
+        return NAN
+    moved = sum(1 for pid in both if any(last[pid].get(k, v) != v for k, v in first[pid].items()))
+    return moved / len(both)
+
+
+_NAMED_REASON = re.compile(
+    r"met my condition|flip condition|changed my mind because|because you (showed|demonstrated)|"
+    r"\bthe (data|evidence|study|studies) (show|shows|showed)\b|\bgiven (the|that|your)\b|"
+    r"\bbecause\b|\bsince (the|your)\b|\bin light of\b",
+    re.I,
+)
+
+
+def names_reason(text: str) -> bool:
+    """Does an agreement name why it updates? (a met flip condition, evidence, a 'because').
+
+    >>> names_reason("You have met my condition: rents fell near new towers.")
+    True
+    >>> names_reason("I'll grant part of that. You make a fair point there.")
+    False
+    """
+    return bool(_NAMED_REASON.search(text))
+
+
+def _agreements(result: DebateResult) -> list[bool]:
+    """One flag per agreement of the debate: True when it names a reason."""
+    flags: dict[tuple[str, int], bool] = {}
+    by_index = {t.turn_index: t for t in result.transcript}
+    for c in result.concession_trail:
+        turn = by_index.get(c.turn_index)
+        named = bool(c.reason and c.reason.strip()) or (turn is not None and names_reason(turn.dialogue))
+        flags[(c.persona_id, c.turn_index)] = named
+    for t in result.transcript:
+        if t.move == Move.CONCEDE and (t.persona_id, t.turn_index) not in flags:
+            flags[(t.persona_id, t.turn_index)] = names_reason(t.dialogue)
+    return list(flags.values())
+
+
+def sycophancy_rate(result: DebateResult) -> float:
+    """Share of agreements not accompanied by a named reason for updating (seed 05 §8.1).
+
+    Agreements are the engine's concession records and every ``CONCEDE`` turn (one per
+    persona and turn). A reason is named when the concession record carries one or the
+    conceding turn's text names it (:func:`names_reason`). ``nan`` when nobody conceded.
+    """
+    flags = _agreements(result)
+    if not flags:
+        return NAN
+    return sum(1 for named in flags if not named) / len(flags)
+
+
+def belief_consistency_prompt(result: DebateResult, truth: Truth) -> float:
+    """Prompt-to-line consistency (arXiv:2511.00222): share of stance-bearing turns whose stance
+    does not contradict the speaker's prompted (ground-truth) stance on the propositions it
+    addresses. A line contradicts when it says pro where the persona holds con, or vice
+    versa; ``uncertain`` lines (a legitimate update) never contradict. ``nan`` when no turn
+    carries a stance on a proposition the speaker has a ground-truth stance on.
+    """
+    checked = 0
+    consistent = 0
+    for t in result.transcript:
+        if t.stance not in ("pro", "con"):
+            continue
+        held = [truth.get(t.persona_id, {}).get(p) for p in t.proposition_ids[:1]]
+        held = [h for h in held if h in ("pro", "con")]
+        if not held:
+            continue
+        checked += 1
+        consistent += held[0] == t.stance
+    return consistent / checked if checked else NAN
+
+
+def belief_consistency_line(result: DebateResult) -> float:
+    """Line-to-line consistency: over consecutive pairs of one persona's stance-bearing turns on
+    the same proposition, the share with no *unexplained* change. A change is explained when
+    the later turn is a ``CONCEDE`` or names a reason (:func:`names_reason`). ``nan`` when no
+    persona spoke twice with a stance on the same proposition.
+    """
+    last: dict[tuple[str, str], str] = {}
+    pairs = 0
+    unexplained = 0
+    for t in result.transcript:
+        if t.stance is None or not t.proposition_ids:
+            continue
+        key = (t.persona_id, t.proposition_ids[0])
+        if key in last:
+            pairs += 1
+            if last[key] != t.stance and t.move != Move.CONCEDE and not names_reason(t.dialogue):
+                unexplained += 1
+        last[key] = t.stance
+    return 1.0 - unexplained / pairs if pairs else NAN
+
+
+def corpus_grounding(result: DebateResult, personas: Mapping[str, Persona]) -> float:
+    """Share of crux-card entries (one persona's position on one card) whose ``grounding_quotes``
+    are non-empty and all resolve to real corpus chunk ids of that persona (seed 05 §8.1).
+    ``nan`` when the run wrote no crux cards."""
+    entries = [(pid, pos) for card in result.crux_cards for pid, pos in card.personas.items()]
+    if not entries:
+        return NAN
+    good = 0
+    for pid, pos in entries:
+        persona = personas.get(pid)
+        chunks = persona.chunk_ids() if persona is not None else set()
+        good += bool(pos.grounding_quotes) and all(q in chunks for q in pos.grounding_quotes)
+    return good / len(entries)
+
+
+def crux_specificity_of_cards(cards: Sequence[CruxCard], topic: str = "") -> float:
+    """Mean :func:`question_specificity` of crux cards (for tables of cards)."""
+    return _mean(question_specificity(c.question, topic) for c in cards)
+
+
+# ---------------------------------------------------------------------------
+# Ground-truth checks
+# ---------------------------------------------------------------------------
+
+
+def fake_consensus_items(result: DebateResult, truth: Truth) -> list[str]:
+    """Ids of common-ground items that are contradictory claims reported as agreement.
+
+    Common ground is what *every* participant accepts, so an item is fake when one of its
+    proposition ids is held pro by one of the debate's personas and con by another (whatever
+    personas the item itself names). Two grounded arguments
+    on the same proposition from speakers of opposite ground-truth stances are fake too
+    (reported as ``"args:<a>+<b>"``): the graph accepted both sides of a contradiction.
+    """
+    out: list[str] = []
+    contested = contested_propositions(truth, result.config.persona_ids)
+    for g in result.common_ground:
+        if any(p in contested for p in g.proposition_ids):
+            out.append(g.id)
+    grounded = [a for a in result.graph.arguments if a.id in set(result.graph.grounded) and a.proposition_id]
+    for i, a in enumerate(grounded):
+        for b in grounded[i + 1 :]:
+            if a.proposition_id != b.proposition_id or a.speaker_id == b.speaker_id:
+                continue
+            sa = truth.get(a.speaker_id, {}).get(a.proposition_id or "")
+            sb = truth.get(b.speaker_id, {}).get(b.proposition_id or "")
+            if {sa, sb} == {"pro", "con"}:
+                out.append(f"args:{a.id}+{b.id}")
+    return out
+
+
+def fake_consensus_rate(result: DebateResult, truth: Truth) -> float:
+    """Share of reported common-ground items that are contradictory claims (seed 05 "common
+    ground must never be fake"): :func:`fake_consensus_items` among common-ground items whose
+    propositions are known. ``nan`` when the run reports no judgeable common ground."""
+    judged = [g for g in result.common_ground if g.proposition_ids]
+    if not judged:
+        return NAN
+    fake = set(fake_consensus_items(result, truth))
+    return sum(1 for g in judged if g.id in fake) / len(judged)
+
+
+def validated_cruxes(result: DebateResult, truth: Truth) -> set[str]:
+    """Contested propositions (ground truth) that at least one crux item names by id."""
+    contested = contested_propositions(truth, result.config.persona_ids)
+    return {p for item in crux_texts(result) for p in item.proposition_ids if p in contested}
+
+
+def cost_per_validated_crux(result: DebateResult, truth: Truth) -> float:
+    """``usage.cost_usd`` / number of distinct ground-truth contested propositions the debate's
+    crux items name (:func:`validated_cruxes`). ``nan`` when none validates (cost per nothing
+    is not a number), so compare it together with ``validated_cruxes``."""
+    n = len(validated_cruxes(result, truth))
+    return result.usage.cost_usd / n if n else NAN
+
+
+# ---------------------------------------------------------------------------
+# All of them
+# ---------------------------------------------------------------------------
+
+
+def compute_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:
+    """Every per-debate metric, ``nan`` where not applicable. Ground-truth metrics need
+    ``personas`` (their stances are the truth); without them they are ``nan``."""
+    truth = truth_table(personas) if personas else {}
+    out: dict[str, float] = {
+        "topic_coverage": topic_coverage(result),
+        "disagreement_compression": disagreement_compression(result),
+        "position_shift_rate": position_shift_rate(result),
+        "sycophancy_rate": sycophancy_rate(result),
+        "belief_consistency_line": belief_consistency_line(result),
+        "crux_specificity": crux_specificity(result),
+        "n_crux_items": float(len(crux_texts(result))),
+    }
+    if personas:
+        out.update(
+            proposition_coverage=proposition_coverage(result, truth),
+            belief_consistency_prompt=belief_consistency_prompt(result, truth),
+            corpus_grounding=corpus_grounding(result, personas),
+            fake_consensus_rate=fake_consensus_rate(result, truth),
+            fake_consensus_count=float(len(fake_consensus_items(result, truth))),
+            validated_cruxes=float(len(validated_cruxes(result, truth))),
+            cost_per_validated_crux=cost_per_validated_crux(result, truth),
+        )
+    return out
+
+
+def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:
+    """:func:`compute_metrics` without the ``nan`` values, rounded; never raises (the runner
+    calls it at the end of every debate, and a metric bug must not lose a result: it then
+    records ``metrics_error = 1``)."""
+    try:
+        values = compute_metrics(result, personas)
+    except Exception:  # a bug in a metric must never cost the debate
+        return {"metrics_error": 1.0}
+    return {k: round(v, 6) for k, v in values.items() if isinstance(v, float) and math.isfinite(v)}
+
+
+def metric_frame_rows(results: Iterable[DebateResult]) -> list[dict[str, Any]]:
+    """``[{run_id, engine, metric, value}]`` rows of the results' stored metrics."""
+    return [
+        {"run_id": r.run_id, "engine": r.engine, "metric": k, "value": v}
+        for r in results
+        for k, v in sorted(r.metrics.items())
+    ]
