@@ -1,0 +1,13 @@
+"""Figure builders: pure functions, data in, plotly figure (or escaped HTML) out.
+
+- :mod:`~crux_lab.viz.transcript`: colour-coded transcript, crux cards, ledger;
+- :mod:`~crux_lab.viz.framework`: argument framework (IN/OUT/UNDEC, camps, cruxes, steps),
+  live graph statistics;
+- :mod:`~crux_lab.viz.alignment`: persona × crux, persona × persona, crux types;
+- :mod:`~crux_lab.viz.shifts`: opening → closing per persona, stance timeline;
+- :mod:`~crux_lab.viz.benchmark`: engine comparison over a sweep with confidence intervals;
+- :mod:`~crux_lab.viz.belief_graph` and :mod:`~crux_lab.viz.network`: belief graphs (persona
+  issue).
+
+Every piece of LLM or persona text is ``html.escape``d before it becomes HTML.
+"""

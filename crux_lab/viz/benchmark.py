@@ -1,0 +1,112 @@
+"""Engine comparison over a sweep: means with confidence intervals over seeds, regime
+distribution and per-seed distributions. Input: one record (mapping) per run, as returned by
+:func:`crux_lab.workbench.sweep_table`; output: plotly figures."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from crux_lab.viz._text import esc
+
+Record = Mapping[str, Any]
+REGIME_COLORS = {"consensus": "#1a9850", "partial": "#fdb863", "polarized": "#d73027", "unknown": "#bbbbbb"}
+
+
+def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and the two-sided Student-t confidence interval (the interval is the mean itself
+    for fewer than two values).
+
+    >>> mean_ci([1.0, 2.0, 3.0])[0]
+    2.0
+    >>> lo, hi = mean_ci([1.0, 2.0, 3.0])[1:]; round(lo, 3), round(hi, 3)
+    (-0.484, 4.484)
+    """
+    xs = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not xs:
+        return (math.nan, math.nan, math.nan)
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return (m, m, m)
+    from scipy import stats  # lazy: scipy.stats costs ~2 s of import time in every kernel
+
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    half = float(stats.t.ppf(0.5 + level / 2, len(xs) - 1)) * sd / math.sqrt(len(xs))
+    return (m, m - half, m + half)
+
+
+def _by(records: Sequence[Record], key: str) -> dict[str, list[Record]]:
+    out: dict[str, list[Record]] = defaultdict(list)
+    for r in records:
+        out[str(r.get(key))].append(r)
+    return dict(sorted(out.items()))
+
+
+def engine_comparison_figure(
+    records: Sequence[Record],
+    metrics: Sequence[str] = ("calls", "tokens", "cost_usd", "n_cruxes", "fake_consensus"),
+    *,
+    group: str = "engine",
+    level: float = 0.95,
+    title: str = "Engine comparison (mean and 95% CI over runs)",
+) -> go.Figure:
+    """One panel per metric: the mean per engine with its confidence interval over seeds."""
+    groups = _by(records, group)
+    cols = min(3, max(1, len(metrics)))
+    nrows = math.ceil(len(metrics) / cols)
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[esc(m) for m in metrics])
+    for i, metric in enumerate(metrics):
+        names, means, err_hi, err_lo, hover = [], [], [], [], []
+        for name, rows in groups.items():
+            m, lo, hi = mean_ci([r.get(metric) for r in rows], level)  # type: ignore[misc]
+            names.append(esc(name))
+            means.append(m)
+            err_hi.append(0 if math.isnan(hi) else hi - m)
+            err_lo.append(0 if math.isnan(lo) else m - lo)
+            hover.append(f"{esc(name)}: {metric} mean {m:.4g} [{lo:.4g}, {hi:.4g}], n={len(rows)}")
+        fig.add_trace(
+            go.Bar(x=names, y=means, name=esc(metric), showlegend=False, hovertext=hover, hoverinfo="text",
+                   error_y={"type": "data", "symmetric": False, "array": err_hi, "arrayminus": err_lo}),
+            row=i // cols + 1, col=i % cols + 1,
+        )
+    fig.update_layout(title=esc(title), height=300 * nrows + 60, margin={"l": 40, "r": 20, "t": 70, "b": 40})
+    return fig
+
+
+def regime_figure(records: Sequence[Record], *, group: str = "engine", title: str = "Regime distribution") -> go.Figure:
+    """Share of runs per regime (consensus / partial / polarized / unknown) for each engine.
+
+    >>> fig = regime_figure([{"engine": "a", "regime": "polarized"}, {"engine": "a", "regime": "consensus"}])
+    >>> sorted((t.name, list(t.y)) for t in fig.data)
+    [('consensus', [0.5]), ('partial', [0.0]), ('polarized', [0.5]), ('unknown', [0.0])]
+    """
+    groups = _by(records, group)
+    fig = go.Figure()
+    for regime, color in REGIME_COLORS.items():
+        ys = []
+        for rows in groups.values():
+            counts = Counter(str(r.get("regime") or "unknown") for r in rows)
+            ys.append(counts[regime] / len(rows))
+        fig.add_trace(go.Bar(x=[esc(g) for g in groups], y=ys, name=regime, marker_color=color))
+    fig.update_layout(title=esc(title), barmode="stack", height=320, yaxis={"title": "share of runs", "range": [0, 1]},
+                      margin={"l": 50, "r": 20, "t": 50, "b": 40})
+    return fig
+
+
+def seed_distribution_figure(records: Sequence[Record], metric: str, *, group: str = "engine",
+                             title: str | None = None) -> go.Figure:
+    """The distribution of one metric over seeds (and topics), per engine: box plus points."""
+    fig = go.Figure()
+    for name, rows in _by(records, group).items():
+        fig.add_trace(go.Box(
+            y=[r.get(metric) for r in rows], name=esc(name), boxpoints="all", jitter=0.4, pointpos=0,
+            hovertext=[f"seed {r.get('seed')} · {esc(r.get('topic', ''))[:60]}" for r in rows], hoverinfo="y+text",
+        ))
+    fig.update_layout(title=esc(title or f"{metric} over seeds"), height=320, showlegend=False,
+                      yaxis_title=esc(metric), margin={"l": 50, "r": 20, "t": 50, "b": 40})
+    return fig

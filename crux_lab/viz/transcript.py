@@ -1,0 +1,213 @@
+"""The debate as HTML: a colour-coded transcript with phase markers, crux cards and the ledger.
+
+Pure builders: data in, :class:`~crux_lab.viz._text.HTMLBlock` or plotly figure out. All
+dialogue, card and persona text is escaped here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from crux_lab.models import Crux, CruxCard, DebateResult, DialogueTurn, LLMCall, Usage
+from crux_lab.viz._text import HTMLBlock, esc
+
+MOVE_COLORS: dict[str, str] = {
+    "CLAIM": "#2166ac",
+    "CHALLENGE": "#d73027",
+    "CLARIFY": "#4d9221",
+    "CONCEDE": "#7b3294",
+    "REFRAME": "#e08214",
+    "PROPOSE_CRUX": "#b8860b",
+}
+PHASE_COLORS: dict[str, str] = {
+    "opening": "#f7f7f7",
+    "free_exchange": "#eef4fb",
+    "crux_seeking": "#fff6e5",
+    "resolution": "#eef8ee",
+    "take": "#eef4fb",
+    "clash": "#fdecec",
+    "closing": "#eef8ee",
+    "crux_room": "#fff6e5",
+    "channel": "#f7f7f7",
+    "round": "#f7f7f7",
+}
+STANCE_MARK = {"pro": "▲ pro", "con": "▼ con", "uncertain": "◆ uncertain"}
+POSITION_COLORS = {"YES": "#1a9850", "NO": "#d73027", "NUANCED": "#999999"}
+
+
+def _phase_key(turn: DialogueTurn) -> tuple[str, str | None]:
+    return (turn.phase, turn.room_id)
+
+
+def transcript_html(turns: Sequence[DialogueTurn], *, names: dict[str, str] | None = None, limit: int | None = None) -> HTMLBlock:
+    """The transcript with a marker at every phase (or crux room) change and moves colour-coded.
+
+    >>> t = DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="<b>hi</b>", phase="opening", move="CLAIM")
+    >>> h = transcript_html([t]).html
+    >>> "&lt;b&gt;hi&lt;/b&gt;" in h and "phase: opening" in h and "CLAIM" in h
+    True
+    """
+    names = names or {}
+    shown = list(turns if limit is None else turns[:limit])
+    rows: list[str] = []
+    previous: tuple[str, str | None] | None = None
+    for turn in shown:
+        key = _phase_key(turn)
+        if key != previous:
+            label = f"phase: {turn.phase}" + (f" · room {turn.room_id}" if turn.room_id else "")
+            if turn.phase_number is not None:
+                label += f" (#{turn.phase_number})"
+            rows.append(
+                f'<div class="cl-phase" style="margin:10px 0 4px;padding:2px 8px;border-left:4px solid #555;'
+                f'font-weight:bold;background:#e8e8e8">{esc(label)}</div>'
+            )
+            previous = key
+        move = turn.move.value if turn.move else ""
+        color = MOVE_COLORS.get(move, "#555555")
+        badge = (
+            f'<span style="background:{color};color:#fff;border-radius:3px;padding:0 5px;font-size:85%">{esc(move)}</span> '
+            if move else ""
+        )
+        stance = f' <span style="color:#666;font-size:85%">{esc(STANCE_MARK[turn.stance])}</span>' if turn.stance else ""
+        props = f' <span style="color:#999;font-size:80%">{esc(", ".join(turn.proposition_ids))}</span>' if turn.proposition_ids else ""
+        speaker = names.get(turn.persona_id, turn.persona_id)
+        rows.append(
+            f'<div class="cl-turn" style="padding:4px 8px;margin:2px 0;border-left:4px solid {color};'
+            f'background:{PHASE_COLORS.get(turn.phase, "#fff")}">'
+            f'<b>{turn.turn_index + 1}. {esc(speaker)}</b> {badge}{stance}{props}<br>{esc(turn.dialogue)}</div>'
+        )
+    if limit is not None and len(turns) > limit:
+        rows.append(f"<div><i>… {len(turns) - limit} more turns</i></div>")
+    if not rows:
+        rows.append("<div><i>(no turns)</i></div>")
+    legend = " ".join(
+        f'<span style="background:{c};color:#fff;border-radius:3px;padding:0 5px;font-size:85%">{m}</span>'
+        for m, c in MOVE_COLORS.items()
+    )
+    return HTMLBlock(f'<div class="cl-transcript"><div style="margin-bottom:6px">moves: {legend}</div>{"".join(rows)}</div>')
+
+
+def crux_cards_html(cards: Sequence[CruxCard], *, names: dict[str, str] | None = None) -> HTMLBlock:
+    """Crux cards: the question, its type, the diagnosis and each persona's position.
+
+    >>> from crux_lab.models import CruxCardPosition as P
+    >>> c = CruxCard(id="c", question="Q<?>", disagreement_type="values", diagnosis="d",
+    ...              personas={"a": P(position="YES", reasoning="r")})
+    >>> "Q&lt;?&gt;" in crux_cards_html([c]).html
+    True
+    """
+    names = names or {}
+    if not cards:
+        return HTMLBlock("<div><i>(no crux cards)</i></div>")
+    out = []
+    for card in cards:
+        rows = "".join(
+            f'<tr><td><b>{esc(names.get(pid, pid))}</b></td>'
+            f'<td style="color:{POSITION_COLORS.get(pos.position.value, "#333")};font-weight:bold">{esc(pos.position.value)}</td>'
+            f"<td>{esc(pos.reasoning)}</td><td>{esc(pos.falsifier or '')}</td></tr>"
+            for pid, pos in card.personas.items()
+        )
+        status = "resolved: " + esc(card.resolution or "") if card.resolved else "unresolved"
+        out.append(
+            '<div class="cl-card" style="border:1px solid #ccc;border-radius:6px;padding:8px;margin:8px 0">'
+            f'<div><b>{esc(card.question)}</b> <span style="background:#fdb863;border-radius:3px;padding:0 5px">'
+            f"{esc(card.disagreement_type.value)}</span> <i>{status}</i></div>"
+            f'<div style="margin:4px 0">{esc(card.diagnosis)}</div>'
+            '<table style="font-size:90%"><tr><th>persona</th><th>position</th><th>reasoning</th><th>would change if</th></tr>'
+            f"{rows}</table></div>"
+        )
+    return HTMLBlock("".join(out))
+
+
+def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
+    """The call ledger summed per purpose: calls, tokens (with cache), latency and cost.
+
+    >>> c = LLMCall(run_id="r", seq=0, purpose="opening", backend="simulated", model="m", tier="fast",
+    ...             input_tokens=10, output_tokens=5, cost_usd=0.01)
+    >>> "opening" in ledger_html(Usage(calls=1, input_tokens=10, output_tokens=5, cost_usd=0.01), [c]).html
+    True
+    """
+    per: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0.0, 0.0])
+    for c in calls:
+        row = per[c.purpose]
+        row[0] += 1
+        row[1] += c.input_tokens
+        row[2] += c.output_tokens
+        row[3] += c.cache_read_tokens
+        row[4] += c.latency_s
+        row[5] += c.cost_usd
+    body = "".join(
+        f"<tr><td>{esc(p)}</td><td>{int(r[0])}</td><td>{int(r[1]):,}</td><td>{int(r[2]):,}</td>"
+        f"<td>{int(r[3]):,}</td><td>{r[4]:.2f}</td><td>${r[5]:.4f}</td></tr>"
+        for p, r in sorted(per.items(), key=lambda kv: -kv[1][5])
+    )
+    total = (
+        f"<tr style='font-weight:bold'><td>total</td><td>{usage.calls}</td><td>{usage.input_tokens:,}</td>"
+        f"<td>{usage.output_tokens:,}</td><td>{usage.cache_read_tokens:,}</td><td>{usage.latency_s:.2f}</td>"
+        f"<td>${usage.cost_usd:.4f}</td></tr>"
+    )
+    return HTMLBlock(
+        '<table class="cl-ledger"><tr><th>purpose</th><th>calls</th><th>input tokens</th><th>output tokens</th>'
+        f"<th>cache read</th><th>latency s</th><th>cost</th></tr>{body}{total}</table>"
+    )
+
+
+def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
+    """Cumulative cost and tokens over the calls of a debate (in call order)."""
+    ordered = sorted(calls, key=lambda c: c.seq)
+    cost, tokens = [], []
+    running_cost, running_tokens = 0.0, 0
+    for c in ordered:
+        running_cost += c.cost_usd
+        running_tokens += c.input_tokens + c.output_tokens
+        cost.append(running_cost)
+        tokens.append(running_tokens)
+    xs = list(range(1, len(ordered) + 1))
+    hover = [f"#{c.seq} {esc(c.purpose)} ({esc(c.tier.value)})" for c in ordered]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=xs, y=cost, name="cost (USD)", mode="lines", hovertext=hover))
+    fig.add_trace(go.Scatter(x=xs, y=tokens, name="tokens", mode="lines", yaxis="y2", hovertext=hover))
+    fig.update_layout(
+        title="Ledger: cumulative cost and tokens", height=320, xaxis_title="call",
+        yaxis={"title": "USD"}, yaxis2={"title": "tokens", "overlaying": "y", "side": "right"},
+        margin={"l": 50, "r": 50, "t": 50, "b": 40},
+    )
+    return fig
+
+
+def cruxes_html(cruxes: Sequence[Crux]) -> HTMLBlock:
+    """The cruxes a run found: statement, type, how it was found, who holds which side.
+
+    >>> "&lt;x&gt;" in cruxes_html([Crux(id="c", statement="<x>", source="proposed")]).html
+    True
+    """
+    if not cruxes:
+        return HTMLBlock("<div><i>(no cruxes)</i></div>")
+    rows = "".join(
+        f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else '')}</td>"
+        f"<td>{esc(c.source)}</td><td>{esc(', '.join(s.persona_id for s in c.yes_side))}</td>"
+        f"<td>{esc(', '.join(s.persona_id for s in c.no_side))}</td><td>{esc(c.settling_question or '')}</td></tr>"
+        for c in cruxes
+    )
+    return HTMLBlock(
+        '<table class="cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>yes</th><th>no</th>'
+        f"<th>what would settle it</th></tr>{rows}</table>"
+    )
+
+
+def run_header_html(result: DebateResult) -> HTMLBlock:
+    """One line per fact: run id, engine, backend, regime, completeness and counts."""
+    cfg = result.config
+    status = "complete" if result.complete else "incomplete"
+    facts = [
+        ("topic", cfg.topic), ("run", result.run_id), ("engine", result.engine), ("backend", result.backend),
+        ("personas", ", ".join(cfg.persona_ids)), ("seed", cfg.seed), ("status", status + (f" ({result.error})" if result.error else "")),
+        ("regime", result.regime.value + (f": {result.regime_description}" if result.regime_description else "")),
+        ("turns / cruxes / cards", f"{len(result.transcript)} / {len(result.cruxes)} / {len(result.crux_cards)}"),
+        ("calls / tokens / cost", f"{result.usage.calls} / {result.usage.input_tokens + result.usage.output_tokens:,} / ${result.usage.cost_usd:.4f}"),
+    ]
+    rows = "".join(f"<tr><th style='text-align:left'>{esc(k)}</th><td style='text-align:left'>{esc(v)}</td></tr>" for k, v in facts)
+    return HTMLBlock(f'<table class="cl-header">{rows}</table>')

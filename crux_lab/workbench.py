@@ -1,0 +1,430 @@
+"""The notebook-facing API: thin calls that notebooks make, so no logic lives in a cell.
+
+    import crux_lab.workbench as wb
+    wb.setup_plotly()                          # offline HTML export keeps the figures
+    result = wb.run_debate_from_parameters(topic=..., personas=[...], engine="dialogue",
+                                           run_dir=run_dir)   # run + write the run folder
+    result = wb.load_run("3f2a9c...")          # by run id (DuckDB or files) or by folder
+
+A debate run from notebook parameters builds its :class:`~crux_lab.models.DebateConfig` with
+:func:`crux_lab.sweep.spec.config_from_params`, so its run id is the sweep cell's run id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import math
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from crux_lab.models import DebateConfig, DebateResult
+from crux_lab.store import (
+    RunFolderError,
+    StoreError,
+    default_runs_dir,
+    load_result,
+    query,
+    resolve_db_path,
+    write_run,
+)
+from crux_lab.store.paths import project_root
+from crux_lab.sweep.spec import config_from_params
+
+T = TypeVar("T")
+# Plotly's "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
+# nbconvert export shows the figures with no CDN; "plotly_mimetype" keeps JupyterLab's renderer
+# (plotly 6+ drops figures from exported HTML with the mimetype alone: plotly/plotly.py#5365).
+OFFLINE_RENDERER = "plotly_mimetype+notebook"
+
+
+class UnknownRunError(LookupError):
+    """A run id that is neither in the database nor among the run folders; lists the nearest."""
+
+    def __init__(self, ref: str, known: Sequence[str]) -> None:
+        near = difflib.get_close_matches(ref, list(known), n=5, cutoff=0.3)
+        if not near:
+            near = [k for k in known if k.startswith(ref[:4])][:5] if ref else []
+        msg = f"unknown run {ref!r}."
+        msg += f" Nearest known run ids: {', '.join(near)}." if near else f" {len(known)} run(s) known, none close."
+        msg += " List them with `crux-lab db query \"SELECT run_id, engine, topic FROM runs\"`."
+        super().__init__(msg)
+        self.ref, self.nearest = ref, near
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def setup_plotly(renderer: str = OFFLINE_RENDERER) -> str:
+    """Set plotly's default renderer for notebooks whose HTML export must work offline."""
+    import plotly.io as pio
+
+    pio.renderers.default = renderer
+    return renderer
+
+
+def _run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to the end, also from inside a Jupyter kernel (whose loop is running)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
+def debate_config(
+    topic: str,
+    personas: Sequence[str] | str,
+    engine: str = "dialogue",
+    backend: str = "simulated",
+    seed: int = 0,
+    max_turns: int = 30,
+    sim: Mapping[str, float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    deck: str | None = None,
+) -> DebateConfig:
+    """The debate configuration of notebook parameters (``backend='auto'`` resolved).
+
+    >>> c = debate_config("t", "a, b", engine="dcg", seed=2)
+    >>> (c.persona_ids, c.engine, c.seed)
+    (['a', 'b'], 'dcg', 2)
+    """
+    from crux_lab.llm import resolve_backend_name
+
+    raw: dict[str, Any] = {"topic": topic, "personas": personas, "engine": engine,
+                           "backend": resolve_backend_name(backend), "seed": seed, "max_turns": max_turns}
+    if sim:
+        raw["sim"] = dict(sim)
+    if params:
+        raw["params"] = dict(params)
+    if deck:
+        raw["deck"] = deck
+    return config_from_params(raw)
+
+
+def save_run(result: DebateResult, run_dir: str | Path | None = None, *, sweep_id: str | None = None) -> Path:
+    """Write the run folder. ``run_dir`` ending in the run id is used as is (a sweep cell's
+    folder); any other folder gets ``<run_dir>/<run_id>``; None means the default runs folder."""
+    if run_dir is None or str(run_dir) == "":
+        return write_run(result, None, sweep_id=sweep_id)
+    target = Path(run_dir)
+    if target.name == result.run_id:
+        return write_run(result, target.parent, sweep_id=sweep_id)
+    return write_run(result, target, sweep_id=sweep_id)
+
+
+def run_debate_from_parameters(
+    topic: str,
+    personas: Sequence[str] | str,
+    engine: str = "dialogue",
+    backend: str = "simulated",
+    seed: int = 0,
+    max_turns: int = 30,
+    sim: Mapping[str, float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    deck: str | None = None,
+    run_dir: str | Path | None = None,
+    sweep: str | None = None,
+    save: bool = True,
+) -> DebateResult:
+    """Run one debate from notebook parameters and (by default) write its run folder.
+
+    Ingest into DuckDB is not done here: a sweep ingests from its single coordinating process,
+    and :func:`ingest_run` does it for an interactive notebook.
+    """
+    from crux_lab.runner import run_debate
+
+    config = debate_config(topic, personas, engine, backend, seed, max_turns, sim, params, deck)
+    result = _run_sync(lambda: run_debate(config))
+    if save:
+        save_run(result, run_dir, sweep_id=sweep or None)
+    return result
+
+
+def ingest_run(run_dir: str | Path, db: str | Path | None = None) -> int:
+    """Load one run folder into DuckDB (the notebook is then the writer; close it before a CLI
+    ingest). Returns the rows loaded."""
+    from crux_lab.store import ingest
+
+    return ingest([run_dir], db).total_rows
+
+
+# ---------------------------------------------------------------------------
+# Loading runs
+# ---------------------------------------------------------------------------
+
+
+def _db_runs(db: str | Path | None) -> dict[str, str]:
+    path = resolve_db_path(db)
+    if not path.is_file():
+        return {}
+    try:
+        res = query("SELECT run_id, coalesce(run_dir, '') FROM runs", path)
+    except StoreError:
+        return {}
+    return {str(r[0]): str(r[1]) for r in res.rows}
+
+
+def run_folders(roots: Iterable[Path] | None = None) -> dict[str, Path]:
+    """Run folders found on disk: the default runs folder and every ``experiments/*/runs``."""
+    if roots is None:
+        root = project_root()
+        roots = [default_runs_dir(), *sorted((root / "experiments").glob("*/runs"))]
+    found: dict[str, Path] = {}
+    for base in roots:
+        if base.is_dir():
+            for manifest in base.glob("*/manifest.json"):
+                if not manifest.parent.name.startswith("."):
+                    found.setdefault(manifest.parent.name, manifest.parent)
+    return found
+
+
+def known_runs(db: str | Path | None = None, roots: Iterable[Path] | None = None) -> dict[str, Path | None]:
+    """run id -> run folder (None when only the database knows it)."""
+    out: dict[str, Path | None] = {k: (Path(v) if v else None) for k, v in _db_runs(db).items()}
+    for run_id, folder in run_folders(roots).items():
+        if out.get(run_id) is None or not out[run_id].is_dir():  # type: ignore[union-attr]
+            out[run_id] = folder
+    return out
+
+
+def find_run(ref: str | Path, db: str | Path | None = None, roots: Iterable[Path] | None = None) -> Path:
+    """The run folder of a run id (or a folder path); :class:`UnknownRunError` lists the nearest ids."""
+    p = Path(ref)
+    if (p / "result.json").is_file():
+        return p
+    known = known_runs(db, roots)
+    folder = known.get(str(ref))
+    if folder is None:
+        matches = [k for k in known if k.startswith(str(ref))] if len(str(ref)) >= 6 else []
+        if len(matches) == 1:
+            folder = known[matches[0]]
+    if folder is None or not (folder / "result.json").is_file():
+        raise UnknownRunError(str(ref), sorted(known))
+    return folder
+
+
+def load_run(ref: str | Path, db: str | Path | None = None, roots: Iterable[Path] | None = None) -> DebateResult:
+    """A run's :class:`DebateResult` by run id (or unique prefix), via DuckDB or the run folders."""
+    return load_result(find_run(ref, db, roots))
+
+
+# ---------------------------------------------------------------------------
+# Helpers notebooks call
+# ---------------------------------------------------------------------------
+
+
+def persona_names(persona_ids: Iterable[str]) -> dict[str, str]:
+    """Display names of personas (the id itself when a persona cannot be loaded)."""
+    from crux_lab.personas.loader import PersonaError, load_persona
+
+    out = {}
+    for pid in persona_ids:
+        try:
+            out[pid] = load_persona(pid).name
+        except PersonaError:
+            out[pid] = pid
+    return out
+
+
+def fake_consensus(result: DebateResult) -> float:
+    """1.0 when the audit against the simulator's ground truth finds fake consensus (a polarized
+    panel labelled consensus, or contradictory common ground), else 0.0; NaN when the personas
+    cannot be loaded."""
+    from crux_lab.engines.dialogue_v2.audit import audit
+    from crux_lab.personas.loader import PersonaError, load_personas, propositions_for
+
+    try:
+        personas = load_personas(result.config.persona_ids)
+    except PersonaError:
+        return math.nan
+    return 1.0 if audit(result, personas, propositions_for(result.config.persona_ids)).fake_consensus else 0.0
+
+
+SWEEP_SQL = """
+SELECT r.run_id, r.sweep_id, r.engine, r.topic, r.seed, r.backend, r.run_dir,
+       d.complete, d.regime, d.n_turns, d.n_cruxes, d.n_crux_cards, d.n_common_ground, d.n_shifted,
+       d.calls, d.input_tokens + d.output_tokens AS tokens, d.cost_usd, d.duration_s
+FROM runs r JOIN debates d USING (run_id)
+WHERE (? IS NULL OR r.sweep_id = ?)
+ORDER BY r.engine, r.topic, r.seed
+"""
+SWEEP_COLUMNS = ["run_id", "sweep_id", "engine", "topic", "seed", "backend", "run_dir", "complete", "regime", "n_turns",
+                 "n_cruxes", "n_crux_cards", "n_common_ground", "n_shifted", "calls", "tokens", "cost_usd", "duration_s"]
+
+
+def sweep_table(sweep: str | None = None, db: str | Path | None = None, *, audit: bool = True) -> Any:
+    """One row per run of a sweep (all runs when ``sweep`` is None) as a pandas DataFrame, from
+    DuckDB; ``fake_consensus`` is audited from each run folder against ground truth."""
+    import pandas as pd
+
+    path = resolve_db_path(db)
+    if not path.is_file():  # no database yet: an empty table, and the figures say so
+        return pd.DataFrame(columns=[*SWEEP_COLUMNS, "fake_consensus"])
+    res = query(SWEEP_SQL, path, [sweep or None, sweep or None])
+    df = pd.DataFrame(res.rows, columns=res.columns)
+    if audit:
+        values = []
+        for run_dir in df["run_dir"]:
+            try:
+                values.append(fake_consensus(load_result(run_dir)) if run_dir else math.nan)
+            except (RunFolderError, OSError):
+                values.append(math.nan)
+        df["fake_consensus"] = values
+    return df
+
+
+def summary_table(df: Any, metrics: Sequence[str] = ("calls", "tokens", "cost_usd", "n_cruxes", "fake_consensus"),
+                  group: str = "engine") -> Any:
+    """Mean and 95% CI per engine for each metric (a DataFrame, one row per engine)."""
+    import pandas as pd
+
+    from crux_lab.viz.benchmark import mean_ci
+
+    rows = []
+    for name, part in df.groupby(group):
+        row: dict[str, Any] = {group: name, "runs": len(part)}
+        for m in metrics:
+            mean, lo, hi = mean_ci(list(part[m]))
+            row[m] = round(mean, 6)
+            row[f"{m} 95% CI"] = f"[{lo:.4g}, {hi:.4g}]"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def notebook_debate(
+    from_run: str = "",
+    *,
+    topic: str,
+    personas: Sequence[str] | str,
+    engine: str = "dialogue",
+    backend: str = "simulated",
+    seed: int = 0,
+    max_turns: int = 30,
+    sim: Mapping[str, float] | None = None,
+    params: Mapping[str, Any] | None = None,
+    deck: str | None = None,
+    run_dir: str | Path | None = None,
+    sweep: str | None = None,
+    save: bool = True,
+) -> DebateResult:
+    """The debate a notebook shows: the stored run ``from_run`` when given, else a new debate
+    from the parameters (written to ``run_dir`` when ``save``)."""
+    if from_run:
+        return load_run(from_run)
+    return run_debate_from_parameters(topic, personas, engine, backend, seed, max_turns, sim, params, deck,
+                                      run_dir=run_dir or None, sweep=sweep, save=save)
+
+
+def alignment(result: DebateResult) -> Any:
+    """The alignment report of a run (:func:`crux_lab.analysis.insights.alignment_report`) with
+    the deck's proposition texts as column texts."""
+    from crux_lab.analysis.insights import alignment_report
+    from crux_lab.personas.loader import propositions_for
+
+    texts = {pid: p.text for pid, p in propositions_for(result.config.persona_ids).items()}
+    return alignment_report(result, texts)
+
+
+def shift_timeline(result: DebateResult) -> Any:
+    """The stance timeline of a run's transcript (:func:`crux_lab.analysis.shifts.shift_timeline`)."""
+    from crux_lab.analysis.shifts import observations_from_turns
+    from crux_lab.analysis.shifts import shift_timeline as timeline
+
+    return timeline(observations_from_turns(result.transcript))
+
+
+def concessions_html(result: DebateResult) -> Any:
+    """The concession trail as an escaped HTML table."""
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    if not result.concession_trail:
+        return HTMLBlock("<div><i>(no concessions)</i></div>")
+    rows = "".join(
+        f"<tr><td>{c.turn_index}</td><td>{esc(c.persona_id)}</td><td>{esc(c.type.value)}</td><td>{esc(c.conceded_claim)}</td>"
+        f"<td>{esc(', '.join(c.removed_arg_ids))}</td></tr>"
+        for c in result.concession_trail
+    )
+    return HTMLBlock("<table><tr><th>turn</th><th>persona</th><th>kind</th><th>conceded</th><th>removed arguments</th></tr>"
+                     f"{rows}</table>")
+
+
+def shifts_html(result: DebateResult, names: Mapping[str, str] | None = None) -> Any:
+    """Per persona: shifted or not, the crux rooms the shift is attributed to, the named reason."""
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    names = names or {}
+    if not result.position_shifts:
+        return HTMLBlock("<div><i>(no position shifts recorded)</i></div>")
+    rows = "".join(
+        f"<tr><td>{esc(names.get(s.persona_id, s.persona_id))}</td><td>{'yes' if s.shifted else 'no'}</td>"
+        f"<td>{esc(', '.join(s.attributed_rooms))}</td><td>{esc(s.named_reason or '')}</td><td>{esc(s.summary)}</td></tr>"
+        for s in result.position_shifts
+    )
+    return HTMLBlock("<table><tr><th>persona</th><th>shifted</th><th>attributed rooms</th><th>named reason</th>"
+                     f"<th>summary</th></tr>{rows}</table>")
+
+
+def load_persona(persona_id: str) -> Any:
+    """A persona with its belief graph and corpus (:func:`crux_lab.personas.loader.load_persona`)."""
+    from crux_lab.personas.loader import load_persona as load
+
+    return load(persona_id)
+
+
+def retrieve_beliefs(persona: Any, claim: str, k: int = 5) -> Any:
+    """The persona's beliefs most relevant to ``claim`` (:func:`crux_lab.personas.retrieval.retrieve`)."""
+    from crux_lab.personas.retrieval import retrieve
+
+    return retrieve(persona, claim, k=k)
+
+
+def retrieved_subgraph(persona: Any, retrieval: Any, hops: int = 1) -> Any:
+    """The belief graph restricted to the retrieved nodes and their neighbours (``hops`` away)."""
+    graph = persona.beliefs
+    keep = {b.node.id for b in retrieval.beliefs}
+    for _ in range(hops):
+        keep |= {e.to for e in graph.edges if e.from_ in keep} | {e.from_ for e in graph.edges if e.to in keep}
+    return graph.model_copy(update={
+        "nodes": [n for n in graph.nodes if n.id in keep],
+        "edges": [e for e in graph.edges if e.from_ in keep and e.to in keep],
+    })
+
+
+def retrieval_html(retrieval: Any) -> Any:
+    """The retrieved beliefs: score, concept, type, grounding chunks (escaped)."""
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    if retrieval.fallback:
+        return HTMLBlock(f"<div><i>no beliefs retrieved: {esc(retrieval.reason)}</i></div>")
+    rows = "".join(
+        f"<tr><td>{b.score:.2f}</td><td>{esc(b.node.concept)}</td><td>{esc(b.node.type)}</td>"
+        f"<td>{esc('; '.join(c.text[:160] for c in b.chunks[:2]))}</td></tr>"
+        for b in retrieval.beliefs
+    )
+    return HTMLBlock(f"<div><b>claim:</b> {esc(retrieval.query)}</div><table><tr><th>score</th><th>belief</th>"
+                     f"<th>type</th><th>grounding</th></tr>{rows}</table>")
+
+
+def runs_table_html(df: Any, links_to: str = "") -> Any:
+    """The runs of a sweep as a table; with ``links_to`` (a folder relative to the page), each
+    run id links to ``<links_to>/<run_id>.html``."""
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    cols = [c for c in ("engine", "topic", "seed", "complete", "regime", "n_cruxes", "n_crux_cards", "calls", "tokens", "cost_usd", "fake_consensus") if c in df.columns]
+    head = "".join(f"<th>{esc(c)}</th>" for c in ["run", *cols])
+    rows = []
+    for rec in df.to_dict("records"):
+        rid = esc(rec["run_id"])
+        link = f'<a href="{esc(links_to.rstrip("/"))}/{rid}.html">{rid}</a>' if links_to else rid
+        rows.append("<tr><td>" + link + "</td>" + "".join(f"<td>{esc(_fmt(rec[c]))}</td>" for c in cols) + "</tr>")
+    return HTMLBlock(f'<table class="cl-runs"><tr>{head}</tr>{"".join(rows)}</table>')
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.4g}"
+    return str(v)
