@@ -213,6 +213,7 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
     is not used (it is the *test*, not the crux).
     """
     out: list[CruxText] = []
+    dtype: str | None
     for card in result.crux_cards:
         dtype = card.disagreement_type.value
         out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))

@@ -3,12 +3,14 @@
 ``ingest`` replaces every row of each run it loads (delete, then ``INSERT ... BY NAME``
 from the runs' Parquet files, one statement per table for a batch of runs) inside a single
 transaction: if any run folder is unreadable,
-nothing of that call is left in the database. ``metrics`` rows are not touched: they are
-written after ingest by evaluation (:func:`record_metrics`) and survive a re-ingest.
+nothing of that call is left in the database. A run's own per-debate metrics (its
+``metrics.json``) are loaded into ``metrics``; other ``metrics`` rows are written after ingest
+by evaluation (:func:`record_metrics`) and survive a re-ingest.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +21,13 @@ import duckdb
 
 from crux_lab.store.db import SchemaTooNew, StoreError, connect
 from crux_lab.store.migrations import migration_names
-from crux_lab.store.runfiles import RunFolderError, RunManifest, find_run_dirs, read_manifest
+from crux_lab.store.runfiles import (
+    METRICS,
+    RunFolderError,
+    RunManifest,
+    find_run_dirs,
+    read_manifest,
+)
 from crux_lab.store.tables import RUN_TABLES, to_arrow
 
 DB = str | Path | duckdb.DuckDBPyConnection | None
@@ -108,11 +116,33 @@ def _load_chunk(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest]
                     f"says {expected}; the folder is damaged: rewrite or remove it."
                 )
             report.rows[table] = report.rows.get(table, 0) + inserted
+    _load_run_metrics(con, manifests)
     con.executemany(
         "UPDATE runs SET run_dir = ?, ingested_at = current_timestamp WHERE run_id = ?",
         [[str(m.run_dir.resolve()), m.run_id] for m in manifests],
     )
     report.run_ids.extend(ids)
+
+
+def _load_run_metrics(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest]) -> None:
+    """The runs' own per-debate metrics (``metrics.json``) replace those names in ``metrics``;
+    metrics recorded later under other names (evaluation) are kept."""
+    rows: list[dict[str, Any]] = []
+    for m in manifests:
+        path = m.run_dir / METRICS
+        if not path.is_file():
+            continue
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+            rows += [{"run_id": m.run_id, "name": str(k), "value": float(v)} for k, v in values.items()]
+        except (json.JSONDecodeError, AttributeError, TypeError, ValueError) as exc:
+            raise IngestError(f"{path}: unreadable metrics ({exc}); it must map names to numbers.") from None
+    if not rows:
+        return
+    con.executemany("DELETE FROM metrics WHERE run_id = ? AND name = ?", [[r["run_id"], r["name"]] for r in rows])
+    con.register("_run_metrics", to_arrow("metrics", rows).drop_columns(["recorded_at"]))
+    con.execute("INSERT INTO metrics BY NAME SELECT * FROM _run_metrics")
+    con.unregister("_run_metrics")
 
 
 def ingest(

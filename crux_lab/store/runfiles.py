@@ -6,6 +6,7 @@ A run folder ``<runs>/<run_id>/`` holds::
     result.json         the whole DebateResult
     events.jsonl        the event log, one DebateEvent per line (enough to rebuild the result)
     transcript.md       the transcript, for reading
+    metrics.json        the per-debate metrics (name -> value), when the run has any
     tables/<name>.parquet   one Parquet file per non-empty store table (typed like the database)
 
 It is written into a hidden temporary folder beside it and renamed into place, so a reader
@@ -33,6 +34,7 @@ from crux_lab.store.paths import default_runs_dir
 from crux_lab.store.tables import RUN_TABLES, crux_lab_version, result_rows, to_arrow
 
 MANIFEST = "manifest.json"
+METRICS = "metrics.json"
 RUN_FORMAT = 1
 
 
@@ -91,6 +93,8 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
         for event in result.events:
             fh.write(event.model_dump_json() + "\n")
     (folder / "transcript.md").write_text(render_transcript(result), encoding="utf-8")
+    if result.metrics:  # per-debate metrics; ingest loads them into the metrics table
+        (folder / METRICS).write_text(json.dumps(result.metrics, indent=1, sort_keys=True), encoding="utf-8")
     tables = folder / "tables"
     tables.mkdir()
     counts: dict[str, int] = {}
