@@ -203,6 +203,19 @@ def _check_out(out: Path | None) -> None:
         fail(f"--out {out}: the folder {out.parent} is not writable.")
 
 
+def _check_runs_dir(runs_dir: Path | None) -> Path:
+    from crux_lab.store import default_runs_dir
+
+    folder = runs_dir or default_runs_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create the runs folder {folder} ({exc.strerror or exc}); pass a writable --runs-dir or set CRUX_LAB_RUNS.")
+    if not os.access(folder, os.W_OK):
+        fail(f"the runs folder {folder} is not writable; pass a writable --runs-dir or set CRUX_LAB_RUNS.")
+    return folder
+
+
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -323,6 +336,7 @@ def debate(
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
     _check_out(out)
+    runs_folder = _check_runs_dir(runs_dir)
 
     from pydantic import ValidationError
 
@@ -357,7 +371,10 @@ def debate(
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
     result = _drive(run, max_turns, progress)
 
-    run_dir = write_run(result, runs_dir)
+    try:
+        run_dir = write_run(result, runs_folder)
+    except OSError as exc:
+        fail(f"the debate ran but its run folder could not be written in {runs_folder}: {exc}", code=1)
     try:
         ingest([run_dir], db_path)
     except StoreError as exc:

@@ -178,6 +178,15 @@ def test_unwritable_database_path_is_refused(runner: CliRunner, env: dict[str, P
     assert files_under(env["runs"]) == [] and not env["out"].exists()
 
 
+def test_unwritable_runs_dir_is_refused(runner: CliRunner, env: dict[str, Path], tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    env = dict(env, runs=blocker / "runs")
+    res = runner.invoke(app, debate_args(env))
+    assert res.exit_code == 2 and "cannot create the runs folder" in flat(res.output)
+    assert not env["out"].exists() and not env["db"].exists()
+
+
 def test_out_must_be_a_file(runner: CliRunner, env: dict[str, Path], tmp_path: Path) -> None:
     env = dict(env, out=tmp_path)
     res = runner.invoke(app, debate_args(env))
