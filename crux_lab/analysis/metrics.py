@@ -501,3 +501,65 @@ def metric_frame_rows(results: Iterable[DebateResult]) -> list[dict[str, Any]]:
         for r in results
         for k, v in sorted(r.metrics.items())
     ]
+
+
+# ---------------------------------------------------------------------------
+# Cross-debate (over the store)
+# ---------------------------------------------------------------------------
+
+
+def crux_items_from_db(con: Any) -> dict[str, list[Any]]:
+    """``{topic: [CruxItem]}`` of every stored run: its crux cards, else its cruxes."""
+    from crux_lab.analysis.recurrence import CruxItem
+
+    rows = con.execute(
+        """
+        WITH cards AS (SELECT run_id, id, question AS text, disagreement_type FROM crux_cards),
+        plain AS (
+            SELECT c.run_id, c.id, c.statement AS text, c.disagreement_type FROM cruxes c
+            WHERE c.source <> 'card' AND c.run_id NOT IN (SELECT run_id FROM cards)
+        )
+        SELECT r.topic, x.run_id, x.id, x.text, x.disagreement_type
+        FROM (SELECT * FROM cards UNION ALL SELECT * FROM plain) x JOIN runs r USING (run_id)
+        ORDER BY r.topic, x.run_id, x.id
+        """
+    ).fetchall()
+    out: dict[str, list[Any]] = {}
+    for topic, run_id, item_id, text, dtype in rows:
+        out.setdefault(topic, []).append(CruxItem(run_id, item_id, text, dtype))
+    return out
+
+
+def recurrence_by_run(items: Sequence[Any], encoder: Any = None, threshold: float | None = None) -> dict[str, float]:
+    """Cross-debate crux recurrence of each debate: the share of its crux items that fall in a
+    cluster of similar cruxes seen in at least two debates (:mod:`crux_lab.analysis.recurrence`,
+    same clustering and threshold). Debates are compared with the other debates given, so pass
+    the items of one topic at a time."""
+    from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, crux_recurrence
+
+    recurring = crux_recurrence(items, threshold=threshold or RECURRENCE_THRESHOLD, encoder=encoder)
+    inside = {(m.debate_id, m.crux_id) for r in recurring for m in r.members}
+    totals: dict[str, list[bool]] = {}
+    for it in items:
+        totals.setdefault(it.debate_id, []).append((it.debate_id, it.crux_id) in inside)
+    return {run: sum(flags) / len(flags) for run, flags in totals.items()}
+
+
+def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float]:
+    """Compute :func:`recurrence_by_run` per topic over every run in the store and record it as
+    the ``crux_recurrence`` metric of each run (topics with a single debate are skipped)."""
+    from crux_lab.store import connect, record_metrics
+
+    con = db if hasattr(db, "execute") else connect(db)
+    try:
+        out: dict[str, float] = {}
+        for items in crux_items_from_db(con).values():
+            if len({i.debate_id for i in items}) < 2:
+                continue
+            out.update(recurrence_by_run(items, encoder))
+        for run_id, value in out.items():
+            record_metrics(con, run_id, {"crux_recurrence": value})
+        return out
+    finally:
+        if con is not db:
+            con.close()
