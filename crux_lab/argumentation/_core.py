@@ -8,8 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from crux_lab.argumentation.framework import ArgumentFramework
+
+
+class Adjacency(Protocol):
+    """Anything indexable by argument position giving neighbour positions."""
+
+    def __getitem__(self, i: int, /) -> Sequence[int]: ...
+
+    def __len__(self) -> int: ...
+
 
 SMALL_LIMIT = 14
 """Components with at most this many arguments use the pure bitmask solver."""
@@ -93,9 +103,7 @@ class Decomposition:
     components: tuple[Component, ...]
 
 
-def weak_components(
-    members: Sequence[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]
-) -> list[Component]:
+def weak_components(members: Sequence[int], succ: Adjacency, pred: Adjacency) -> list[Component]:
     """Split ``members`` into weakly connected components of the induced subgraph."""
     inside = dict.fromkeys(members, -1)
     comps: list[Component] = []

@@ -273,13 +273,18 @@ def pivot_arguments(
         return ()
     out: list[tuple[int, int, PivotArgument]] = []
     pos = space.af._index.pos
+    owners: dict[Arg, list[str]] = {}
+    for p, cs in central_claims.items():
+        for c in cs:
+            owners.setdefault(c, []).append(p)
     for comp in space.components:
         if len(comp.alternatives) < 2:
             continue
-        claims = {
-            p: frozenset(c for c in cs if c in comp.arguments) for p, cs in central_claims.items()
-        }
-        claims = {p: c for p, c in claims.items() if c}
+        local: dict[str, set[Arg]] = {}
+        for a in comp.arguments:
+            for p in owners.get(a, ()):
+                local.setdefault(p, set()).add(a)
+        claims = {p: frozenset(c) for p, c in local.items()}
         if not claims:
             continue
 
