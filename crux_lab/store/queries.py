@@ -26,6 +26,12 @@ class QueryResult:
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, r, strict=True)) for r in self.rows]
 
+    def df(self) -> Any:
+        """The rows as a pandas DataFrame (for notebooks)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.rows, columns=self.columns)
+
     def to_json(self) -> str:
         """The rows as a JSON array of objects (dates as ISO text).
 

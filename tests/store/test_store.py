@@ -272,6 +272,8 @@ def test_query_result_json_handles_lists_and_timestamps(tmp_path: Path, db_path:
     out = json.loads(query("SELECT persona_ids, ingested_at FROM runs", db_path).to_json())
     assert out[0]["persona_ids"] == ["alice", "bob"]
     assert isinstance(out[0]["ingested_at"], str) and "T" in out[0]["ingested_at"]
+    frame = query("SELECT persona_id, count(*) AS n FROM turns GROUP BY 1 ORDER BY 1", db_path).df()
+    assert list(frame.columns) == ["persona_id", "n"] and frame["n"].tolist() == [2, 1]
 
 
 def test_empty_result_writes_no_empty_tables_and_ingests(tmp_path: Path, db_path: Path) -> None:
