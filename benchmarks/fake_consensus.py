@@ -94,6 +94,9 @@ def main() -> None:
             for engine in ENGINES:
                 for seed in range(args.seeds):
                     rows.append(asyncio.run(one(engine, topic, (a, b), missed, seed)))
+            done = [r for r in rows if r["pair"] == [a, b] and r["missed_attack"] == missed]
+            print(f"  {a} vs {b}, missed_attack={missed}: fake v2 {sum(r['fake'] for r in done if r['engine'] == 'dialogue')}"
+                  f"/{args.seeds}, dcg {sum(r['fake'] for r in done if r['engine'] == 'dcg')}/{args.seeds}", flush=True)
     summary = []
     header = f"{'engine':9} {'missed':>6} {'runs':>4} {'fake':>6} {'consensus':>9} {'contradict':>10} {'contested_cg':>12}  regimes"
     print(header)
