@@ -61,6 +61,7 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.personas.cli", "app", "personas"),
     ("crux_lab.argumentation.cli", "af_app", "af"),
     ("crux_lab.sweep.cli", "app", "sweep"),
+    ("crux_lab.sweep.cli", "report_app", "report"),
     ("crux_lab.analysis.cli", "app", "report"),
     ("crux_lab.engines.compare", "app", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
