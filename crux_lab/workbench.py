@@ -428,3 +428,23 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return "" if math.isnan(v) else f"{v:.4g}"
     return str(v)
+
+
+def manifest_html(manifest: str | Path) -> Any:
+    """A sweep manifest's cell statuses (done / failed / incomplete) with each failure's error."""
+    import json
+    from collections import Counter
+
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    if not manifest or not Path(manifest).is_file():
+        return HTMLBlock("")
+    cells = json.loads(Path(manifest).read_text(encoding="utf-8")).get("cells", {})
+    counts = Counter(str(c.get("status")) for c in cells.values())
+    head = ", ".join(f"{n} {esc(s)}" for s, n in sorted(counts.items()))
+    bad = "".join(
+        f"<tr><td>{esc(rid)}</td><td>{esc(c.get('status'))}</td><td>{esc(c.get('error') or '')}</td></tr>"
+        for rid, c in cells.items() if c.get("status") != "done"
+    )
+    table = f"<table><tr><th>run</th><th>status</th><th>error</th></tr>{bad}</table>" if bad else ""
+    return HTMLBlock(f"<div><b>cells:</b> {head}</div>{table}")

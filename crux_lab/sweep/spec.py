@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,13 +90,25 @@ class SweepSpec:
         """``experiments/<name>/`` beside the YAML file."""
         return self.path.parent / self.name
 
-    def cells(self) -> list[Cell]:
+    def cells(self, defaults: Mapping[str, Any] | None = None) -> list[Cell]:
+        """Every cell: base + one grid combination + one seed. ``defaults`` (the notebook's
+        declared parameter values) fill the debate parameters the sweep leaves out, so each
+        cell's run_id is the hash of what the notebook actually runs.
+
+        >>> spec = SweepSpec(name="s", path=Path("s.yaml"), notebook=Path("n.ipynb"),
+        ...                  base={"topic": "t", "personas": ["a", "b"]}, grid={"engine": ["dcg", "blitz"]}, seeds=[0, 1])
+        >>> [(c.params["engine"], c.seed) for c in spec.cells()]
+        [('dcg', 0), ('dcg', 1), ('blitz', 0), ('blitz', 1)]
+        >>> spec.cells({"max_turns": 8})[0].params["max_turns"], spec.cells()[0].run_id != spec.cells({"max_turns": 8})[0].run_id
+        (8, True)
+        """
         keys = sorted(self.grid)
         combos = itertools.product(*(self.grid[k] for k in keys)) if keys else [()]
+        filled = {k: v for k, v in (defaults or {}).items() if k in DEBATE_KEYS and k != "seed"}
         out: list[Cell] = []
         for combo in combos:
             for seed in self.seeds:
-                params = {**self.base, **dict(zip(keys, combo, strict=True)), "seed": seed}
+                params = {**filled, **self.base, **dict(zip(keys, combo, strict=True)), "seed": seed}
                 out.append(Cell(run_id=cell_run_id(params), params=params, seed=seed))
         return out
 

@@ -1,0 +1,133 @@
+"""``crux-lab sweep experiments/<name>.yaml`` and ``crux-lab report <run_id | sweep name>``.
+
+Mounted by :mod:`crux_lab.cli` (its ``SUBAPPS`` list): ``app`` as ``sweep``, ``report_app``
+as ``report``. Bad input exits 2 with a one-paragraph message; a sweep with failed cells
+exits 1 after recording and ingesting everything else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Run a sweep: grid x seeds -> papermill notebooks -> run folders -> DuckDB.",
+                  invoke_without_command=True, no_args_is_help=True)
+report_app = typer.Typer(help="Export an offline HTML report of a run (by id) or of a sweep (by name).",
+                         invoke_without_command=True, no_args_is_help=True)
+
+DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")]
+
+
+@app.callback()
+def sweep(
+    spec_file: Annotated[Path, typer.Argument(help="The sweep file, e.g. experiments/demo.yaml.")],
+    workers: Annotated[int | None, typer.Option("--workers", "-w", help="Parallel cells (default: the file's workers).")] = None,
+    executor: Annotated[str | None, typer.Option("--executor", help="local | dask | dask://host:port (default: the file's executor).")] = None,
+    db: DbOption = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Export the sweep report when done.")] = False,
+) -> None:
+    """Run every cell not yet done (resumable), ingest each into DuckDB, show progress."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from crux_lab.cli import err_console, fail, note, out_console
+    from crux_lab.store import StoreError, connect, ingest, resolve_db_path
+    from crux_lab.sweep.runner import NotebookParameterError, run_sweep, summarize_timings
+    from crux_lab.sweep.spec import SweepSpecError, load_sweep
+
+    if workers is not None and workers < 1:
+        fail(f"--workers must be at least 1; got {workers}.")
+    if executor is not None and not (executor in ("local", "dask") or executor.startswith("dask://")):
+        fail(f"--executor {executor!r}: expected local, dask, or dask://host:port.")
+    try:
+        spec = load_sweep(spec_file)
+    except SweepSpecError as exc:
+        fail(str(exc))
+    db_path = resolve_db_path(db)
+    try:
+        con = connect(db_path)  # the one writer for the whole sweep
+    except StoreError as exc:
+        fail(str(exc))
+
+    def ingest_one(run_dir: Path) -> None:
+        ingest([run_dir], con)
+
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[last]}"), TimeElapsedColumn(), console=err_console, transient=False)
+    task = progress.add_task(f"sweep {spec.name}", total=None, last="")
+
+    def started(todo: int, total: int) -> None:
+        progress.update(task, total=todo)
+        if todo < total:
+            note(f"{total - todo} of {total} cell(s) already done: skipped")
+
+    def advanced(outcome: object) -> None:
+        progress.advance(task)
+        progress.update(task, last=f"{outcome.run_id} {outcome.status}")  # type: ignore[attr-defined]
+
+    try:
+        with progress:
+            result = run_sweep(spec, ingest=ingest_one, workers=workers, executor=executor,
+                               on_start=started, on_progress=advanced)
+    except NotebookParameterError as exc:
+        fail(str(exc))
+    finally:
+        con.close()
+    t = summarize_timings(result.outcomes)
+    out_console.print(
+        f"sweep {spec.name}: {result.count('done')} done, {result.count('failed')} failed, "
+        f"{result.count('incomplete')} incomplete, {len(result.skipped)} skipped "
+        f"in {result.wall_s:.1f}s (per cell: kernel {t['kernel_s']:.1f}s, cells {t['cells_s']:.1f}s "
+        f"of which debate {t['debate_s']:.1f}s, ingest {t['ingest_s']:.2f}s)"
+    )
+    for o in result.outcomes:
+        if o.status == "failed":
+            out_console.print(f"[red]failed[/] {o.run_id}: {o.error}  (notebook: {o.notebook})")
+    out_console.print(f"runs: {spec.out_dir / 'runs'}  manifest: {spec.out_dir / 'manifest.json'}  database: {db_path}")
+    if result.interrupted:
+        note("[yellow]interrupted:[/] finished cells are ingested; the rest are marked incomplete. Rerun to resume.")
+        raise typer.Exit(130)
+    if report:
+        _report_sweep(spec.name, spec.path.parent, db)
+    if result.count("failed"):
+        raise typer.Exit(1)
+
+
+def _report_sweep(name: str, experiments: Path, db: Path | None) -> None:
+    from crux_lab.cli import fail, out_console
+    from crux_lab.report import ReportError, sweep_report
+
+    try:
+        info = sweep_report(name, db=db, experiments=experiments)
+    except ReportError as exc:
+        fail(str(exc))
+    out_console.print(f"report: {info.path}  ({info.size_bytes / 1e6:.1f} MB, {info.render_s:.1f}s)")
+    typer.echo(str(info.path.resolve()))
+
+
+@report_app.callback()
+def report(
+    ref: Annotated[str, typer.Argument(help="A run id (or unique prefix, or run folder) or a sweep name.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where the HTML goes (run reports; default reports/<run_id>.html).")] = None,
+    experiments: Annotated[Path, typer.Option("--experiments", help="The experiments folder.")] = Path("experiments"),
+    db: DbOption = None,
+) -> None:
+    """Export an offline HTML report (input hidden, plotly.js embedded, no CDN); prints its path."""
+    from crux_lab.cli import fail, out_console
+    from crux_lab.report import ReportError, run_report
+    from crux_lab.workbench import UnknownRunError
+
+    name = Path(ref).stem if ref.endswith((".yaml", ".yml")) else ref
+    if (experiments / name / "manifest.json").is_file() or (experiments / f"{name}.yaml").is_file():
+        _report_sweep(name, experiments, db)
+        return
+    try:
+        info = run_report(ref, out, db=db, experiments=experiments)
+    except UnknownRunError as exc:
+        sweeps = sorted(p.parent.name for p in experiments.glob("*/manifest.json"))
+        fail(f"{exc}" + (f" Sweeps: {', '.join(sweeps)}." if sweeps else ""))
+    except ReportError as exc:
+        fail(str(exc))
+    out_console.print(f"report: {info.path}  ({info.size_bytes / 1e6:.1f} MB, {info.render_s:.1f}s)")
+    typer.echo(str(info.path.resolve()))
