@@ -126,17 +126,25 @@ async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms()
         observations_from_turns,
         opening_closing,
         room_spans_from_turns,
+        shift_timeline,
     )
 
-    r, _ = await run({"post_check": False}, SimulatorKnobs(sycophancy=0.6))
+    r, _ = await run({"post_check": False, "n_aspects": 3, "max_rooms": 3}, SimulatorKnobs(sycophancy=0.6))
     res = r.result
     shifted = [s for s in res.position_shifts if s.shifted]
     assert shifted, "sycophantic concessions must be visible as position shifts"
     rooms = {sp.room_id: sp for sp in room_spans_from_turns(res.transcript)}
     obs = observations_from_turns(res.transcript)
+    timeline = shift_timeline(obs)
+    in_room = 0
     for s in shifted:
         first, last = opening_closing(obs, s.persona_id)
         assert all(first[p.proposition_id] == p.before and last[p.proposition_id] == p.after for p in s.proposition_shifts)
         assert all(s.persona_id in rooms[rid].personas for rid in s.attributed_rooms)
         assert s.named_reason is None and "without a named reason" in s.summary
-    assert any(s.attributed_rooms for s in shifted)
+        for p in s.proposition_shifts:
+            point = next(t for t in timeline if t.persona_id == s.persona_id and t.proposition_id == p.proposition_id and t.changed)
+            if point.room_id is not None:  # a change made inside a room is attributed to it
+                assert point.room_id in s.attributed_rooms
+                in_room += 1
+    assert in_room > 0
