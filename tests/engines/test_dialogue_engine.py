@@ -285,3 +285,11 @@ async def test_task_cancel_gives_an_incomplete_valid_result() -> None:
     assert 4 <= len(r.transcript) < 30
     assert DebateResult.model_validate_json(r.model_dump_json()) == r
     check_invariants(r.dcg)
+
+
+def test_too_few_turns_is_refused_clearly() -> None:
+    with pytest.raises(EngineConfigError, match="needs max_turns >= 4"):
+        asyncio.run(run_debate(config("dialogue", max_turns=3)))
+    r = asyncio.run(run_debate(config("dcg", max_turns=4)))
+    assert r.complete and len(r.transcript) == 4
+    assert [t.phase for t in r.transcript] == ["opening", "opening", "resolution", "resolution"]
