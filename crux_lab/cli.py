@@ -178,7 +178,7 @@ def _backend_choice(name: str, cassette: Path | None) -> str:
         resolved = resolve_backend_name(name)
     except UnknownBackend:
         fail(f"unknown backend {name!r}. Valid backends: {', '.join(BACKENDS)}.")
-    has_key = bool(os.environ.get(API_KEY_ENV))
+    has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
     if resolved == "anthropic" and not has_key:
         fail(
             f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "

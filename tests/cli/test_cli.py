@@ -333,3 +333,10 @@ def test_replay_with_a_missing_cassette_is_refused(runner: CliRunner, env: dict[
     res = runner.invoke(app, debate_args(env, "--backend", "replay", "--cassette", str(tmp_path / "none.jsonl")))
     assert res.exit_code == 2 and "does not exist" in flat(res.output)
     assert files_under(env["runs"]) == [] and not env["db"].exists()
+
+
+def test_blank_api_key_counts_as_missing(runner: CliRunner, env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "   ")
+    res = runner.invoke(app, debate_args(env, "--backend", "anthropic"))
+    assert res.exit_code == 2 and "export ANTHROPIC_API_KEY=" in flat(res.output)
+    assert files_under(env["runs"]) == [] and not env["db"].exists()
