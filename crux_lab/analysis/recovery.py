@@ -1,0 +1,367 @@
+"""Ground-truth crux recovery: did the engine find the cruxes planted in a scenario?
+
+Scenarios (:mod:`crux_lab.analysis.scenarios`) plant contested propositions of known
+disagreement types and consensus propositions. After a debate, every crux-like item it
+reports (crux cards, cruxes, DCG disputes: :func:`crux_lab.analysis.metrics.crux_texts`) is
+matched to at most one planted proposition:
+
+1. **by id** when the item carries ``proposition_ids`` (the simulator annotates them; a real
+   LLM run does not), unless its text is generic: an item whose specificity proxy
+   (:func:`~crux_lab.analysis.metrics.question_specificity`) is below
+   :data:`GENERIC_FLOOR` recovers nothing, whatever its tags say ("we simply see this
+   differently" names no crux);
+2. else **by embedding**: cosine similarity (all-MiniLM-L6-v2, :mod:`crux_lab.embed`) of the
+   item text with each planted proposition's text and question (the larger counts); the best
+   proposition matches when its similarity is at least :data:`MATCH_THRESHOLD`.
+
+Scores, per debate, at the proposition level (paraphrases of one crux count once):
+
+- precision = planted contested propositions found / (distinct propositions matched +
+  unmatched items), so a consensus proposition reported as a crux and an item that matches
+  nothing are both false positives;
+- recall = planted contested propositions found / planted contested propositions;
+- F1; type accuracy = recovered cruxes whose (majority) reported type equals the planted type,
+  over those reported with a type (``nan`` if none is typed);
+- false common ground = common-ground items that match (by id, else embedding) a planted
+  contested proposition.
+
+Threshold (0.55). Calibrated with ``benchmarks/recovery_threshold.py`` on the items that carry a
+simulator id (the label): for each item, its best-matching planted proposition must be its
+label, and, with its label left out, no other proposition may reach the threshold. The
+threshold maximising F1 over those decisions is used; the benchmark prints the sweep and
+writes ``benchmarks/results/recovery_threshold.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
+from crux_lab.analysis.scenarios import Scenario, use_library, write_library
+from crux_lab.models import DebateResult, SimulatorKnobs
+
+__all__ = [
+    "GENERIC_FLOOR",
+    "MATCH_THRESHOLD",
+    "Match",
+    "RecoveryRun",
+    "RecoveryScore",
+    "match_texts",
+    "recovery_frame",
+    "record_recovery",
+    "run_recovery",
+    "score_recovery",
+    "summarize",
+]
+
+MATCH_THRESHOLD = 0.55
+GENERIC_FLOOR = 0.4  # the simulator's vague cruxes score 0.375; real cruxes 0.6 and up
+METRIC_NAMES = (
+    "recovery_precision", "recovery_recall", "recovery_f1", "recovery_type_accuracy", "false_common_ground",
+)
+
+
+class Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Match:
+    text: str
+    proposition_id: str | None
+    how: str  # "id" | "embedding" | "generic" | "none"
+    similarity: float | None = None
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    v = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(norms == 0, 1.0, norms)
+
+
+def similarity_to_propositions(texts: Sequence[str], scenario: Scenario, encoder: Encoder) -> np.ndarray:
+    """``len(texts) x n_propositions`` cosine similarities: the larger of the similarity with a
+    proposition's text and with its question."""
+    if not texts:
+        return np.zeros((0, len(scenario.propositions)))
+    props = [p.text for p in scenario.propositions] + [p.question for p in scenario.propositions]
+    vecs = _unit(encoder.encode(list(texts) + props))
+    items, targets = vecs[: len(texts)], vecs[len(texts) :]
+    sim = items @ targets.T
+    n = len(scenario.propositions)
+    return np.maximum(sim[:, :n], sim[:, n:])
+
+
+def match_texts(
+    texts: Sequence[str],
+    ids: Sequence[Sequence[str]],
+    scenario: Scenario,
+    encoder: Encoder | None,
+    *,
+    threshold: float = MATCH_THRESHOLD,
+    use_ids: bool = True,
+) -> list[Match]:
+    """Match each text (with its proposition ids, possibly empty) to a planted proposition; see
+    the module docstring for the rule. ``encoder`` may be None only if every text has an id."""
+    planted = {p.id for p in scenario.propositions}
+    out: list[Match | None] = []
+    need: list[int] = []
+    for k, (text, pids) in enumerate(zip(texts, ids, strict=True)):
+        if question_specificity(text) < GENERIC_FLOOR:
+            out.append(Match(text, None, "generic"))
+            continue
+        known = [p for p in pids if p in planted] if use_ids else []
+        if known:
+            out.append(Match(text, known[0], "id"))
+        else:
+            out.append(None)
+            need.append(k)
+    if need:
+        if encoder is None:
+            from crux_lab.embed import get_embedder
+
+            encoder = get_embedder()
+        sim = similarity_to_propositions([texts[k] for k in need], scenario, encoder)
+        for row, k in enumerate(need):
+            best = int(np.argmax(sim[row]))
+            score = float(sim[row, best])
+            pid = scenario.propositions[best].id if score >= threshold else None
+            out[k] = Match(texts[k], pid, "embedding" if pid else "none", round(score, 4))
+    return [m for m in out if m is not None]
+
+
+@dataclass
+class RecoveryScore:
+    """Recovery of one debate against its scenario (persisted as metrics rows)."""
+
+    run_id: str
+    engine: str
+    scenario: str
+    n_items: int
+    n_planted: int
+    found: int
+    false_positives: int
+    precision: float
+    recall: float
+    f1: float
+    type_accuracy: float
+    n_typed: int
+    false_common_ground: int
+    matched_by_id: int
+    matched_by_embedding: int
+    generic_items: int
+    recovered: dict[str, str | None] = field(default_factory=dict)  # planted id -> reported type
+    missed: list[str] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        return {
+            "recovery_precision": self.precision,
+            "recovery_recall": self.recall,
+            "recovery_f1": self.f1,
+            "recovery_type_accuracy": self.type_accuracy,
+            "false_common_ground": float(self.false_common_ground),
+        }
+
+
+def score_recovery(
+    result: DebateResult,
+    scenario: Scenario,
+    encoder: Encoder | None = None,
+    *,
+    threshold: float = MATCH_THRESHOLD,
+    use_ids: bool = True,
+) -> RecoveryScore:
+    """Score one debate's cruxes against the scenario's planted ones (module docstring)."""
+    items: list[CruxText] = crux_texts(result)
+    matches = match_texts([i.text for i in items], [i.proposition_ids for i in items], scenario, encoder,
+                          threshold=threshold, use_ids=use_ids)
+    contested = scenario.contested
+    matched_props = {m.proposition_id for m in matches if m.proposition_id}
+    unmatched = {m.text.strip().lower() for m in matches if m.proposition_id is None}
+    found = matched_props & set(contested)
+    predicted = len(matched_props) + len(unmatched)
+    precision = len(found) / predicted if predicted else math.nan
+    recall = len(found) / len(contested) if contested else math.nan
+    f1 = 2 * precision * recall / (precision + recall) if predicted and (precision + recall) > 0 else (0.0 if predicted else math.nan)
+    recovered: dict[str, str | None] = {}
+    for pid in sorted(found):
+        types = [i.disagreement_type for i, m in zip(items, matches, strict=True) if m.proposition_id == pid and i.disagreement_type]
+        recovered[pid] = Counter(types).most_common(1)[0][0] if types else None
+    typed = {pid: t for pid, t in recovered.items() if t is not None}
+    correct = sum(1 for pid, t in typed.items() if contested[pid].value == t)
+    cg = result.common_ground
+    cg_matches = match_texts([g.statement for g in cg], [g.proposition_ids for g in cg], scenario, encoder,
+                             threshold=threshold, use_ids=use_ids) if cg else []
+    false_cg = sum(1 for m in cg_matches if m.proposition_id in contested)
+    return RecoveryScore(
+        run_id=result.run_id, engine=result.engine, scenario=scenario.id, n_items=len(items),
+        n_planted=len(contested), found=len(found), false_positives=predicted - len(found),
+        precision=precision, recall=recall, f1=f1,
+        type_accuracy=correct / len(typed) if typed else math.nan, n_typed=len(typed),
+        false_common_ground=false_cg,
+        matched_by_id=sum(1 for m in matches if m.how == "id"),
+        matched_by_embedding=sum(1 for m in matches if m.how == "embedding"),
+        generic_items=sum(1 for m in matches if m.how == "generic"),
+        recovered=recovered, missed=sorted(set(contested) - found),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Running a recovery benchmark
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class RecoveryRun:
+    """What :func:`run_recovery` produced (runtime)."""
+
+    scores: list[RecoveryScore] = field(default_factory=list)
+    results: list[DebateResult] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # "<engine>/<scenario>" -> error
+    run_dirs: list[Path] = field(default_factory=list)
+    db_path: Path | None = None
+    wall_s: float = 0.0
+
+
+def run_recovery(
+    scenarios: Sequence[Scenario],
+    engines: Sequence[str],
+    library: str | Path,
+    *,
+    seed: int = 0,
+    sim: SimulatorKnobs | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    encoder: Encoder | None = None,
+    runs_dir: str | Path | None = None,
+    db: str | Path | None = None,
+    store: bool = True,
+    on_result: Callable[[RecoveryScore], None] | None = None,
+) -> RecoveryRun:
+    """Run every engine on every scenario (written to ``library``), score recovery, and, with
+    ``store``, write the run folders, ingest them and record the recovery metrics.
+
+    Debate ``k`` of a scenario runs with seed ``seed + scenario index``, so engines see the same
+    simulator seed on the same scenario.
+    """
+    import time
+
+    from crux_lab.runner import run_debate
+
+    started = time.perf_counter()
+    write_library(scenarios, library)
+    out = RecoveryRun()
+    if encoder is None:
+        from crux_lab.embed import get_embedder
+
+        encoder = get_embedder()
+    params = params or {}
+    with use_library(library):
+        for k, scenario in enumerate(scenarios):
+            for engine in engines:
+                config = scenario.config(engine, seed=seed + k, sim=sim, **dict(params.get(engine, {})))
+                try:
+                    result = asyncio.run(run_debate(config))
+                except Exception as exc:  # one engine's bug must not cost the others' runs
+                    out.failures[f"{engine}/{scenario.id}"] = f"{type(exc).__name__}: {exc}"
+                    continue
+                score = score_recovery(result, scenario, encoder)
+                out.results.append(result)
+                out.scores.append(score)
+                if on_result is not None:
+                    on_result(score)
+    if store and out.results:
+        out.run_dirs, out.db_path = _store(out, runs_dir, db)
+    out.wall_s = round(time.perf_counter() - started, 3)
+    return out
+
+
+def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
+    from crux_lab.store import connect, ingest, resolve_db_path, write_run
+
+    dirs = [write_run(r, runs_dir, sweep_id="eval-recovery") for r in out.results]
+    path = resolve_db_path(db)
+    con = connect(path)
+    try:
+        ingest(dirs, con)
+        record_recovery(con, out.scores)
+    finally:
+        con.close()
+    return dirs, path
+
+
+def record_recovery(db: Any, scores: Sequence[RecoveryScore]) -> int:
+    """Record each score as ``metrics`` rows of its run (``nan`` values stored as NULL); the
+    per-proposition outcome goes into the ``detail`` of ``recovery_f1``. Returns rows written.
+
+    No extra table: a run's engine, scenario (deck), seed and knobs are in ``runs``, so
+    ``runs JOIN metrics`` answers every recovery question in SQL.
+    """
+    from crux_lab.store import record_metrics
+
+    n = 0
+    for s in scores:
+        detail = {k: v for k, v in asdict(s).items() if k not in ("precision", "recall", "f1", "type_accuracy")}
+        n += record_metrics(db, s.run_id, s.metrics(), {"recovery_f1": detail})
+    return n
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    vals = [v for v in values if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def summarize(scores: Sequence[RecoveryScore]) -> list[dict[str, Any]]:
+    """One row per engine: mean precision/recall/F1/type accuracy (macro over debates), and
+    micro totals (planted, found, false positives, false common ground)."""
+    rows = []
+    for engine in dict.fromkeys(s.engine for s in scores):
+        mine = [s for s in scores if s.engine == engine]
+        rows.append({
+            "engine": engine, "debates": len(mine),
+            "precision": _nanmean([s.precision for s in mine]),
+            "recall": _nanmean([s.recall for s in mine]),
+            "f1": _nanmean([s.f1 for s in mine]),
+            "type_accuracy": _nanmean([s.type_accuracy for s in mine]),
+            "planted": sum(s.n_planted for s in mine), "found": sum(s.found for s in mine),
+            "false_positives": sum(s.false_positives for s in mine),
+            "false_common_ground": sum(s.false_common_ground for s in mine),
+        })
+    return rows
+
+
+def recovery_frame(db: Any = None) -> Any:
+    """A pandas DataFrame of every recovery score in the store: one row per run with its
+    engine, deck, seed, simulator knobs and the recovery metrics."""
+    from crux_lab.store import connect
+
+    con = db if hasattr(db, "execute") else connect(db, read_only=True)
+    try:
+        return con.execute(
+            """
+            SELECT r.run_id, r.engine, r.deck AS scenario, r.seed,
+                   CAST(json_extract(r.sim, '$.sycophancy') AS DOUBLE) AS sycophancy,
+                   CAST(json_extract(r.sim, '$.missed_attack') AS DOUBLE) AS missed_attack,
+                   CAST(json_extract(r.sim, '$.vague_crux') AS DOUBLE) AS vague_crux,
+                   CAST(json_extract(r.sim, '$.drift') AS DOUBLE) AS drift,
+                   max(m.value) FILTER (WHERE m.name = 'recovery_precision') AS precision,
+                   max(m.value) FILTER (WHERE m.name = 'recovery_recall') AS recall,
+                   max(m.value) FILTER (WHERE m.name = 'recovery_f1') AS f1,
+                   max(m.value) FILTER (WHERE m.name = 'recovery_type_accuracy') AS type_accuracy,
+                   max(m.value) FILTER (WHERE m.name = 'false_common_ground') AS false_common_ground
+            FROM runs r JOIN metrics m USING (run_id)
+            WHERE m.name IN ('recovery_precision', 'recovery_recall', 'recovery_f1',
+                             'recovery_type_accuracy', 'false_common_ground')
+            GROUP BY ALL ORDER BY r.engine, r.deck
+            """
+        ).df()
+    finally:
+        if con is not db:
+            con.close()

@@ -1,0 +1,512 @@
+"""Synthetic scenarios with planted cruxes: the ground truth of crux-recovery benchmarks.
+
+A scenario is a small deck of synthetic archetypes with *planted* propositions:
+
+- contested propositions, each of a known disagreement type, on which the personas are split
+  (at least one pro and one con);
+- consensus propositions that every persona holds the same way (the real common ground).
+
+:func:`generate_scenarios` draws them from a bank of propositions in four policy domains,
+seeded, so the same seed gives the same library. :func:`write_library` writes them as a
+persona library folder in the formats of ``data/personas/`` (``contract.json``,
+``voice.json``, ``stances.json``, ``corpus.jsonl``, ``beliefs.json`` per persona and a
+``decks.json``), and :func:`check_written` loads it back through the persona loader and the
+library checker. :func:`use_library` points ``$CRUX_LAB_PERSONAS`` at it for a block, so any
+engine runs on the scenarios unchanged::
+
+    scenarios = generate_scenarios(3, seed=7)
+    root = write_library(scenarios, tmp_dir)
+    with use_library(root):
+        result = run_debate_sync(scenarios[0].config(engine="dcg"))
+
+Every persona is labelled synthetic and every text is written for this generator (no quotes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crux_lab.models import DebateConfig, DisagreementType, SimulatorKnobs
+
+__all__ = [
+    "BANK",
+    "PlantedProposition",
+    "Scenario",
+    "ScenarioError",
+    "check_written",
+    "generate_scenario",
+    "generate_scenarios",
+    "use_library",
+    "write_library",
+]
+
+SOURCE = "synthetic scenario written by crux_lab.analysis.scenarios (archetype, not a real person)"
+
+
+class ScenarioError(ValueError):
+    """A scenario request that cannot be met, or a written library that does not load."""
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    text: str
+    question: str
+    keywords: tuple[str, ...]
+    type: DisagreementType
+    pro: str  # reason of a persona holding it
+    con: str  # reason of a persona rejecting it
+    flip: tuple[str, ...]  # keywords of evidence that would move a holder to uncertain
+    flip_description: str
+
+
+T = DisagreementType
+# Four domains, seven propositions each; "{city}" is filled per scenario.
+BANK: dict[str, tuple[BankEntry, ...]] = {
+    "transit": (
+        BankEntry("Fare-free buses in {city} raise ridership enough to justify their cost.",
+                  "Do fare-free buses in {city} raise ridership enough to justify their cost?",
+                  ("fare-free", "ridership", "bus fares", "farebox"), T.evidence,
+                  "Pilots in comparable cities saw ridership jump by a fifth within a year.",
+                  "Most new riders were walkers and cyclists, so congestion did not fall.",
+                  ("ridership", "fell"), "Ridership falls back within two years of the fare change"),
+        BankEntry("Congestion pricing in downtown {city} is fair to low-income commuters.",
+                  "Is congestion pricing in downtown {city} fair to low-income commuters?",
+                  ("congestion pricing", "toll", "low-income", "downtown"), T.values,
+                  "Low-income commuters mostly ride transit, which the toll revenue funds.",
+                  "A flat toll takes a far larger share of a cleaner's wage than a banker's.",
+                  ("commuters", "survey"), "Surveys show low-income drivers pay most of the toll"),
+        BankEntry("Building the {city} light-rail line will pay off within thirty years.",
+                  "Will the {city} light-rail line pay off within thirty years?",
+                  ("light rail", "pay off", "thirty years", "capital cost"), T.horizon,
+                  "Rail shapes land use for a century; thirty years is enough to recover the cost.",
+                  "Cost overruns and slow ridership growth push any payback beyond a generation.",
+                  ("overrun", "budget"), "The line's budget overrun exceeds half of its estimate"),
+        BankEntry("Traffic deaths in {city} fall mainly because of street redesign, not enforcement.",
+                  "Do traffic deaths in {city} fall mainly because of street redesign rather than enforcement?",
+                  ("traffic deaths", "street redesign", "enforcement", "speed cameras"), T.premise,
+                  "Narrower lanes and raised crossings slow drivers every hour of the day.",
+                  "Speed cameras cut deaths faster than any redesign program has.",
+                  ("cameras", "deaths"), "Camera corridors show larger drops in deaths than redesigned ones"),
+        BankEntry("A 'complete street' in {city} means protected bike lanes on every arterial road.",
+                  "Does a 'complete street' in {city} mean protected bike lanes on every arterial road?",
+                  ("complete street", "bike lanes", "arterial", "protected"), T.definition,
+                  "Without physical protection a street is not complete for a child on a bike.",
+                  "Complete means fit for its context; some arterials need bus lanes instead.",
+                  ("context", "bus lanes"), "Design guides define complete streets by context"),
+        BankEntry("Public transit in {city} should be funded mainly from general taxes.",
+                  "Should public transit in {city} be funded mainly from general taxes?",
+                  ("general taxes", "transit funding", "subsidy", "fares"), T.claim,
+                  "Transit is a public good that benefits drivers too, so everyone should pay.",
+                  "Riders who benefit should pay a larger share through fares.",
+                  ("fares", "riders"), "Riders prefer higher fares to service cuts"),
+        BankEntry("Reliable bus service in {city} depends on frequent service more than on new routes.",
+                  "Does reliable bus service in {city} depend on frequent service more than on new routes?",
+                  ("frequency", "bus service", "routes", "waiting"), T.premise,
+                  "Riders care most about how long they wait; frequency beats coverage.",
+                  "Without routes where people live, frequency on the old routes helps nobody new.",
+                  ("coverage", "routes"), "New routes draw more riders than frequency upgrades"),
+    ),
+    "energy": (
+        BankEntry("Nuclear power is needed for {city}'s grid to reach zero carbon by 2045.",
+                  "Is nuclear power needed for {city}'s grid to reach zero carbon by 2045?",
+                  ("nuclear", "zero carbon", "2045", "grid"), T.premise,
+                  "Wind and solar need firm power behind them when the weather fails.",
+                  "Storage and transmission get cheaper every year; new reactors arrive too late.",
+                  ("storage", "cheaper"), "Grid storage costs fall below the cost of firm nuclear power"),
+        BankEntry("Rooftop solar lowers electricity bills for households that cannot afford panels.",
+                  "Does rooftop solar lower electricity bills for households that cannot afford panels?",
+                  ("rooftop solar", "electricity bills", "net metering", "households"), T.evidence,
+                  "Solar at the peak lowers wholesale prices that every household pays.",
+                  "Net metering shifts grid costs onto renters who cannot install panels.",
+                  ("net metering", "renters"), "Utility filings show renters' bills rising with net metering"),
+        BankEntry("A carbon tax in {city} should be returned to residents as an equal dividend.",
+                  "Should a carbon tax in {city} be returned to residents as an equal dividend?",
+                  ("carbon tax", "dividend", "rebate", "revenue"), T.values,
+                  "An equal dividend leaves most low-income households better off.",
+                  "The revenue should build clean infrastructure, not be handed back.",
+                  ("dividend", "spent"), "Households spend dividends on fossil fuels"),
+        BankEntry("Natural gas is a 'clean bridge fuel' for {city} over the next decade.",
+                  "Is natural gas a 'clean bridge fuel' for {city} over the next decade?",
+                  ("natural gas", "bridge fuel", "methane", "coal"), T.definition,
+                  "Replacing coal with gas halves emissions at the smokestack.",
+                  "Methane leaks make gas no cleaner than coal over twenty years.",
+                  ("methane", "leak"), "Measured methane leak rates stay below one percent"),
+        BankEntry("Heat pumps will pay for themselves in {city} homes within ten years.",
+                  "Will heat pumps pay for themselves in {city} homes within ten years?",
+                  ("heat pumps", "pay back", "ten years", "heating"), T.horizon,
+                  "Lower running costs repay the installation within a decade.",
+                  "Cold winters and high electricity prices stretch payback past the unit's life.",
+                  ("winter", "efficiency"), "Field data show heat pumps lose efficiency in cold winters"),
+        BankEntry("{city} should ban new gas connections in new buildings.",
+                  "Should {city} ban new gas connections in new buildings?",
+                  ("gas ban", "new buildings", "gas connections", "electrification"), T.claim,
+                  "Every new gas connection locks in forty years of emissions.",
+                  "A ban raises building costs when housing is already scarce.",
+                  ("building costs", "raise"), "All-electric buildings cost more to build"),
+        BankEntry("Blackouts in {city} are caused mainly by under-investment in transmission.",
+                  "Are blackouts in {city} caused mainly by under-investment in transmission?",
+                  ("blackouts", "transmission", "grid investment", "outages"), T.evidence,
+                  "Outage reports trace most failures to overloaded lines.",
+                  "Most outages start with storms hitting old distribution poles, not transmission.",
+                  ("storms", "poles"), "Outage reports blame storms and poles"),
+    ),
+    "schools": (
+        BankEntry("Smaller class sizes in {city} schools raise test scores.",
+                  "Do smaller class sizes in {city} schools raise test scores?",
+                  ("class size", "test scores", "teachers", "students"), T.evidence,
+                  "Randomised trials found gains from smaller classes in the early grades.",
+                  "Statewide class-size cuts hired weaker teachers and scores did not move.",
+                  ("trials", "gains"), "Randomised trials show lasting gains from smaller classes"),
+        BankEntry("Parents in {city} should be able to use public funds at private schools.",
+                  "Should parents in {city} be able to use public funds at private schools?",
+                  ("vouchers", "school choice", "private schools", "public funds"), T.values,
+                  "Parents, not districts, should decide where their child learns.",
+                  "Public money should build a common school open to every child.",
+                  ("vouchers", "outcomes"), "Voucher students outperform their public-school peers"),
+        BankEntry("Later school start times in {city} improve teenagers' grades within a year.",
+                  "Do later school start times in {city} improve teenagers' grades within a year?",
+                  ("start times", "sleep", "teenagers", "grades"), T.horizon,
+                  "Teens sleep longer at once and attendance improves in the first year.",
+                  "Grades move slowly; any effect takes years to show.",
+                  ("sleep", "attendance"), "Districts that shifted start times report better attendance in year one"),
+        BankEntry("'Learning loss' in {city} means students fell behind grade-level standards.",
+                  "Does 'learning loss' in {city} mean students fell behind grade-level standards?",
+                  ("learning loss", "grade level", "standards", "pandemic"), T.definition,
+                  "Test scores against fixed standards are the only shared yardstick.",
+                  "Students learned different things; measuring against old standards misreads it.",
+                  ("standards", "measure"), "Alternative measures show the same gap as standards"),
+        BankEntry("Phones should be banned during the school day in {city}.",
+                  "Should phones be banned during the school day in {city}?",
+                  ("phone ban", "smartphones", "school day", "distraction"), T.claim,
+                  "Phones fragment attention and feed bullying during the day.",
+                  "Bans are hard to enforce and cut students off from families.",
+                  ("bullying", "fell"), "Schools with bans report bullying falling"),
+        BankEntry("Teacher shortages in {city} are caused mainly by low pay.",
+                  "Are teacher shortages in {city} caused mainly by low pay?",
+                  ("teacher shortage", "pay", "salaries", "working conditions"), T.premise,
+                  "Teachers leave for jobs that pay a third more for the same degree.",
+                  "Exit surveys point to workload and discipline more than pay.",
+                  ("exit surveys", "workload"), "Exit surveys rank workload above pay"),
+        BankEntry("Free school meals for every student in {city} improve attendance.",
+                  "Do free school meals for every student in {city} improve attendance?",
+                  ("school meals", "free lunch", "attendance", "universal"), T.evidence,
+                  "Universal meals remove stigma, and attendance rises where they start.",
+                  "Attendance gains are small once poverty is accounted for.",
+                  ("attendance", "rises"), "Attendance rises after universal meals start"),
+    ),
+    "work": (
+        BankEntry("Remote work lowers productivity at {city} firms.",
+                  "Does remote work lower productivity at {city} firms?",
+                  ("remote work", "productivity", "office", "output"), T.evidence,
+                  "Studies of call centres and engineers found output falling at home.",
+                  "Firm-level data show output holding up while commuting time is saved.",
+                  ("output", "held"), "Firm data show output held up under remote work"),
+        BankEntry("A four-day work week in {city} keeps output constant within two years.",
+                  "Does a four-day work week in {city} keep output constant within two years?",
+                  ("four-day week", "output", "hours", "pilot"), T.horizon,
+                  "Pilots kept output steady while burnout fell.",
+                  "Pilot firms self-selected; gains fade after the first year.",
+                  ("pilot", "fade"), "Pilot gains fade after the first year"),
+        BankEntry("{city} should raise its minimum wage to twenty dollars an hour.",
+                  "Should {city} raise its minimum wage to twenty dollars an hour?",
+                  ("minimum wage", "twenty dollars", "wages", "jobs"), T.claim,
+                  "A full-time worker should not need public assistance to pay rent.",
+                  "A wage floor far above local productivity costs jobs for the least skilled.",
+                  ("jobs", "lost"), "Employment falls after large minimum-wage increases"),
+        BankEntry("Gig drivers in {city} are 'employees' rather than independent contractors.",
+                  "Are gig drivers in {city} employees rather than independent contractors?",
+                  ("gig drivers", "employees", "contractors", "platforms"), T.definition,
+                  "The platform sets prices and disciplines drivers: that is employment.",
+                  "Drivers choose their hours and work for several apps: that is contracting.",
+                  ("hours", "choose"), "Drivers value choosing their hours above benefits"),
+        BankEntry("Automation will reduce total employment in {city} over the next twenty years.",
+                  "Will automation reduce total employment in {city} over the next twenty years?",
+                  ("automation", "employment", "robots", "jobs"), T.premise,
+                  "This wave replaces cognitive tasks, so new jobs will not absorb the displaced.",
+                  "Every past wave of automation created more jobs than it destroyed.",
+                  ("new jobs", "created"), "New occupations outnumber the jobs automated away"),
+        BankEntry("Employers in {city} should be required to publish salary ranges.",
+                  "Should employers in {city} be required to publish salary ranges?",
+                  ("pay transparency", "salary ranges", "wage gap", "job ads"), T.values,
+                  "Secret pay lets employers underpay people who do not know to ask.",
+                  "Pay is a private matter between a firm and the person it hires.",
+                  ("wage gap", "narrowed"), "The wage gap narrowed where ranges were published"),
+        BankEntry("Union membership in {city} raises wages for non-members too.",
+                  "Does union membership in {city} raise wages for non-members too?",
+                  ("unions", "wages", "non-members", "bargaining"), T.evidence,
+                  "Non-union firms raise pay to keep unions out.",
+                  "The spillover vanishes once industry and region are controlled for.",
+                  ("spillover", "controlled"), "Spillovers persist after controlling for industry"),
+    ),
+}
+
+CITIES = ("Riverton", "Lakeview", "Port Ash", "Millbrook", "Eastfield", "Cedar Falls", "Northgate", "Harbor City")
+ROLES = (
+    ("pragmatist", "The Pragmatist", "Weighs costs and benefits; wants what works on the ground."),
+    ("advocate", "The Advocate", "Speaks for the people a policy leaves out; impatient with delay."),
+    ("skeptic", "The Skeptic", "Distrusts big claims; asks for the study behind every number."),
+    ("economist", "The Economist", "Thinks in prices and incentives; quotes elasticities."),
+    ("organizer", "The Organizer", "Builds coalitions; judges policy by who holds power."),
+)
+
+
+@dataclass(frozen=True)
+class PlantedProposition:
+    id: str
+    text: str
+    question: str
+    keywords: tuple[str, ...]
+    disagreement_type: DisagreementType | None  # None: planted consensus
+    stances: dict[str, str]  # persona id -> "pro" | "con" | "uncertain"
+    entry: BankEntry
+
+    @property
+    def contested(self) -> bool:
+        return self.disagreement_type is not None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One synthetic deck with planted ground truth (runtime)."""
+
+    id: str
+    domain: str
+    city: str
+    topic: str
+    persona_ids: tuple[str, ...]
+    propositions: tuple[PlantedProposition, ...]
+    confidences: dict[tuple[str, str], float] = field(default_factory=dict)
+    flips: frozenset[tuple[str, str]] = frozenset()  # (persona, proposition) with a flip condition
+
+    @property
+    def contested(self) -> dict[str, DisagreementType]:
+        """Planted contested propositions and their types."""
+        return {p.id: p.disagreement_type for p in self.propositions if p.disagreement_type is not None}
+
+    @property
+    def consensus(self) -> set[str]:
+        return {p.id for p in self.propositions if p.disagreement_type is None}
+
+    def truth(self) -> dict[str, dict[str, str]]:
+        """``{persona_id: {proposition_id: stance}}``."""
+        return {pid: {p.id: p.stances[pid] for p in self.propositions} for pid in self.persona_ids}
+
+    def config(self, engine: str, *, seed: int = 0, sim: SimulatorKnobs | None = None, **params: object) -> DebateConfig:
+        """A debate config for this scenario (the engine's own defaults unless ``params``)."""
+        return DebateConfig(
+            topic=self.topic, persona_ids=list(self.persona_ids), engine=engine, seed=seed,
+            sim=sim or SimulatorKnobs(), deck=self.id, params=dict(params),
+        )
+
+
+def _fill(text: str, city: str) -> str:
+    return text.replace("{city}", city)
+
+
+def generate_scenario(
+    index: int,
+    rng: random.Random,
+    *,
+    n_personas: int = 3,
+    n_contested: int = 4,
+    n_consensus: int = 2,
+    domain: str | None = None,
+) -> Scenario:
+    """One scenario: ``n_contested`` planted cruxes (each with at least one pro and one con
+    persona) and ``n_consensus`` propositions every persona holds pro."""
+    if not 2 <= n_personas <= len(ROLES):
+        raise ScenarioError(f"n_personas must be 2..{len(ROLES)}, got {n_personas}.")
+    domain = domain or rng.choice(sorted(BANK))
+    if domain not in BANK:
+        raise ScenarioError(f"unknown domain {domain!r}; known: {', '.join(sorted(BANK))}.")
+    bank = BANK[domain]
+    if n_contested < 1 or n_consensus < 0 or n_contested + n_consensus > len(bank):
+        raise ScenarioError(
+            f"n_contested + n_consensus must be 1..{len(bank)} with n_contested >= 1 "
+            f"(got {n_contested} + {n_consensus})."
+        )
+    city = rng.choice(CITIES)
+    sid = f"scn{index:03d}"
+    roles = rng.sample(ROLES, n_personas)
+    persona_ids = tuple(f"{sid}-{r[0]}" for r in roles)
+    chosen = rng.sample(range(len(bank)), n_contested + n_consensus)
+    props: list[PlantedProposition] = []
+    confidences: dict[tuple[str, str], float] = {}
+    flips: set[tuple[str, str]] = set()
+    for k, bank_index in enumerate(chosen):
+        entry = bank[bank_index]
+        contested = k < n_contested
+        pid = f"{sid}.p{k + 1}"
+        if contested:
+            order = list(persona_ids)
+            rng.shuffle(order)
+            stances = {order[0]: "pro", order[1]: "con"}
+            for other in order[2:]:
+                stances[other] = rng.choice(["pro", "con"])
+        else:
+            stances = dict.fromkeys(persona_ids, "pro")
+        for persona in persona_ids:
+            confidences[(persona, pid)] = round(rng.uniform(0.6, 0.95), 2)
+            if contested and rng.random() < 0.5:
+                flips.add((persona, pid))
+        props.append(
+            PlantedProposition(
+                id=pid, text=_fill(entry.text, city), question=_fill(entry.question, city),
+                keywords=entry.keywords, disagreement_type=entry.type if contested else None,
+                stances={p: stances[p] for p in persona_ids}, entry=entry,
+            )
+        )
+    topic = f"{domain.capitalize()} policy in {city}"
+    return Scenario(sid, domain, city, topic, persona_ids, tuple(props), confidences, frozenset(flips))
+
+
+def generate_scenarios(n: int, seed: int = 0, **kwargs: int) -> list[Scenario]:
+    """``n`` scenarios from one seed (same seed, same scenarios); ``kwargs`` go to
+    :func:`generate_scenario`.
+
+    >>> [s.id for s in generate_scenarios(2, seed=1)]
+    ['scn000', 'scn001']
+    >>> generate_scenarios(1, seed=1)[0].topic == generate_scenarios(1, seed=1)[0].topic
+    True
+    """
+    if n < 1:
+        raise ScenarioError(f"the number of scenarios must be at least 1, got {n}.")
+    rng = random.Random(seed)
+    return [generate_scenario(i, rng, **kwargs) for i in range(n)]  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# Writing a persona library
+# ---------------------------------------------------------------------------
+
+
+def _persona_files(s: Scenario, persona_id: str) -> dict[str, object]:
+    role = next(r for r in ROLES if persona_id.endswith(r[0]))
+    short = persona_id
+    chunks: list[dict[str, str]] = []
+    nodes: list[dict[str, object]] = []
+    stances: list[dict[str, object]] = []
+    for k, p in enumerate(s.propositions, start=1):
+        stance = p.stances[persona_id]
+        reason = p.entry.pro if stance == "pro" else p.entry.con
+        chunk_id = f"{short}-c{k:02d}"
+        node_id = f"{short}-n{k:02d}"
+        chunks.append({"id": chunk_id, "text": f"{reason} ({p.text})", "source": SOURCE, "date": "2026", "kind": "synthetic"})
+        nodes.append({"id": node_id, "concept": reason.rstrip("."), "type": "inference",
+                      "confidence": s.confidences[(persona_id, p.id)], "grounding": [chunk_id]})
+        flips = []
+        if (persona_id, p.id) in s.flips:
+            flips.append({
+                "id": f"{short}.p{k}.f1", "kind": "evidence", "description": p.entry.flip_description,
+                "propositionId": p.id, "keywords": list(p.entry.flip), "by": "any", "newStance": "uncertain",
+            })
+        stances.append({
+            "propositionId": p.id, "stance": stance, "confidence": s.confidences[(persona_id, p.id)],
+            "reason": reason, "flipConditions": flips,
+            "disagreementType": p.disagreement_type.value if p.disagreement_type else None,
+            "beliefNodeIds": [node_id], "grounding": [chunk_id],
+        })
+    contract = {
+        "personaId": persona_id, "name": f"{role[1]} ({s.city})", "handle": "", "kind": "synthetic",
+        "version": "scenario", "personality": f"A synthetic archetype. {role[2]}",
+        "bias": "Reads the evidence in the light of the side it already holds.",
+        "stakes": f"Lives and works in {s.city}.",
+        "epistemology": "Local data first, then comparable cities.",
+        "timeHorizon": "The next ten years.",
+        "flipConditions": "Would move on well-identified local evidence.",
+        "evidencePolicy": {"accepts": ["local data", "randomised trials"], "rejects": ["anecdotes"], "weighting": "Data over stories."},
+        "anchorExcerpts": [{"text": chunks[0]["text"], "source": SOURCE, "date": "2026", "kind": "synthetic"}],
+    }
+    words = sorted({w for p in s.propositions for w in p.keywords})[:6]
+    voice = {
+        "speechPatterns": ["States a position, then one reason"], "vocabulary": words,
+        "forbiddenPhrases": ["That's a great point"],
+        "voiceExamples": [{"text": "(synthetic example) Show me the local numbers.", "source": SOURCE, "date": "", "kind": "synthetic"}],
+        "rhetoricalFingerprint": ["plain"],
+    }
+    beliefs = {"personaId": persona_id, "nodes": nodes, "edges": [], "extractedAt": "scenario", "contradictions": []}
+    return {
+        "contract.json": contract, "voice.json": voice,
+        "stances.json": {"personaId": persona_id, "stances": stances},
+        "beliefs.json": beliefs, "corpus.jsonl": chunks,
+    }
+
+
+def _deck(s: Scenario) -> dict[str, object]:
+    return {
+        "id": s.id, "name": f"Scenario {s.id}: {s.topic}",
+        "description": f"Synthetic scenario ({s.domain}) with {len(s.contested)} planted cruxes and {len(s.consensus)} consensus propositions.",
+        "personaIds": list(s.persona_ids), "topics": [s.topic],
+        "propositions": [
+            {"id": p.id, "text": p.text, "question": p.question, "keywords": list(p.keywords),
+             "aspect": p.keywords[0], "disagreementType": p.disagreement_type.value if p.disagreement_type else None}
+            for p in s.propositions
+        ],
+    }
+
+
+def write_library(scenarios: Sequence[Scenario], root: str | Path) -> Path:
+    """Write the scenarios as one persona library folder (created; existing scenario files are
+    overwritten) and return it. Use it with :func:`use_library` or ``$CRUX_LAB_PERSONAS``."""
+    out = Path(root)
+    out.mkdir(parents=True, exist_ok=True)
+    for s in scenarios:
+        for pid in s.persona_ids:
+            folder = out / pid
+            folder.mkdir(exist_ok=True)
+            for name, data in _persona_files(s, pid).items():
+                if name.endswith(".jsonl"):
+                    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in data)  # type: ignore[attr-defined]
+                else:
+                    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+                (folder / name).write_text(text, encoding="utf-8")
+    (out / "decks.json").write_text(json.dumps({"decks": [_deck(s) for s in scenarios]}, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
+@contextmanager
+def use_library(root: str | Path) -> Iterator[Path]:
+    """Point ``$CRUX_LAB_PERSONAS`` at ``root`` for the block (restored afterwards)."""
+    from crux_lab.personas.loader import ENV_VAR
+
+    old = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(root)
+    try:
+        yield Path(root)
+    finally:
+        if old is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = old
+
+
+def check_written(root: str | Path, scenarios: Sequence[Scenario]) -> list[str]:
+    """Load the written library back through the persona loader and the library checker;
+    returns the checker's warnings and raises :class:`ScenarioError` on any error or any
+    mismatch with the planted truth."""
+    from crux_lab.personas.loader import get_deck, load_personas
+    from crux_lab.personas.validate import check_deck, check_persona
+
+    notes: list[str] = []
+    with use_library(root):
+        for s in scenarios:
+            personas = load_personas(s.persona_ids)
+            deck = get_deck(s.id)
+            issues = [i for p in personas.values() for i in check_persona(p)] + check_deck(deck, personas)
+            errors = [str(i) for i in issues if i.severity == "error"]
+            if errors:
+                raise ScenarioError(f"{root}: scenario {s.id} does not pass the persona checker: {errors[0]}")
+            notes += [str(i) for i in issues]
+            loaded = {pid: {st.proposition_id: st.stance for st in p.stances.stances} for pid, p in personas.items()}
+            if loaded != s.truth():
+                raise ScenarioError(f"{root}: scenario {s.id} stances do not round-trip.")
+            planted = {p.id: p.disagreement_type for p in deck.propositions if p.disagreement_type}
+            if planted != s.contested:
+                raise ScenarioError(f"{root}: scenario {s.id} deck types do not round-trip.")
+    return notes
