@@ -167,7 +167,7 @@ async def main() -> None:
 
     print(f"Seed 05 §7.1/7.2 reference: ~{SEED_05['calls']} calls, ~{SEED_05['input_tokens']:,} input tokens, ~${SEED_05['cost_usd']} uncached, 50-60 messages")
     print(f"means over {args.seeds} seeds (4 personas, 3 aspects); ratio = ours / seed 05")
-    head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'match':>7}{'type ok':>8}{'ctx max':>8}"
+    head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'match':>7}{'type ok':>8}{'distinct':>9}{'planted':>8}{'ctx max':>8}"
     print(head)
     for label, engine, rows, _ in lines:
         print(
@@ -176,9 +176,12 @@ async def main() -> None:
             f"{mean(rows, 'output_tokens'):>8,.0f}{mean(rows, 'cached_tokens_estimate'):>9,.0f}"
             f"{mean(rows, 'cost_usd'):>11.3f}{mean(rows, 'cost_usd_cached_estimate'):>10.3f}{mean(rows, 'messages'):>6.1f}"
             f"{mean(rows, 'cards'):>6.1f}{mean(rows, 'cards_matching_planted'):>7.1f}{mean(rows, 'cards_type_correct'):>8.1f}"
+            f"{mean(rows, 'distinct_card_propositions'):>9.1f}{rows[0]['planted_contested']:>8}"
             f"{max(r['max_context_tokens'] for r in rows):>8}"
         )
     print("* cached: estimate (the simulator reports no cache reads; the ledger's cached tokens are 0)")
+    print("match: cards whose proposition is a planted contested one; type ok: and whose type is the planted type;")
+    print("distinct: different planted propositions carded; planted: contested propositions of these 4 personas")
     print(f"\nrealtime, seed 0, modelled latency x{args.latency_scale}:")
     print(f"{'deck/engine':<28}{'wall s':>8}{'critical s':>11}{'serial s':>9}{'wall/crit':>10}{'serial/wall':>12}{'unscaled crit s':>16}")
     for label, engine, _, rt in lines:

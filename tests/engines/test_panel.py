@@ -56,7 +56,7 @@ def default(library: Path) -> DebateRun:
     """One default debate (seed 0), shared by the tests that only read it."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("CRUX_LAB_PERSONAS", str(library))
-        return asyncio.run(run())
+        return asyncio.run(run({"n_aspects": 3}))
 
 
 def sim(seed: int = 0, knobs: SimulatorKnobs | None = None) -> SimulatedBackend:
@@ -67,7 +67,7 @@ def sim(seed: int = 0, knobs: SimulatorKnobs | None = None) -> SimulatedBackend:
 async def run(params: dict[str, Any] | None = None, backend: Any = None, **cfg: Any) -> DebateRun:
     config = DebateConfig(
         topic=TOPIC, persona_ids=list(cfg.pop("persona_ids", PERSONA_IDS)), engine="panel",
-        params={"shift_embeddings": False, **(params or {})}, **cfg,
+        params={"shift_embeddings": False, "n_aspects": 2, **(params or {})}, **cfg,
     )
     r = DebateRun(config, backend=backend)
     async for _ in r.events():
@@ -360,7 +360,7 @@ def test_context_stays_within_budget_however_long(default: DebateRun) -> None:
 
 async def test_same_seed_same_debate(default: DebateRun) -> None:
     a = default.result
-    b = (await run(seed=0)).result
+    b = (await run({"n_aspects": 3}, seed=0)).result
     assert [t.dialogue for t in a.transcript] == [t.dialogue for t in b.transcript]
     assert [c.question for c in a.crux_cards] == [c.question for c in b.crux_cards]
 
