@@ -164,3 +164,21 @@ async def test_same_request_same_answer(world) -> None:  # type: ignore[no-untyp
     a = await ask(backend(world, seed=3), "crystallize", DCGCrystallizationResult, OPPOSED)
     b = await ask(backend(world, seed=3), "crystallize", DCGCrystallizationResult, OPPOSED)
     assert a.text == b.text
+
+
+async def test_concessions_are_applied_once_across_overlapping_clusters(world) -> None:  # type: ignore[no-untyped-def]
+    text = "I'll grant that. You have met my condition: institutions reverse for years."
+    turns = [*OPPOSED, turn(2, S, "CONCEDE", P2, "uncertain", text)]
+    narrowed = {"id": "arg-0", "speaker_id": S, "claim": "Adoption is deterministic, except where institutions reverse.",
+                "assumptions": [], "proposition_id": P2, "derived_from_turns": [0]}
+    r = (await ask(backend(world), "crystallize", CrystallizationResult, turns,
+                   {"graph": {"arguments": [narrowed], "attacks": []}, "cluster": [0, 1, 2]})).parsed
+    assert r.updated_args == [] and r.concessions == []
+    # DCG: a full concession already reflected in the stance is not flipped back
+    flipped = [*OPPOSED, turn(2, S, "CONCEDE", P2, "con", text)]
+    dcg = {"disputes": [{"id": "d-0", "question": "q?", "proposition_id": P2}],
+           "stances": [{"id": "s-0", "dispute_id": "d-0", "speaker_id": S, "side": "NO", "statement": "no"},
+                       {"id": "s-1", "dispute_id": "d-0", "speaker_id": H, "side": "NO", "statement": "no"}],
+           "reasons": []}
+    r2 = (await ask(backend(world), "crystallize", DCGCrystallizationResult, flipped, {"dcg": dcg})).parsed
+    assert not [u for u in r2.upsert_stances if u.speaker_id == S] and r2.concessions == []

@@ -34,6 +34,9 @@ MAX_NEW_ARGS_PER_SPEAKER = 3  # seed 01: sparse, 3-6 nodes per speaker
 MAX_NEW_DISPUTES = 2
 CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
 FAIR_POINT = "You make a fair point"
+NARROWED = ", except where "
+QUALIFIER = "Holds in general, but not in the case just raised"
+DCG_QUALIFIER = " (in general, not in the case just raised)"
 GENERIC_CRUX = "The participants see the issue differently."
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
@@ -68,14 +71,19 @@ def claim_text(prop: Proposition, stance: StanceValue | None) -> str:
 
 
 def reason_from(ctx: SimContext, turn: TurnHint, proposition_id: str) -> str:
-    """The reason a turn gave: its second sentence for the main proposition, else the stock one."""
+    """The reason a turn gave for its stance: the supporting point it actually used (the stock
+    reason or a belief the stance rests on), else the stock reason."""
+    from crux_lab.llm.simulated.handlers_speech import support_pool
+
     truth = ctx.truth(turn.speaker_id, proposition_id)
+    persona = ctx.personas.get(turn.speaker_id)
+    if truth is None or persona is None:
+        return ""
     if turn.proposition_ids and turn.proposition_ids[0] == proposition_id:
-        parts = [p for p in _SENT.split(turn.text) if p.strip()]
-        for p in parts[1:]:
-            if not p.startswith(("I also hold", "What would change", "You have met")):
-                return p.strip()
-    return truth.reason if truth else ""
+        for point in support_pool(persona, truth):
+            if point.rstrip(".") in turn.text:
+                return point.rstrip(".") + "."
+    return truth.reason
 
 
 def assumptions_for(ctx: SimContext, speaker: str, proposition_id: str) -> list[str]:
@@ -163,13 +171,15 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
                 if a is None or a["id"] in removed:
                     continue
                 kind, reason = concession_kind(ctx, t, pid)
+                if kind == "partial" and NARROWED in a["claim"] or kind == "scope" and QUALIFIER in a.get("assumptions", []):
+                    continue  # the graph already shows this concession
                 if kind == "full":
                     removed.append(a["id"])
                     del existing[key]
                 elif kind == "partial":
-                    updated.append({"id": a["id"], "claim": f"{a['claim'].rstrip('.')}, except where {lower_first(reason or 'the opponent showed otherwise')}."})
+                    updated.append({"id": a["id"], "claim": f"{a['claim'].rstrip('.')}{NARROWED}{lower_first(reason or 'the opponent showed otherwise')}."})
                 else:
-                    updated.append({"id": a["id"], "assumptions": [*a.get("assumptions", []), "Holds in general, but not in the case just raised"]})
+                    updated.append({"id": a["id"], "assumptions": [*a.get("assumptions", []), QUALIFIER]})
                 concessions.append(
                     {"turn_index": t.turn_index, "speaker_id": t.speaker_id, "kind": kind, "arg_id": a["id"],
                      "conceded_claim": a["claim"], "reason": reason, "proposition_id": pid}
@@ -338,25 +348,34 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
             reason_items(nid, pid, per)
             continue
         did = d["id"]
-        for sp, (st, ts, last) in per.items():
+        for sp, (st, ts, _) in per.items():
             old = stance_by.get((did, sp))
-            if last.move == "CONCEDE" and pid in last.proposition_ids[:1]:
+            conceded = next((t for t in reversed(cluster) if t.speaker_id == sp and t.move == "CONCEDE"
+                             and t.proposition_ids[:1] == [pid]), None)
+            if conceded is not None:
                 if old is None:
                     continue
-                kind, reason = concession_kind(ctx, last, pid)
+                kind, reason = concession_kind(ctx, conceded, pid)
                 item = dict(old)
                 item.pop("id", None)
                 item["derived_from_turns"] = ts
                 if kind == "full":
-                    item["side"] = "NO" if old["side"] == "YES" else "YES"
-                    item["statement"] = claim_text(prop, said_stance(ctx, last, pid))
+                    target = _side(said_stance(ctx, conceded, pid))
+                    if target is None or target == old["side"]:
+                        continue  # already applied
+                    item["side"] = target
+                    item["statement"] = claim_text(prop, said_stance(ctx, conceded, pid))
                 elif kind == "partial":
+                    if NARROWED in old["statement"]:
+                        continue
                     item["confidence"] = round((old.get("confidence") or 0.8) * 0.5, 3)
-                    item["statement"] = f"{old['statement'].rstrip('.')}, except where {lower_first(reason or 'shown otherwise')}."
+                    item["statement"] = f"{old['statement'].rstrip('.')}{NARROWED}{lower_first(reason or 'shown otherwise')}."
                 else:
-                    item["statement"] = f"{old['statement'].rstrip('.')} (in general, not in the case just raised)."
+                    if DCG_QUALIFIER in old["statement"]:
+                        continue
+                    item["statement"] = f"{old['statement'].rstrip('.')}{DCG_QUALIFIER}."
                 upserts.append(item)
-                concessions.append({"turn_index": last.turn_index, "speaker_id": sp, "kind": kind,
+                concessions.append({"turn_index": conceded.turn_index, "speaker_id": sp, "kind": kind,
                                     "arg_id": old["id"], "conceded_claim": old["statement"], "reason": reason,
                                     "proposition_id": pid})
                 continue
