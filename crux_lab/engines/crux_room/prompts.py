@@ -1,8 +1,8 @@
 """Prompt text of the crux engines: the persona system prompt and per-phase instructions.
 
 The system prompt is the consolidated single block of seed 05 §1.3 (identity, how you think,
-what changes your mind, voice, grounding), cached across calls. When the persona issue's
-builder (:mod:`crux_lab.personas.prompt`) is installed it is used instead.
+what changes your mind, voice, grounding) from :mod:`crux_lab.personas.prompt`; the per-turn
+instructions follow seed 05 §2.2-2.8 and seed 04 §3-5.
 """
 
 from __future__ import annotations
@@ -10,46 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from crux_lab.personas.models import Persona, Proposition
-from crux_lab.tokens import count_tokens
-
-SYSTEM_BUDGET = 2200
+from crux_lab.personas.prompt import build_system_prompt
 
 
 def persona_system_prompt(persona: Persona, propositions: Mapping[str, Proposition] | None = None) -> str:
-    """The persona's consolidated system block (≤ ~2,200 tokens), from the persona issue's
-    builder (:func:`crux_lab.personas.prompt.build_system_prompt`) when installed."""
-    try:
-        from crux_lab.personas.prompt import build_system_prompt
-    except ImportError:  # pragma: no cover - the builder ships with the package
-        return fallback_system_prompt(persona)
+    """The persona's consolidated system block (≤ 2,200 tokens), built by the persona issue's
+    :func:`crux_lab.personas.prompt.build_system_prompt`; cached across the persona's calls."""
     return build_system_prompt(persona, propositions=propositions)
-
-
-def fallback_system_prompt(persona: Persona) -> str:
-    c, v = persona.contract, persona.voice
-    handle = f" ({c.handle})" if c.handle else ""
-    label = "a synthetic archetype" if c.kind == "synthetic" else "modelled on a real public figure; positions are paraphrased"
-    anchors = "\n".join(f"- [{a.kind}] {a.text}" for a in c.anchor_excerpts[:5])
-    examples = "\n".join(f"- {e.text}" for e in v.voice_examples[:3])
-    parts = [
-        f"You are {c.name}{handle}, {label}.",
-        f"## Identity\n{c.personality}\n{c.bias}\n{c.stakes}",
-        f"## How You Think\n{c.epistemology}\nTime horizon: {c.time_horizon}\n"
-        f"Evidence you accept: {', '.join(c.evidence_policy.accepts) or '-'}; "
-        f"you reject: {', '.join(c.evidence_policy.rejects) or '-'}. {c.evidence_policy.weighting}",
-        f"## What Changes Your Mind\n{c.flip_conditions}",
-        "## Your Voice\n"
-        + "\n".join(f"- {p}" for p in v.speech_patterns)
-        + (f"\nTypical words: {', '.join(v.vocabulary)}" if v.vocabulary else "")
-        + (f"\nExamples:\n{examples}" if examples else "")
-        + (f"\nNever say: {'; '.join(v.forbidden_phrases)}" if v.forbidden_phrases else ""),
-        f"## Grounding\n{anchors}" if anchors else "",
-        "You argue from your genuine beliefs. You may concede a point, but only for a reason you can name.",
-    ]
-    text = "\n\n".join(p for p in parts if p)
-    while count_tokens(text) > SYSTEM_BUDGET and "\n" in text:
-        text = text.rsplit("\n", 1)[0]
-    return text
 
 
 JSON_SPEECH = 'Output ONLY JSON: {"utterance": "your response", "move": "CLAIM|CHALLENGE|CLARIFY|CONCEDE|REFRAME|PROPOSE_CRUX", "stance": "pro|con|uncertain"}'
