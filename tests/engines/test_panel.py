@@ -123,6 +123,9 @@ def test_cards_use_full_schema_and_match_planted_cruxes(default: DebateRun) -> N
         positions = {p.position.value for p in card.personas.values()}
         assert positions == {"YES", "NO"}
     assert [c.source for c in res.cruxes] == ["card"] * len(res.crux_cards)
+    assert len(res.fault_lines) == len(res.crux_cards)
+    assert set(res.evidence_ledger) == set(PERSONA_IDS)
+    assert all(set(v) <= load_personas([k])[k].chunk_ids() for k, v in res.evidence_ledger.items())
     assert res.positions and {p.at for p in res.positions} == {"opening", "closing"}
     assert len(res.position_shifts) == len(PERSONA_IDS)
 

@@ -167,4 +167,15 @@ def finish(
     finals = {pid: {k: v for k, v in opening_closing(obs, pid)[1].items() if k != TOPIC_KEY} for pid in ids}
     result.camps = debate_camps(ids, cards, finals, statements)
     result.regime, result.regime_description = regime(detected, cards, len(result.camps))
+    # the common output every engine maps to (seed 03 "mapToDebateOutput")
+    result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards]
+    result.flip_conditions = {
+        pid: list(dict.fromkeys(f for c in cards if pid in c.personas and (f := c.personas[pid].falsifier)))
+        for pid in ids
+    }
+    result.resolution_paths = [c.resolution for c in cards if c.resolution]
+    result.evidence_ledger = {
+        pid: list(dict.fromkeys(q for c in cards if pid in c.personas for q in c.personas[pid].grounding_quotes))
+        for pid in ids
+    }
     return shifts
