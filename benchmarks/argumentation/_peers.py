@@ -44,7 +44,9 @@ def run_clingo(task: str, n: int, att: list[list[int]], queries: list[int]) -> A
         ctl.add("base", [], _facts(n, att) + GROUNDED)
         ctl.ground([("base", [])])
         out: list[int] = []
-        ctl.solve(on_model=lambda m: out.extend(s.arguments[0].number for s in m.symbols(shown=True)))
+        ctl.solve(
+            on_model=lambda m: out.extend(s.arguments[0].number for s in m.symbols(shown=True))
+        )
         return len(out)
     if task == "EE-PR":
         ctl = clingo.Control(
@@ -188,7 +190,13 @@ def run_crux_lab(task: str, n: int, att: list[list[int]], queries: list[int]) ->
     raise SystemExit(f"crux_lab: unsupported task {task}")
 
 
-PEERS = {"crux_lab": run_crux_lab, "clingo": run_clingo, "pygarg": run_pygarg, "pyarg": run_pyarg, "pysat": run_pysat}
+PEERS = {
+    "crux_lab": run_crux_lab,
+    "clingo": run_clingo,
+    "pygarg": run_pygarg,
+    "pyarg": run_pyarg,
+    "pysat": run_pysat,
+}
 
 
 PRELOAD = {

@@ -127,3 +127,43 @@ def test_bad_usage(af_file: Path) -> None:
     assert code == 2 and "cannot read file" in out
     code, out = run("-p", "SE-GR", "-f", str(af_file), "--fo", "xml")
     assert code == 2 and "unknown format" in out
+
+
+def test_mounts_under_a_parent_app(af_file: Path) -> None:
+    import typer
+
+    parent = typer.Typer()
+
+    @parent.command()
+    def other() -> None:  # a second command so the parent is a group
+        typer.echo("other")
+
+    parent.add_typer(af_app, name="af")
+    res = runner.invoke(parent, ["af", "-p", "SE-PR", "-f", str(af_file)])
+    assert res.exit_code == 0 and res.output.splitlines() == ["w 1 3 5"]
+    res = runner.invoke(parent, ["af", "--problems"])
+    assert res.exit_code == 0 and res.output.startswith("[DC-CO,")
+
+
+def test_module_entry_point(af_file: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "crux_lab.argumentation.cli", "-p", "CE-PR", "-f", str(af_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "2"
+    bad = af_file.with_name("bad.af")
+    bad.write_text("p af 1\n1 2\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "crux_lab.argumentation.cli", "-p", "CE-PR", "-f", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert f"{bad}:2: argument 2 out of range 1..1" in proc.stderr
+    assert "Traceback" not in proc.stderr
