@@ -11,15 +11,16 @@ STAMP := $(VENV)/.installed-$(PYPROJECT_HASH)
 PYTEST_WORKERS ?= 2
 
 # The main job, on the simulated backend (no API key, no network).
-# DEMO=debate runs one debate (JSON + DuckDB rows + transcript).
-# When the sweep issue lands, set DEMO ?= sweep: it runs $(DEMO_SWEEP) into DuckDB with an HTML report.
+# DEMO=debate runs one debate (JSON + DuckDB rows + transcript) into $(DEMO_DIR).
+# DEMO=sweep runs the sweep $(DEMO_SWEEP) (cells -> DuckDB) and exports its HTML report;
+# switch the default to sweep once that runs clean from a fresh clone.
 DEMO ?= debate
 DEMO_TOPIC ?= Is Bitcoin a better long-term store of value than gold?
 DEMO_PERSONAS ?= michael-saylor,peter-schiff
 DEMO_ENGINE ?= dialogue
 DEMO_MAX_TURNS ?= 16
 DEMO_SEED ?= 0
-DEMO_DIR ?= experiments/demo
+DEMO_DIR ?= experiments/demo-debate
 DEMO_SWEEP ?= experiments/demo.yaml
 
 .PHONY: help setup demo demo-debate demo-sweep test lint clean-venv
@@ -49,7 +50,7 @@ demo-debate: setup
 	  --runs-dir $(DEMO_DIR)/runs --out $(DEMO_DIR)/result.json
 
 demo-sweep: setup
-	$(BIN)/crux-lab sweep run $(DEMO_SWEEP)
+	$(BIN)/crux-lab sweep $(DEMO_SWEEP) --report
 
 test: setup
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q

@@ -15,7 +15,7 @@ import importlib
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -55,13 +55,16 @@ def note(message: str) -> None:
 # Sub-apps provided by other packages: (module, attribute, command name).
 # A module that does not exist yet is skipped; one that fails to import is mounted as a stub
 # that reports the import error, so one broken package never breaks the whole CLI.
-# Later issues add their line here (convention: ``crux_lab/<package>/cli.py`` exposing ``app``).
+# Later issues add their line here (convention: ``crux_lab/<package>/cli.py``).
 # ---------------------------------------------------------------------------
+# The attribute is a typer.Typer (mounted as a command group) or a plain function (registered
+# as a single command, so `crux-lab sweep FILE --report` parses options after the argument,
+# which a group callback with an argument does not).
 SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.personas.cli", "app", "personas"),
     ("crux_lab.argumentation.cli", "af_app", "af"),
-    ("crux_lab.sweep.cli", "app", "sweep"),
-    ("crux_lab.sweep.cli", "report_app", "report"),
+    ("crux_lab.sweep.cli", "sweep", "sweep"),
+    ("crux_lab.sweep.cli", "report", "report"),
     ("crux_lab.analysis.cli", "app", "report"),
     ("crux_lab.engines.compare", "app", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
@@ -78,8 +81,8 @@ def _stub_app(name: str, problem: str) -> typer.Typer:
     return stub
 
 
-def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | None:
-    """The Typer app at ``module_name:attr``; None when the module does not exist yet."""
+def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | Callable[..., Any] | None:
+    """The Typer app (or command function) at ``module_name:attr``; None when the module does not exist yet."""
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -89,9 +92,9 @@ def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | None:
     except Exception as exc:  # a bug in that package: report it when the command is used
         return _stub_app(name, f"{module_name} failed to import ({type(exc).__name__}: {exc})")
     sub = getattr(module, attr, None)
-    if not isinstance(sub, typer.Typer):
-        return _stub_app(name, f"{module_name} has no Typer app named {attr!r}")
-    return sub
+    if isinstance(sub, typer.Typer) or callable(sub):
+        return sub
+    return _stub_app(name, f"{module_name} has no Typer app or command function named {attr!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -591,19 +594,24 @@ def _root(
     """crux_lab: find where people really disagree."""
 
 
-def _mount_all() -> None:
-    mounted: set[str] = set()
-    for module_name, attr, name in SUBAPPS:
+def mount_subapps(target: typer.Typer, subapps: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Mount each available sub-app (or command function) on ``target``; returns the names mounted."""
+    mounted: list[str] = []
+    for module_name, attr, name in subapps:
         sub = load_subapp(module_name, attr, name)
-        if sub is not None and name not in mounted:
-            app.add_typer(sub, name=name)
-            mounted.add(name)
-    if "personas" not in mounted:
-        app.add_typer(personas_fallback, name="personas")
-    app.add_typer(db_app, name="db")
+        if sub is None or name in mounted:
+            continue
+        if isinstance(sub, typer.Typer):
+            target.add_typer(sub, name=name)
+        else:
+            target.command(name)(sub)
+        mounted.append(name)
+    return mounted
 
 
-_mount_all()
+if "personas" not in mount_subapps(app, SUBAPPS):
+    app.add_typer(personas_fallback, name="personas")
+app.add_typer(db_app, name="db")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

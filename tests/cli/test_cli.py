@@ -308,6 +308,42 @@ def test_broken_subapp_becomes_a_stub_that_reports(runner: CliRunner, monkeypatc
     assert res.exit_code == 1 and "crux-lab thing` is unavailable" in flat(res.output)
 
 
+def test_subapps_mount_as_groups_or_single_commands(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from crux_lab.cli import mount_subapps
+
+    module = types.ModuleType("crux_lab_tests_subapps")
+    group = typer.Typer()
+
+    @group.command("ping")
+    def ping() -> None:
+        typer.echo("pong")
+
+    @group.command("pang")
+    def pang() -> None:
+        typer.echo("pung")
+
+    def greet(name: str, loud: bool = typer.Option(False, "--loud")) -> None:
+        typer.echo(name.upper() if loud else name)
+
+    module.group = group  # type: ignore[attr-defined]
+    module.greet = greet  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "crux_lab_tests_subapps", module)
+    root = typer.Typer()
+    root.command("noop")(lambda: None)
+    mounted = mount_subapps(root, [
+        ("crux_lab_tests_subapps", "group", "tools"),
+        ("crux_lab_tests_subapps", "greet", "greet"),
+        ("crux_lab.not_there.cli", "app", "ghost"),
+        ("crux_lab_tests_subapps", "greet", "tools"),  # a name already taken is skipped
+    ])
+    assert mounted == ["tools", "greet"]
+    assert runner.invoke(root, ["tools", "ping"]).stdout.strip() == "pong"
+    res = runner.invoke(root, ["greet", "ada", "--loud"])  # options after the argument
+    assert res.exit_code == 0 and res.stdout.strip() == "ADA"
+
+
 def test_python_dash_m_help_in_a_subprocess() -> None:
     proc = subprocess.run([sys.executable, "-m", "crux_lab", "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
