@@ -563,3 +563,26 @@ def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float
     finally:
         if con is not db:
             con.close()
+
+
+def metrics_frame(db: Any = None) -> Any:
+    """A pandas DataFrame of every stored metric: ``run_id, engine, topic, seed, name, value``."""
+    from crux_lab.store import connect
+
+    con = db if hasattr(db, "execute") else connect(db, read_only=True)
+    try:
+        return con.execute(
+            "SELECT m.run_id, r.engine, r.topic, r.seed, m.name, m.value "
+            "FROM metrics m JOIN runs r USING (run_id) ORDER BY r.engine, m.name, m.run_id"
+        ).df()
+    finally:
+        if con is not db:
+            con.close()
+
+
+def metric_summary(db: Any = None) -> Any:
+    """Mean of each metric per engine (rows: metric, columns: engine), from the store."""
+    frame = metrics_frame(db)
+    if frame.empty:
+        return frame
+    return frame.pivot_table(index="name", columns="engine", values="value", aggfunc="mean")
