@@ -217,7 +217,7 @@ def main() -> None:
     from pathlib import Path
 
     peer, task, path = sys.argv[1:4]
-    inst = json.loads(open(path).read())
+    inst = json.loads(Path(path).read_text())
     if peer == "crux_lab":
         sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     for mod in PRELOAD[peer]:  # imports are not timed

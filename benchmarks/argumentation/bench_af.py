@@ -139,7 +139,9 @@ def bench_grounded(sizes: list[int], timeout: float) -> None:
         for n in sizes:
             n_, att = gen(n, 1)
             wall, cpu, g = timed(
-                lambda: grounded_extension(ArgumentFramework.from_edges(range(n_), att))
+                lambda n_=n_, att=att: grounded_extension(
+                    ArgumentFramework.from_edges(range(n_), att)
+                )
             )
             ROWS.append(
                 {
@@ -394,7 +396,7 @@ def bench_solver_choice(timeout: float) -> None:
         qs = rng.sample(range(len(comp)), min(30, len(comp)))
         for name in ("glucose4", "cadical195", "minisat22", "maplechrono"):
             sc = SatComponent(comp, solver_name=name)
-            _, c_cred, _ = timed(lambda sc=sc: [sc.credulous(q, "preferred") for q in qs])
+            _, c_cred, _ = timed(lambda sc=sc, qs=qs: [sc.credulous(q, "preferred") for q in qs])
             _, c_enum, k = timed(lambda sc=sc: len(sc.extensions("preferred", limit=200)))
             lines.append([family, str(len(comp)), name, f"{c_cred:.3f}", f"{c_enum:.3f}", str(k)])
             ROWS.append(

@@ -57,6 +57,7 @@ from crux_lab.argumentation.semantics import (
 from crux_lab.argumentation.space import (
     ComponentSpace,
     ExtensionSpace,
+    TooManyAlternatives,
     count_extensions,
     extension_space,
     iter_extensions,
@@ -78,6 +79,7 @@ __all__ = [
     "Labelling",
     "PivotArgument",
     "RegimeResult",
+    "TooManyAlternatives",
     "classify_af_regime",
     "complete_extensions",
     "complete_labellings",

@@ -313,6 +313,7 @@ def extract_cruxes(
     max_camps: int = 16,
     top_k: int = 3,
     polarized_share: float = 0.25,
+    max_alternatives: int | None = None,
 ) -> CruxReport:
     """Common ground, camps, symmetric difference, crux assumptions, regime, pivots.
 
@@ -324,9 +325,12 @@ def extract_cruxes(
        (:func:`rank_assumptions`), with settling questions;
     5. regime (:func:`classify_af_regime`), per-argument statuses, pivots
        (central claims default to each persona's own arguments).
+
+    ``max_alternatives`` bounds the work per independent component (raises
+    :class:`~crux_lab.argumentation.space.TooManyAlternatives`).
     """
     speakers = speakers or {}
-    space = extension_space(af, "preferred")
+    space = extension_space(af, "preferred", max_alternatives)
     grounded = space.fixed
     camps = compute_camps(space, speakers, max_camps)
     top = _top_two(camps)

@@ -185,11 +185,11 @@ def component_extensions(
     comp: Component, semantics: str, limit: int | None = None
 ) -> list[list[int]]:
     """Extensions of one component as sorted lists of *global* indices."""
-    if len(comp) <= SMALL_LIMIT and limit is None:
+    if len(comp) <= SMALL_LIMIT:
         out = []
         for mask in small_extensions(comp, semantics):
             out.append([comp.nodes[i] for i in range(len(comp)) if mask >> i & 1])
-        return sorted(out)
+        return sorted(out)[:limit]
     local = SatComponent(comp).extensions(semantics, limit)
     return sorted([comp.nodes[i] for i in ext] for ext in local)
 

@@ -36,6 +36,7 @@ __all__ = [
     "ComponentSpace",
     "ExtensionSpace",
     "Status",
+    "TooManyAlternatives",
     "count_extensions",
     "extension_space",
     "iter_extensions",
@@ -156,11 +157,27 @@ def _component_has_stable(comp: Component) -> bool:
     return SatComponent(comp).has_extension("stable")
 
 
-def extension_space(af: ArgumentFramework, semantics: str = "preferred") -> ExtensionSpace:
+class TooManyAlternatives(RuntimeError):
+    """A component has more alternatives than the caller's ``max_alternatives`` budget."""
+
+    def __init__(self, component_size: int, limit: int) -> None:
+        self.component_size = component_size
+        self.limit = limit
+        super().__init__(
+            f"a component of {component_size} arguments has more than {limit} alternatives"
+        )
+
+
+def extension_space(
+    af: ArgumentFramework, semantics: str = "preferred", max_alternatives: int | None = None
+) -> ExtensionSpace:
     """The factorized extension space of ``af`` (cached on the framework).
 
     ``semantics`` is one of grounded, complete, preferred, stable,
     semi-stable, stage, ideal. Grounded and ideal give a single extension.
+    With ``max_alternatives``, a component with more alternatives raises
+    :class:`TooManyAlternatives` instead of being enumerated in full (the
+    number of extensions may still be astronomically large: it is a product).
 
     >>> from crux_lab.argumentation.framework import ArgumentFramework
     >>> af = ArgumentFramework.from_edges("ab", [("a", "b"), ("b", "a")])
@@ -196,9 +213,13 @@ def extension_space(af: ArgumentFramework, semantics: str = "preferred") -> Exte
         raise ValueError(f"unknown semantics {semantics!r}")
     spaces = []
     for comp in comps:
-        alts = tuple(
-            frozenset(args[g] for g in ext) for ext in component_extensions(comp, semantics)
-        )
+        cap = None
+        if max_alternatives is not None and len(comp) > SMALL_LIMIT:
+            cap = max_alternatives + 1
+        exts = component_extensions(comp, semantics, cap)
+        if max_alternatives is not None and len(exts) > max_alternatives:
+            raise TooManyAlternatives(len(comp), max_alternatives)
+        alts = tuple(frozenset(args[g] for g in ext) for ext in exts)
         spaces.append(ComponentSpace(frozenset(args[g] for g in comp.nodes), alts))
         if semantics == "stable" and not alts:
             break  # no stable extension at all: one empty component suffices
@@ -207,7 +228,9 @@ def extension_space(af: ArgumentFramework, semantics: str = "preferred") -> Exte
     return sp
 
 
-def count_extensions(af: ArgumentFramework, semantics: str = "preferred") -> int:
+def count_extensions(
+    af: ArgumentFramework, semantics: str = "preferred", max_alternatives: int | None = None
+) -> int:
     """Exact number of extensions, computed as a product over components.
 
     >>> from crux_lab.argumentation.framework import ArgumentFramework
@@ -215,7 +238,7 @@ def count_extensions(af: ArgumentFramework, semantics: str = "preferred") -> int
     >>> count_extensions(af, "preferred"), count_extensions(af, "stable")
     (1, 0)
     """
-    return extension_space(af, semantics).count()
+    return extension_space(af, semantics, max_alternatives).count()
 
 
 def iter_extensions(

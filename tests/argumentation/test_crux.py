@@ -154,3 +154,25 @@ def test_gradual_semantics() -> None:
     assert s["z"] == 0.0  # fully attacked, unsupported
     s = df_quad("xyz", [("x", "z")], [("y", "z")], {"x": 0.0, "y": 1.0, "z": 0.5})
     assert s["z"] == 1.0
+
+
+def test_max_alternatives_budget() -> None:
+    import pytest
+
+    from crux_lab.argumentation import TooManyAlternatives
+
+    # a chain of 10 mutual attacks joined one-way: one component with many alternatives
+    att = []
+    for i in range(10):
+        a, b = f"a{i}", f"b{i}"
+        att += [(a, b), (b, a)]
+        if i:
+            att.append((f"a{i - 1}", b))
+    af = ArgumentFramework.from_edges([], att)
+    total = count_extensions(af)
+    assert total > 8
+    with pytest.raises(TooManyAlternatives):
+        extension_space(ArgumentFramework.from_edges([], att), "preferred", max_alternatives=8)
+    assert count_extensions(ArgumentFramework.from_edges([], att), "preferred", total) == total
+    rep = extract_cruxes(af, max_alternatives=total)
+    assert rep.extension_count == total
