@@ -35,7 +35,10 @@ from crux_lab.models import (
     PhaseStart,
     SimulatorKnobs,
 )
+from crux_lab.personas.loader import deck_for, load_personas
+from crux_lab.personas.prompt import build_system_prompt
 from crux_lab.runner import run_debate
+from crux_lab.tokens import count_tokens
 
 PAIR = ["michael-saylor", "arthur-hayes"]
 TOPIC = "Bitcoin is digital gold"
@@ -57,6 +60,16 @@ def graph_sizes(r: DebateResult) -> tuple[int, int, int]:
     return after_opening or 0, max(sizes, default=0), sizes[-1] if sizes else 0
 
 
+def system_tokens() -> dict[str, int]:
+    """Tokens of each persona's consolidated system prompt (what prompt caching would reuse)."""
+    personas, deck = load_personas(PAIR), deck_for(PAIR)
+    props = {p.id: p for p in deck.propositions} if deck else None
+    return {pid: count_tokens(build_system_prompt(personas[pid], propositions=props)) for pid in PAIR}
+
+
+SYSTEM_TOKENS = system_tokens()
+
+
 def measure(r: DebateResult, wall: float) -> dict:
     per: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for c in r.llm_calls:
@@ -74,6 +87,10 @@ def measure(r: DebateResult, wall: float) -> dict:
         "concessions": len(r.concession_trail),
         "concession_kinds": sorted(c.type.value for c in r.concession_trail),
         "calls": r.usage.calls, "input_tokens": r.usage.input_tokens, "output_tokens": r.usage.output_tokens,
+        # with prompt caching, every persona call after its first reads the system prompt from cache
+        "input_uncached_est": r.usage.input_tokens - sum(
+            max(0, sum(t.persona_id == pid for t in r.transcript) - 1) * n for pid, n in SYSTEM_TOKENS.items()
+        ),
         "cost_usd": round(r.usage.cost_usd, 4),
         "modelled_latency_s": round(sum(c.latency_s for c in r.llm_calls), 1),
         "per_purpose": {p: {"calls": len(v), "mean_in": round(statistics.mean(x[0] for x in v)),
@@ -106,7 +123,7 @@ def main() -> None:
     ]
     results = []
     cols = ["turns", "crystallizations", "size_after_phase1", "size_peak", "args", "attacks", "disputes",
-            "concessions", "calls", "input_tokens", "output_tokens", "modelled_latency_s", "wall_s"]
+            "concessions", "calls", "input_tokens", "input_uncached_est", "output_tokens", "modelled_latency_s", "wall_s"]
     print(f"{'engine':9} {'knobs':16} " + " ".join(f"{c[:11]:>11}" for c in cols))
     for engine, label, knobs in setups:
         rows = [asyncio.run(one(engine, s, knobs)) for s in range(args.seeds)]
@@ -124,6 +141,7 @@ def main() -> None:
             "turns": round(summary["turns"] / SEED_01["turns"], 2),
             "calls": round(summary["calls"] / SEED_01["calls"], 2),
             "input_tokens": round(summary["input_tokens"] / SEED_01["input_tokens"], 2),
+            "input_uncached_est": round(summary["input_uncached_est"] / SEED_01["input_tokens"], 2),
             "output_tokens": round(summary["output_tokens"] / SEED_01["output_tokens"], 2),
         }
         results.append({"engine": engine, "knobs": label, "summary": summary, "runs": rows})
@@ -132,8 +150,10 @@ def main() -> None:
     for res in results:
         s = res["summary"]
         print(f"{res['engine']} / {res['knobs']}: all four phases in {s['phases_all_four']:.0%} of runs; "
-              f"regimes {s['regimes']}; ratio to seed 01 (turns, calls, input, output): "
-              f"{s['vs_seed']['turns']}, {s['vs_seed']['calls']}, {s['vs_seed']['input_tokens']}, {s['vs_seed']['output_tokens']}")
+              f"regimes {s['regimes']}; ratio to seed 01 (turns, calls, input, input without cached "
+              f"system prompts, output): {s['vs_seed']['turns']}, {s['vs_seed']['calls']}, {s['vs_seed']['input_tokens']}, "
+              f"{s['vs_seed']['input_uncached_est']}, {s['vs_seed']['output_tokens']}")
+        print(f"   ends: {s['ends']}")
         print("   per call by purpose (calls / mean input / mean output tokens): " + "; ".join(
             f"{p} {v['calls']}/{v['mean_in']:.0f}/{v['mean_out']:.0f}" for p, v in s["per_purpose"].items()))
     OUT.parent.mkdir(parents=True, exist_ok=True)
