@@ -347,3 +347,21 @@ def test_a_database_in_use_by_another_process_names_the_lock(db_path: Path) -> N
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_result_metrics_travel_with_the_run_folder(tmp_path: Path, db_path: Path, result: DebateResult) -> None:
+    scored = result.model_copy(update={"metrics": {"crux_recall": 0.5, "n_cruxes": 1.0}})
+    run_dir = write_run(scored, tmp_path)
+    ingest([run_dir], db_path)
+    record_metrics(db_path, result.run_id, {"judge_score": 0.9, "crux_recall": 0.1})
+    ingest([run_dir], db_path)  # the run's own crux_recall wins again; judge_score stays
+    rows = query("SELECT name, value FROM metrics ORDER BY name", db_path).rows
+    assert rows == [("crux_recall", 0.5), ("judge_score", 0.9), ("n_cruxes", 1.0)]
+
+
+def test_unreadable_metrics_file_fails_the_whole_ingest(tmp_path: Path, db_path: Path, result: DebateResult) -> None:
+    run_dir = write_run(result.model_copy(update={"metrics": {"x": 1.0}}), tmp_path)
+    (run_dir / "metrics.json").write_text('{"x": "high"}')
+    with pytest.raises(IngestError, match="metrics.json: unreadable metrics"):
+        ingest([run_dir], db_path)
+    assert counts(db_path)["runs"] == 0 and counts(db_path)["metrics"] == 0
