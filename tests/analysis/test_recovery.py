@@ -1,0 +1,126 @@
+"""Ground-truth crux recovery: scoring a hand-made debate, and end to end through the store."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from crux_lab.analysis.recovery import (
+    MATCH_THRESHOLD,
+    match_texts,
+    recovery_frame,
+    run_recovery,
+    score_recovery,
+    summarize,
+)
+from crux_lab.analysis.scenarios import generate_scenarios
+from crux_lab.models import (
+    CommonGround,
+    Crux,
+    CruxCard,
+    DebateResult,
+    DisagreementType,
+    SimulatorKnobs,
+)
+
+
+class WordEncoder:
+    """Bag of words hashed into 256 dims: identical texts have cosine 1, unrelated ones ~0."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 256))
+        for i, t in enumerate(texts):
+            for w in t.lower().replace("?", "").replace(".", "").split():
+                out[i, sum(ord(ch) * (k + 1) for k, ch in enumerate(w)) % 256] += 1.0
+        return out
+
+
+SCENARIO = generate_scenarios(1, seed=4)[0]
+C1, C2, C3, C4 = sorted(SCENARIO.contested)
+K1, K2 = sorted(SCENARIO.consensus)
+PROPS = {p.id: p for p in SCENARIO.propositions}
+
+
+def wrong_type(pid: str) -> DisagreementType:
+    return next(t for t in DisagreementType if t != SCENARIO.contested[pid])
+
+
+def hand_made() -> DebateResult:
+    cruxes = [
+        Crux(id="x1", statement=PROPS[C2].question, source="proposed", disagreement_type=wrong_type(C2), proposition_ids=[C2]),
+        Crux(id="x2", statement=PROPS[C2].text, source="proposed", proposition_ids=[C2]),  # same crux again
+        Crux(id="x3", statement=PROPS[K1].question, source="proposed", proposition_ids=[K1]),  # consensus: FP
+        Crux(id="x4", statement="I think we simply see this differently.", source="proposed", proposition_ids=[C3]),
+        Crux(id="x5", statement=PROPS[C4].question, source="proposed"),  # no id: embedding match
+    ]
+    card = CruxCard(id="k1", question=PROPS[C1].question, disagreement_type=SCENARIO.contested[C1], diagnosis="d",
+                    personas={}, proposition_ids=[C1])
+    cg = [
+        CommonGround(id="g1", statement=PROPS[C1].text, source="blackboard", proposition_ids=[C1]),
+        CommonGround(id="g2", statement=PROPS[K2].text, source="blackboard", proposition_ids=[K2]),
+        CommonGround(id="g3", statement=PROPS[C2].text, source="grounded"),  # no id: embedding
+    ]
+    return DebateResult(run_id="r", config=SCENARIO.config("blitz"), engine="blitz", backend="simulated",
+                        cruxes=cruxes, crux_cards=[card], common_ground=cg)
+
+
+def test_score_of_a_hand_made_debate() -> None:
+    s = score_recovery(hand_made(), SCENARIO, WordEncoder())
+    assert (s.found, s.n_planted, s.false_positives) == (3, 4, 2)  # K1 and the vague crux
+    assert s.precision == pytest.approx(3 / 5)
+    assert s.recall == pytest.approx(3 / 4)
+    assert s.f1 == pytest.approx(2 * 0.6 * 0.75 / 1.35)
+    assert s.type_accuracy == 0.5  # C1 right, C2 wrong, C4 untyped
+    assert s.false_common_ground == 2  # g1 by id, g3 by embedding
+    assert s.missed == [C3]
+    assert (s.matched_by_id, s.matched_by_embedding, s.generic_items) == (4, 1, 1)
+
+
+def test_match_texts_threshold_and_ids() -> None:
+    texts = [PROPS[C1].question, "Completely unrelated words about gardening tools", PROPS[C2].text]
+    ms = match_texts(texts, [[], [], [C3]], SCENARIO, WordEncoder())
+    assert [m.proposition_id for m in ms] == [C1, None, C3]  # the id wins over the text
+    assert [m.how for m in ms] == ["embedding", "none", "id"]
+    assert ms[0].similarity is not None and ms[0].similarity >= MATCH_THRESHOLD
+    no_ids = match_texts(texts, [[], [], [C3]], SCENARIO, WordEncoder(), use_ids=False)
+    assert no_ids[2].proposition_id == C2
+
+
+def test_empty_debate_scores_nan_precision_zero_recall() -> None:
+    empty = DebateResult(run_id="r", config=SCENARIO.config("blitz"), engine="blitz", backend="simulated")
+    s = score_recovery(empty, SCENARIO, WordEncoder())
+    assert math.isnan(s.precision) and s.recall == 0.0 and s.found == 0
+
+
+def test_run_recovery_stores_metrics_and_degrades_with_vague_cruxes(tmp_path) -> None:
+    scenarios = generate_scenarios(2, seed=9)
+    db = tmp_path / "e.duckdb"
+    run = run_recovery(scenarios, ["blitz"], tmp_path / "lib", seed=0, runs_dir=tmp_path / "runs", db=db)
+    assert not run.failures and len(run.scores) == 2
+    frame = recovery_frame(db)
+    assert len(frame) == 2 and set(frame["engine"]) == {"blitz"}
+    base = summarize(run.scores)[0]
+    assert base["recall"] > 0.5 and base["precision"] > 0.5
+    vague = run_recovery(scenarios, ["blitz"], tmp_path / "lib", seed=0, sim=SimulatorKnobs(vague_crux=1.0), store=False)
+    assert summarize(vague.scores)[0]["f1"] < base["f1"]
+
+
+def test_eval_recovery_cli(tmp_path) -> None:
+    from crux_lab.analysis.eval_cli import app
+
+    runner = CliRunner()
+    db = tmp_path / "c.duckdb"
+    out = runner.invoke(app, ["recovery", "--engines", "blitz", "--scenarios", "1", "--seed", "3",
+                              "--db", str(db), "--runs-dir", str(tmp_path / "runs"), "--json", str(tmp_path / "s.json")])
+    assert out.exit_code == 0, out.output
+    assert "Crux recovery" in out.output and "blitz" in out.output
+    assert (tmp_path / "s.json").is_file()
+    shown = runner.invoke(app, ["metrics", "--db", str(db)])
+    assert shown.exit_code == 0 and "recovery_f1" in shown.output
+    bad = runner.invoke(app, ["recovery", "--engines", "nope", "--db", str(db)])
+    assert bad.exit_code == 2 and "unknown engine" in bad.output
+    knob = runner.invoke(app, ["recovery", "--engines", "blitz", "--sim", "missed_attack=2", "--db", str(db)])
+    assert knob.exit_code == 2 and "probability" in knob.output
