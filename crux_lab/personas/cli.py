@@ -22,7 +22,7 @@ err = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/] {escape(message)}")
+    err.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)  # paths must stay copyable
     raise typer.Exit(code)
 
 
