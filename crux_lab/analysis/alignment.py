@@ -213,9 +213,11 @@ def alignment_matrix(
     """
     if isinstance(stances, Mapping):
         triples = [(e, p, s) for e, per in stances.items() for p, s in per.items()]
+        first_rows = list(stances)  # keeps entities with no stance at all
     else:
         triples = list(stances)
-    row_order = list(rows) if rows is not None else list(dict.fromkeys(t[0] for t in triples))
+        first_rows = [t[0] for t in triples]
+    row_order = list(rows) if rows is not None else list(dict.fromkeys(first_rows))
     col_order = list(columns) if columns is not None else list(dict.fromkeys(t[1] for t in triples))
     row_index = {r: i for i, r in enumerate(row_order)}
     col_index = {c: j for j, c in enumerate(col_order)}
@@ -354,6 +356,78 @@ def _embed_rows(values: np.ndarray, n_components: int) -> np.ndarray:
     return proj * np.sqrt(values.shape[1] / votes)[:, None]
 
 
+def _kmeans(
+    points: np.ndarray, k: int, *, seed: int, n_init: int = 10, max_iter: int = 100
+) -> np.ndarray:
+    """Lloyd's k-means with k-means++ seeding, best of ``n_init`` restarts (lowest inertia).
+
+    Plain numpy, deterministic for a seed (no thread pool: the analysis runs inside sweeps
+    that already use every core).
+
+    >>> pts = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> lab = _kmeans(pts, 2, seed=0)
+    >>> bool(lab[0] == lab[1] != lab[2] == lab[3])
+    True
+    """
+    rng = np.random.default_rng(seed)
+    n = len(points)
+    best_labels = np.zeros(n, dtype=np.int64)
+    best_inertia = math.inf
+    for _ in range(n_init):
+        centres = [points[rng.integers(n)]]
+        for _ in range(1, k):
+            d2 = np.min(((points[:, None, :] - np.array(centres)[None]) ** 2).sum(-1), axis=1)
+            total = d2.sum()
+            pick = rng.choice(n, p=d2 / total) if total > 0 else rng.integers(n)
+            centres.append(points[pick])
+        c = np.array(centres, dtype=np.float64)
+        labels = np.zeros(n, dtype=np.int64)
+        for it in range(max_iter):
+            d2 = ((points[:, None, :] - c[None]) ** 2).sum(-1)
+            new = np.argmin(d2, axis=1)
+            if it and np.array_equal(new, labels):
+                break
+            labels = new
+            for j in range(k):
+                members = points[labels == j]
+                if len(members):
+                    c[j] = members.mean(axis=0)
+        inertia = float(((points - c[labels]) ** 2).sum())
+        if inertia < best_inertia - 1e-12:
+            best_inertia, best_labels = inertia, labels.copy()
+    return best_labels
+
+
+def _silhouette(points: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette coefficient (Euclidean), as scikit-learn's ``silhouette_score``.
+
+    Points alone in their cluster score 0.
+
+    >>> pts = np.array([[0.0], [1.0], [10.0], [11.0]])
+    >>> round(_silhouette(pts, np.array([0, 0, 1, 1])), 4)
+    0.8997
+    """
+    dist = np.sqrt(np.maximum(((points[:, None, :] - points[None]) ** 2).sum(-1), 0.0))
+    uniq = np.unique(labels)
+    onehot = (labels[:, None] == uniq[None]).astype(np.float64)
+    sizes = onehot.sum(axis=0)
+    sums = dist @ onehot  # (n, clusters): sum of distances to each cluster
+    own = np.searchsorted(uniq, labels)
+    own_size = sizes[own]
+    a = np.divide(
+        sums[np.arange(len(labels)), own],
+        own_size - 1,
+        out=np.zeros(len(labels)),
+        where=own_size > 1,
+    )
+    mean_other = sums / sizes
+    mean_other[np.arange(len(labels)), own] = np.inf
+    b = mean_other.min(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sil = np.where(own_size > 1, (b - a) / np.maximum(a, b), 0.0)
+    return float(np.nan_to_num(sil).mean())
+
+
 def find_camps(
     matrix: StanceMatrix,
     k: int | None = None,
@@ -369,7 +443,7 @@ def find_camps(
     mean vote (missing is not disagreement), the matrix is projected on its first
     ``n_components`` principal components, each row's projection is scaled by
     ``sqrt(n_columns / n_voted)`` so sparse voters are not pulled into the centre, and
-    k-means (10 restarts, ``seed``) clusters the projections. When ``k`` is None it is chosen
+    k-means (k-means++ seeding, best of 10 restarts, ``seed``) clusters the projections. When ``k`` is None it is chosen
     in ``2..k_max`` by the best silhouette score. Rows with fewer than ``min_votes`` votes get
     camp -1. Fewer than 3 eligible rows, or all eligible rows identical: one camp (k=1).
     Camps are numbered by size, largest first.
@@ -381,9 +455,6 @@ def find_camps(
     >>> find_camps(m).as_lists()
     [['a', 'b'], ['c', 'd']]
     """
-    from sklearn.cluster import KMeans
-    from sklearn.metrics import silhouette_score
-
     if k is not None and k < 1:
         raise StanceMatrixError(f"find_camps: k must be >= 1 or None, got {k}.")
     if k_max < 2:
@@ -409,8 +480,7 @@ def find_camps(
         )
 
     def cluster(n_clusters: int) -> np.ndarray:
-        km = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed)
-        return np.asarray(km.fit_predict(points), dtype=np.int64)
+        return _kmeans(points, n_clusters, seed=seed)
 
     scores: dict[int, float] = {}
     if k is None:
@@ -420,7 +490,7 @@ def find_camps(
             if len(np.unique(trial)) < 2:
                 continue
             candidates[kk] = trial
-            scores[kk] = float(silhouette_score(points, trial))
+            scores[kk] = float(_silhouette(points, trial))
         if candidates:
             labels = candidates[max(scores, key=lambda kk: (scores[kk], -kk))]
         else:  # degenerate geometry: k-means never separated the points
@@ -434,7 +504,7 @@ def find_camps(
     remap = {int(old): new for new, old in enumerate(order)}
     assignment[eligible] = [remap[int(x)] for x in labels]
     n_camps = len(uniq)
-    sil = float(silhouette_score(points, labels)) if 1 < n_camps < n_eligible else None
+    sil = float(_silhouette(points, labels)) if 1 < n_camps < n_eligible else None
     return Camps(matrix.row_labels, assignment, n_camps, sil, scores)
 
 
