@@ -289,6 +289,7 @@ def grounding_for(
     query: str,
     *,
     tension: str | None = None,
+    opponent: str | None = None,
     framing: str = "second",
     k: int = DEFAULT_K,
     threshold: float = DEFAULT_THRESHOLD,
@@ -297,12 +298,17 @@ def grounding_for(
 ) -> str:
     """One call for engines: the grounding block for ``query``, or "" (contract-only).
 
-    Falls back to "" with a warning, never an exception, when the embedding model is not
-    installed: a debate must not fail because retrieval is unavailable.
+    ``query`` is the claim under discussion; with ``opponent`` (a display name) and no explicit
+    ``tension``, the tension line names the persona's most relevant belief that the claim
+    presses on. Falls back to "" with a warning, never an exception, when the embedding model is
+    not installed: a debate must not fail because retrieval is unavailable.
     """
     try:
         r = retrieve(persona, query, k=k, threshold=threshold, embedder=embedder)
     except (ImportError, OSError, RuntimeError) as exc:
         warnings.warn(f"belief retrieval unavailable ({exc}); {persona.id} speaks from its contract only", stacklevel=2)
         return ""
+    if tension is None and opponent and r.beliefs:
+        # Seed 05 §1.2: name the belief the opponent's claim presses on.
+        tension = f'your belief "{_clip(r.beliefs[0].node.concept, 16)}" is challenged by {opponent}\'s claim: "{_clip(query, 30)}"'
     return render_grounding(r, tension=tension, framing=framing, name=persona.name, max_tokens=max_tokens)

@@ -29,6 +29,7 @@ def persona_turn_message(
     history: HistoryContext | str | None = None,
     query: str | None = None,
     tension: str | None = None,
+    opponent: str | None = None,
     turn_number: int | None = None,
     framing: Framing = "second",
     length: str = "2-4 sentences",
@@ -39,11 +40,12 @@ def persona_turn_message(
     """The per-turn user message for ``persona`` (≤ ``max_tokens``).
 
     ``query`` is the claim under discussion (e.g. the last opponent turn); its relevant beliefs
-    are retrieved and prepended, or nothing when none clears the threshold (contract-only).
+    are retrieved and prepended, or nothing when none clears the threshold (contract-only);
+    ``opponent`` (display name of who made that claim) adds the seed's "Tension:" line.
     ``turn_number`` (the persona's own turn count) adds the re-anchoring line every
     ``REANCHOR_EVERY`` turns.
     """
-    grounding = grounding_for(persona, query, tension=tension, framing=framing, embedder=embedder) if query else ""
+    grounding = grounding_for(persona, query, tension=tension, opponent=opponent, framing=framing, embedder=embedder) if query else ""
     reanchor = ""
     if turn_number is not None and turn_number > 0 and turn_number % REANCHOR_EVERY == 0:
         reanchor = reanchor_line(persona, framing=framing)

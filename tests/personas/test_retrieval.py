@@ -98,3 +98,12 @@ def test_grounding_for_degrades_to_contract_only_when_embedder_fails(tmp_path: P
         assert grounding_for(p, "liquidity drives the price", embedder=Broken()) == ""
     text = grounding_for(p, "central bank liquidity balance sheet drives Bitcoin price", embedder=FakeEmbedder(), threshold=0.2)
     assert "liquidity" in text.lower()
+
+
+def test_tension_names_the_belief_an_opponent_presses_on() -> None:
+    from crux_lab.personas.retrieval import grounding_for
+
+    p = load_persona("michael-saylor")
+    text = grounding_for(p, "Proof of stake secures a chain with slashing and no energy waste",
+                         opponent="Vitalik Buterin", embedder=FakeEmbedder(), threshold=0.2)
+    assert "Tension: your belief" in text and "challenged by Vitalik Buterin's claim" in text
