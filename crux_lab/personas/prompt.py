@@ -33,6 +33,7 @@ Framing = Literal["second", "third"]
 SYSTEM_BUDGET = 2200
 TURN_BUDGET = 800
 HISTORY_BUDGET = 450
+OWN_CLAIMS_KEPT = 8  # a persona's most recent older claims (with the attacks on them)
 
 # Per-section caps after seed 05 §1.3. "Where You Stand" and "Debate Conduct" are ours; the
 # Grounding cap is above the seed's 200 because our anchors are paraphrase paragraphs, not tweets.
@@ -465,6 +466,7 @@ def build_history(
             line += f" — challenged by {who(a.persona_id)}: {_first_sentence(a.dialogue, 30)}"
         ctx.own_claims.append(line)
     del by_id
+    ctx.own_claims = ctx.own_claims[-OWN_CLAIMS_KEPT:]
     return ctx
 
 
