@@ -80,6 +80,7 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -121,8 +122,13 @@ def reports_dir() -> Path:
 def _execute(notebook: Path, output: Path, parameters: dict[str, Any], cwd: Path) -> None:
     import papermill
 
-    papermill.execute_notebook(str(notebook), str(output), parameters=parameters, kernel_name="python3",
-                               progress_bar=False, cwd=str(cwd))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        papermill.execute_notebook(str(notebook), str(output), parameters=parameters, kernel_name="python3",
+                                   progress_bar=False, cwd=str(cwd))
+    except papermill.PapermillExecutionError as exc:
+        raise ReportError(f"{notebook} failed while building the report: {exc.ename}: {exc.evalue} "
+                          f"(the executed notebook is {output}).") from None
 
 
 def _sweep_notebook_for(run_id: str, experiments: Path) -> Path | None:

@@ -34,10 +34,12 @@ from crux_lab.store.paths import project_root
 from crux_lab.sweep.spec import config_from_params
 
 T = TypeVar("T")
-# Plotly's "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
+# The "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
 # nbconvert export shows the figures with no CDN; "plotly_mimetype" keeps JupyterLab's renderer
 # (plotly 6+ drops figures from exported HTML with the mimetype alone: plotly/plotly.py#5365).
-OFFLINE_RENDERER = "plotly_mimetype+notebook"
+# Plotly's own notebook renderer also adds a MathJax <script src=cdn> to every figure, so
+# crux_lab registers a variant without it ("crux_offline").
+OFFLINE_RENDERER = "plotly_mimetype+crux_offline"
 
 
 class UnknownRunError(LookupError):
@@ -57,10 +59,35 @@ class UnknownRunError(LookupError):
         return str(self.args[0])
 
 
+def _register_offline_renderer() -> None:
+    import plotly.io as pio
+    from plotly.io._base_renderers import NotebookRenderer
+
+    class OfflineNotebookRenderer(NotebookRenderer):
+        """plotly's notebook renderer (plotly.js inlined once) without the MathJax CDN tag."""
+
+        def to_mimebundle(self, fig_dict: Any) -> dict[str, str]:
+            from plotly.io import to_html
+
+            html = to_html(fig_dict, config=self.config, auto_play=self.auto_play, include_plotlyjs=False,
+                           include_mathjax=False, post_script=self.post_script, full_html=False,
+                           animation_opts=self.animation_opts, default_width="100%", default_height=525,
+                           validate=False)
+            return {"text/html": html}
+
+    if "crux_offline" not in pio.renderers:
+        pio.renderers["crux_offline"] = OfflineNotebookRenderer()
+
+
 def setup_plotly(renderer: str = OFFLINE_RENDERER) -> str:
-    """Set plotly's default renderer for notebooks whose HTML export must work offline."""
+    """Set plotly's default renderer for notebooks whose HTML export must work offline.
+
+    >>> setup_plotly()
+    'plotly_mimetype+crux_offline'
+    """
     import plotly.io as pio
 
+    _register_offline_renderer()
     pio.renderers.default = renderer
     return renderer
 

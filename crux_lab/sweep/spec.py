@@ -132,7 +132,7 @@ def config_from_params(params: dict[str, Any]) -> DebateConfig:
         max_turns=int(params.get("max_turns", 30)),
         sim=SimulatorKnobs(**(params.get("sim") or {})),
         params=dict(params.get("params") or {}),
-        deck=params.get("deck"),
+        deck=params.get("deck") or None,
     )
 
 
