@@ -544,6 +544,14 @@ class CampVotes:
         return (self.agree + 1) / (self.n_votes + 2)
 
 
+def _check_camps(matrix: StanceMatrix, camps: Camps) -> None:
+    if camps.row_labels != matrix.row_labels:
+        raise StanceMatrixError(
+            "camps were computed on another matrix (row labels differ); call find_camps on "
+            "this matrix or build Camps with its row_labels."
+        )
+
+
 def camp_votes(matrix: StanceMatrix, camps: Camps) -> list[tuple[CampVotes, ...]]:
     """Per statement (column), the votes of each camp (camp 0 first).
 
@@ -552,11 +560,7 @@ def camp_votes(matrix: StanceMatrix, camps: Camps) -> list[tuple[CampVotes, ...]
     >>> [(v.agree, v.passed, v.disagree) for v in camp_votes(m, c)[0]]
     [(1, 1, 0), (0, 0, 1)]
     """
-    if camps.row_labels != matrix.row_labels:
-        raise StanceMatrixError(
-            "camps were computed on another matrix (row labels differ); call find_camps on "
-            "this matrix or build Camps with its row_labels."
-        )
+    _check_camps(matrix, camps)
     vals = matrix.values
     out: list[tuple[CampVotes, ...]] = []
     per_camp = [camps.assignment == c for c in range(camps.k)]
@@ -636,6 +640,7 @@ def divisive_statements(
     >>> [(s.label, s.divisiveness, s.most_for, s.most_against) for s in divisive_statements(m, camps)]
     [('p', 1.0, 0, 1)]
     """
+    _check_camps(matrix, camps)
     found: list[DivisiveStatement] = []
     if camps.k < 2:
         return found
@@ -676,6 +681,7 @@ def consensus_statements(
     >>> [s.label for s in consensus_statements(m, camps)]
     ['p']
     """
+    _check_camps(matrix, camps)
     found: list[ConsensusStatement] = []
     if camps.k < 1:
         return found
