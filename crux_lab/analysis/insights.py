@@ -49,10 +49,16 @@ PROPOSITION_CATEGORY = "proposition"
 
 
 def _ids(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None) -> list[str]:
-    return list(persona_ids) if persona_ids is not None else list(dict.fromkeys(p for c in cards for p in c.personas))
+    return (
+        list(persona_ids)
+        if persona_ids is not None
+        else list(dict.fromkeys(p for c in cards for p in c.personas))
+    )
 
 
-def card_alignment(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None) -> StanceMatrix:
+def card_alignment(
+    cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None
+) -> StanceMatrix:
     """Personas × cards stance matrix.
 
     >>> from crux_lab.models import CruxCardPosition as P
@@ -73,7 +79,9 @@ def card_alignment(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None 
     )
 
 
-def card_positions(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None) -> dict[str, dict[str, str | None]]:
+def card_positions(
+    cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None
+) -> dict[str, dict[str, str | None]]:
     """``{persona: {card id: "YES" | "NO" | "NUANCED" | None}}``.
 
     >>> from crux_lab.models import CruxCardPosition as P
@@ -88,7 +96,9 @@ def card_positions(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None 
     }
 
 
-def card_disagreement(cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None) -> dict[str, DisagreementMatrix]:
+def card_disagreement(
+    cards: Sequence[CruxCard], persona_ids: Sequence[str] | None = None
+) -> dict[str, DisagreementMatrix]:
     """Persona × persona disagreement per crux category (factual / values / definitional).
 
     >>> from crux_lab.models import CruxCardPosition as P
@@ -112,14 +122,28 @@ def debate_matrix(
 ) -> StanceMatrix:
     """Cards plus each persona's final stance per proposition (pro/con/uncertain) as columns."""
     triples: list[tuple[str, str, object]] = [
-        (pid, c.id, pos.position.value) for c in cards for pid, pos in c.personas.items() if pid in persona_ids
+        (pid, c.id, pos.position.value)
+        for c in cards
+        for pid, pos in c.personas.items()
+        if pid in persona_ids
     ]
     props = sorted({p for per in final_stances.values() for p in per})
-    triples += [(pid, p, s) for pid, per in final_stances.items() if pid in persona_ids for p, s in per.items()]
-    categories = {c.id: CATEGORY[c.disagreement_type] for c in cards} | {p: PROPOSITION_CATEGORY for p in props}
+    triples += [
+        (pid, p, s)
+        for pid, per in final_stances.items()
+        if pid in persona_ids
+        for p, s in per.items()
+    ]
+    categories = {c.id: CATEGORY[c.disagreement_type] for c in cards} | {
+        p: PROPOSITION_CATEGORY for p in props
+    }
     col_texts = {c.id: c.question for c in cards} | {p: (texts or {}).get(p, p) for p in props}
     return alignment_matrix(
-        triples, rows=list(persona_ids), columns=[c.id for c in cards] + props, categories=categories, texts=col_texts
+        triples,
+        rows=list(persona_ids),
+        columns=[c.id for c in cards] + props,
+        categories=categories,
+        texts=col_texts,
     )
 
 
@@ -165,7 +189,9 @@ class AlignmentReport:
     consensus: list[ConsensusStatement]
 
 
-def alignment_report(result: DebateResult, texts: Mapping[str, str] | None = None) -> AlignmentReport:
+def alignment_report(
+    result: DebateResult, texts: Mapping[str, str] | None = None
+) -> AlignmentReport:
     """Alignment matrix, split disagreement, camps, divisive and consensus statements of a
     debate, from its crux cards and the personas' closing stances."""
     ids = list(result.config.persona_ids)

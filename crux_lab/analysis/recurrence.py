@@ -89,7 +89,10 @@ def cluster(similarity: np.ndarray, threshold: float) -> list[int]:
     distance = np.clip(1.0 - similarity, 0.0, 2.0)
     np.fill_diagonal(distance, 0.0)
     model = AgglomerativeClustering(
-        n_clusters=None, metric="precomputed", linkage="average", distance_threshold=1.0 - threshold + 1e-9
+        n_clusters=None,
+        metric="precomputed",
+        linkage="average",
+        distance_threshold=1.0 - threshold + 1e-9,
     )
     raw = model.fit_predict(distance)
     order: dict[int, int] = {}
