@@ -148,3 +148,8 @@ async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms()
                 assert point.room_id in s.attributed_rooms
                 in_room += 1
     assert in_room > 0
+    # every concession is on the trail; those without a named reason are marked so
+    conceded = [t for t in res.transcript if t.move is not None and t.move.value == "CONCEDE"]
+    assert conceded and [c.turn_index for c in res.concession_trail] == sorted(t.turn_index for t in conceded)
+    assert any(c.reason is None for c in res.concession_trail)
+    assert all(c.reason is None or "condition" in c.reason.lower() for c in res.concession_trail)

@@ -22,9 +22,12 @@ from crux_lab.engines.crux_room.room import RoomOutcome
 from crux_lab.engines.crux_room.speaker import TOPIC_KEY, Speakers
 from crux_lab.models import (
     CommonGround,
+    Concession,
+    ConcessionKind,
     Crux,
     CruxCard,
     CruxSide,
+    Move,
     PersonaPosition,
     PositionShift,
     Regime,
@@ -112,6 +115,27 @@ def common_ground(
     return out
 
 
+def concessions(sp: Speakers) -> list[Concession]:
+    """Every CONCEDE turn, with the reason it named (None = a concession without a named claim
+    or met flip condition, i.e. what the sycophancy rate counts)."""
+    out = []
+    for t in sorted(sp.turns, key=lambda t: t.turn_index):
+        if t.move is not Move.CONCEDE:
+            continue
+        out.append(
+            Concession(
+                turn_index=t.turn_index,
+                persona_id=t.persona_id,
+                type=ConcessionKind.partial,
+                conceded_claim=t.dialogue,
+                effect=f"stance now {t.stance}" if t.stance else "",
+                proposition_id=t.proposition_ids[0] if t.proposition_ids else None,
+                reason=sp.named_reasons.get(t.id),
+            )
+        )
+    return out
+
+
 def regime(detected: bool, cards: Sequence[CruxCard], n_camps: int) -> tuple[Regime, str]:
     """Consensus when no disagreement was ever detected; polarized when cards exist, none was
     resolved and the personas fall into 2+ camps; partial otherwise.
@@ -167,6 +191,7 @@ def finish(
     finals = {pid: {k: v for k, v in opening_closing(obs, pid)[1].items() if k != TOPIC_KEY} for pid in ids}
     result.camps = debate_camps(ids, cards, finals, statements)
     result.regime, result.regime_description = regime(detected, cards, len(result.camps))
+    result.concession_trail = concessions(sp)
     # the common output every engine maps to (seed 03 "mapToDebateOutput")
     result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards]
     result.flip_conditions = {

@@ -109,6 +109,7 @@ class Speakers:
         self.context_tokens: list[int] = []
         self.rejected_cards: list[dict[str, object]] = []
         self.named_reasons: dict[str, str | None] = {}
+        self.turns: list[DialogueTurn] = []  # every turn generated, in index order
         self.next_index = 0
 
     # -- plumbing -----------------------------------------------------------
@@ -220,6 +221,7 @@ class Speakers:
                         self.stats.still_unjustified += 1
         turn = turn.model_copy(update={"turn_index": self.next_index, "id": f"m{self.next_index}"})
         self.next_index += 1
+        self.turns.append(turn)
         reason = turn.dialogue if named else None
         self.named_reasons[turn.id] = reason
         for rec in self.tracker.observe(turn, reason):
