@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from crux_lab.analysis.alignment import (
     Camps,
     ConsensusStatement,
@@ -29,6 +31,7 @@ from crux_lab.analysis.alignment import (
     alignment_matrix,
     consensus_statements,
     disagreement_by_category,
+    disagreement_matrix,
     divisive_statements,
     find_camps,
 )
@@ -172,8 +175,25 @@ def debate_camps(
     matrix = debate_matrix(persona_ids, cards, final_stances, texts)
     if not matrix.col_labels or not matrix.observed.any():
         return []
-    camps = find_camps(matrix, k_max=max(2, min(5, len(persona_ids) - 1)))
-    return to_camps(matrix, camps) if camps.k else []
+    return to_camps(matrix, camps_of(matrix))
+
+
+def camps_of(matrix: StanceMatrix) -> Camps:
+    """:func:`~crux_lab.analysis.alignment.find_camps`, plus the two-person case it leaves as
+    one camp: two personas who disagree on at least half of what they both took a position on
+    (pairwise :func:`~crux_lab.analysis.alignment.disagreement_matrix` >= 0.5) are two camps.
+
+    >>> m = alignment_matrix({"a": {"p": 1, "q": 1}, "b": {"p": -1, "q": 1}})
+    >>> camps_of(m).as_lists()
+    [['a'], ['b']]
+    """
+    n = matrix.shape[0]
+    if n == 2:
+        d = float(disagreement_matrix(matrix).disagreement[0, 1])
+        split = not np.isnan(d) and d >= 0.5
+        assignment = np.array([0, 1] if split else [0, 0], dtype=np.int64)
+        return Camps(matrix.row_labels, assignment, 2 if split else 1, None, method="pairwise")
+    return find_camps(matrix, k_max=max(2, min(5, n - 1)))
 
 
 @dataclass(frozen=True)
@@ -197,7 +217,7 @@ def alignment_report(
     ids = list(result.config.persona_ids)
     closing = {p.persona_id: dict(p.stances) for p in result.positions if p.at == "closing"}
     matrix = debate_matrix(ids, result.crux_cards, closing, texts)
-    camps = find_camps(matrix, k_max=max(2, min(5, len(ids) - 1)))
+    camps = camps_of(matrix)
     multi = camps.k > 1
     return AlignmentReport(
         cards=card_alignment(result.crux_cards, ids),

@@ -93,3 +93,12 @@ def test_alignment_report_of_a_result() -> None:
     assert rep.cards.shape == (4, 4) and rep.matrix.shape == (4, 6)
     assert rep.camps.k == 2 and sorted(map(sorted, rep.camps.as_lists())) == [["a", "b"], ["c", "d"]]
     assert {d.label for d in rep.divisive} >= {"p1", "p2"}
+
+
+def test_two_persona_camps_split_only_on_disagreement() -> None:
+    opposed = debate_camps(["a", "b"], [card("x", "values", a="YES", b="NO")], {})
+    assert [c.persona_ids for c in opposed] == [["a"], ["b"]]
+    agreeing = debate_camps(["a", "b"], [], {"a": {"p": "pro"}, "b": {"p": "pro"}})
+    assert [c.persona_ids for c in agreeing] == [["a", "b"]]
+    disjoint = debate_camps(["a", "b"], [], {"a": {"p": "pro"}, "b": {"q": "con"}})
+    assert [c.persona_ids for c in disjoint] == [["a", "b"]]  # nothing shared: no evidence of a split
