@@ -37,6 +37,29 @@ class SatComponent:
         self.comp = comp
         self.k = len(comp)
         self.solver_name = solver_name
+        self._top = 2 * self.k
+        self._persistent: dict[bool, Solver] = {}
+
+    def _query_solver(self, stable: bool) -> Solver:
+        """A long-lived complete (or stable) labelling solver for assumption queries.
+
+        Query-specific clauses are guarded by fresh activation literals, so one
+        solver answers any number of acceptance questions.
+        """
+        if stable not in self._persistent:
+            top = self._top
+            self._persistent[stable] = self._complete_solver(stable=stable)
+            self._top = max(top, self._top)
+        return self._persistent[stable]
+
+    def close(self) -> None:
+        """Free the long-lived solvers."""
+        for s in self._persistent.values():
+            s.delete()
+        self._persistent.clear()
+
+    def __del__(self) -> None:
+        self.close()
 
     # -- encodings --------------------------------------------------------
     def _inv(self, a: int) -> int:
@@ -65,7 +88,7 @@ class SatComponent:
                 add([-ra, ia, oa])
                 add([ra, -ia])
                 add([ra, -oa])
-        self._top = 3 * k if with_range else 2 * k
+        self._top = max(self._top, 3 * k if with_range else 2 * k)
         return s
 
     def _cf_range_solver(self) -> Solver:
@@ -81,7 +104,7 @@ class SatComponent:
                 add([ra, -(b + 1)])
             add([ra, -ia])
             add([-ra, ia] + [b + 1 for b in atts])
-        self._top = 2 * k
+        self._top = max(self._top, 2 * k)
         return s
 
     def _fresh(self) -> int:
@@ -182,33 +205,34 @@ class SatComponent:
         """Whether the component has at least one extension."""
         if semantics != "stable":
             return True
-        with self._complete_solver(stable=True) as s:
-            return bool(s.solve())
+        return bool(self._query_solver(True).solve())
 
     def credulous(self, a: int, semantics: str) -> bool:
         """Is local argument ``a`` in some complete/preferred (or stable) extension?"""
-        with self._complete_solver(stable=semantics == "stable") as s:
-            return bool(s.solve(assumptions=[a + 1]))
+        return bool(self._query_solver(semantics == "stable").solve(assumptions=[a + 1]))
 
     def skeptical(self, a: int, semantics: str) -> bool:
         """Is ``a`` in every extension of the component?
 
-        Complete: ``a`` must be grounded, which never holds inside a reduced
-        component, so this is decided by a single call like the others.
-        Stable: no stable labelling leaves ``a`` out (vacuously true when there
-        is no stable extension). Preferred: counter-example guided search.
+        Complete/stable: no complete (stable) labelling leaves ``a`` out
+        (vacuously true when there is no stable extension). Preferred: first
+        one call asking for a complete labelling with ``a`` OUT (then ``a`` is
+        outside the preferred extension that labelling grows into); otherwise a
+        counter-example guided search over labellings with ``a`` UNDEC, each
+        candidate maximised to a preferred extension.
         """
-        if semantics == "stable":
-            with self._complete_solver(stable=True) as s:
-                return not s.solve(assumptions=[-(a + 1)])
-        if semantics == "complete":
-            with self._complete_solver() as s:
-                return not s.solve(assumptions=[-(a + 1)])
+        if semantics in ("stable", "complete"):
+            s = self._query_solver(semantics == "stable")
+            return not s.solve(assumptions=[-(a + 1)])
         if semantics != "preferred":
             raise ValueError(f"unsupported semantics {semantics!r}")
         k = self.k
-        with self._complete_solver() as s:
-            while s.solve(assumptions=[-(a + 1)]):
+        s = self._query_solver(False)
+        if s.solve(assumptions=[self._outv(a)]):
+            return False
+        guard = self._fresh()  # guards this query's blocking clauses
+        try:
+            while s.solve(assumptions=[guard, -(a + 1), -self._outv(a)]):
                 model = s.get_model()
                 assert model is not None
                 chosen = [v for v in range(1, k + 1) if model[v - 1] > 0]
@@ -229,8 +253,11 @@ class SatComponent:
                         break
                 if a + 1 not in chosen:
                     return False
-                rest = [v for v in range(1, k + 1) if v not in set(chosen)]
+                cs = set(chosen)
+                rest = [v for v in range(1, k + 1) if v not in cs]
                 if not rest:
                     return True
-                s.add_clause(rest)
+                s.add_clause([-guard, *rest])
             return True
+        finally:
+            s.add_clause([-guard])

@@ -307,10 +307,26 @@ def _locate(af: ArgumentFramework, arg: Arg) -> tuple[int, Component | None, int
     return lab, dec.components[ci], li
 
 
+def _sat(af: ArgumentFramework, comp: Component) -> SatComponent:
+    """The cached SAT reasoner of a component (solvers persist across queries)."""
+    memo = af._memo.setdefault("sat", {})
+    key = comp.nodes[0]
+    if key not in memo:
+        memo[key] = SatComponent(comp)
+    return memo[key]
+
+
 def _stable_exists_elsewhere(af: ArgumentFramework, skip: Component | None) -> bool:
+    """Does every component other than ``skip`` have a stable extension? (cached)"""
     from crux_lab.argumentation.space import _component_has_stable
 
-    return all(_component_has_stable(c) for c in decompose(af).components if c is not skip)
+    memo = af._memo
+    if "stable_missing" not in memo:
+        memo["stable_missing"] = frozenset(
+            c.nodes[0] for c in decompose(af).components if not _component_has_stable(c)
+        )
+    missing: frozenset[int] = memo["stable_missing"]
+    return not (missing - ({skip.nodes[0]} if skip is not None else set()))
 
 
 def credulously_accepted(af: ArgumentFramework, arg: Arg, semantics: str = "preferred") -> bool:
@@ -333,7 +349,7 @@ def credulously_accepted(af: ArgumentFramework, arg: Arg, semantics: str = "pref
     if len(comp) <= SMALL_LIMIT:
         sem = "stable" if semantics == "stable" else "complete"
         return any(m >> li & 1 for m in small_extensions(comp, sem))
-    return SatComponent(comp).credulous(li, semantics)
+    return _sat(af, comp).credulous(li, semantics)
 
 
 def skeptically_accepted(af: ArgumentFramework, arg: Arg, semantics: str = "preferred") -> bool:
@@ -357,7 +373,7 @@ def skeptically_accepted(af: ArgumentFramework, arg: Arg, semantics: str = "pref
     if len(comp) <= SMALL_LIMIT:
         exts = small_extensions(comp, semantics)
         return all(m >> li & 1 for m in exts)
-    return SatComponent(comp).skeptical(li, semantics)
+    return _sat(af, comp).skeptical(li, semantics)
 
 
 def credulous_set(af: ArgumentFramework, semantics: str = "preferred") -> frozenset[Arg]:

@@ -94,3 +94,26 @@ def test_sat_backend_matches_small_solver(af: ArgumentFramework) -> None:
             assert small == sat
     sp = extension_space(af, "preferred")
     assert sp.count() == len(list(sp.iter_extensions()))
+
+
+@SETTINGS
+@given(frameworks(), st.data())
+def test_sat_acceptance_against_brute_force(af: ArgumentFramework, data: st.DataObject) -> None:
+    """The same acceptance questions, forced through the SAT backend."""
+    import pytest
+
+    import crux_lab.argumentation.semantics as sem_mod
+    import crux_lab.argumentation.space as space_mod
+
+    if not af.arguments:
+        return
+    o = all_semantics(af)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sem_mod, "SMALL_LIMIT", 0)
+        mp.setattr(space_mod, "SMALL_LIMIT", 0)
+        args = data.draw(st.lists(st.sampled_from(sorted(af.arguments)), min_size=1, max_size=4))
+        for a in args:  # several queries on one framework reuse the cached solvers
+            for sem in ("complete", "preferred", "stable"):
+                exts = o[sem]
+                assert S.credulously_accepted(af, a, sem) == any(a in e for e in exts)
+                assert S.skeptically_accepted(af, a, sem) == all(a in e for e in exts)
