@@ -57,10 +57,15 @@ def gist(text: str, words: int = 12) -> str:
     "Bitcoin's fixed supply makes it deflationary by design"
     >>> gist("I disagree: supply is fixed. Because.")
     'supply is fixed'
+    >>> gist("Hurdle rate. I disagree: treasuries should hold it. More.")
+    'treasuries should hold it'
     >>> gist("one two three four five", words=3)
     'one two three…'
     """
-    first = text.strip().split(". ")[0].rstrip(".?! ")
+    sentences = [x for x in text.strip().split(". ") if x.strip()]
+    while len(sentences) > 1 and len(sentences[0].split()) <= 3:
+        sentences.pop(0)  # a verbal tic ("Fiat.", "Hurdle rate.") says nothing about the point
+    first = (sentences[0] if sentences else "").rstrip(".?! ")
     head, sep, rest = first.partition(": ")
     if sep and len(head.split()) <= 4 and rest:
         first = rest  # "I disagree: X" is about X
