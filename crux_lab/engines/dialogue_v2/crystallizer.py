@@ -206,6 +206,7 @@ class GraphCrystallizer(Crystallizer):
         alias: dict[str, str] = {}
         new_args: list[Argument] = []
         by_speaker = {p: [t.turn_index for t in cluster if t.persona_id == p] for p in self.persona_ids}
+        existing_ids = set(g.arguments)
         for i, spec in enumerate(reply.new_args):
             if spec.speaker_id not in self.persona_ids:
                 out.refused.append(f"new argument by unknown speaker {spec.speaker_id!r}")
@@ -220,7 +221,9 @@ class GraphCrystallizer(Crystallizer):
                 derived_from_turns=spec.derived_from_turns or by_speaker.get(spec.speaker_id, []),
                 proposition_id=spec.proposition_id,
             )
-            alias[spec.id or f"new-{i + 1}"] = arg.id
+            handle = spec.id or f"new-{i + 1}"
+            if handle not in existing_ids:  # a handle that reuses a graph id would be ambiguous
+                alias[handle] = arg.id
             new_args.append(arg)
 
         def resolve(ref: str) -> str | None:
