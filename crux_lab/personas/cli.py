@@ -196,3 +196,35 @@ def check_cmd(
     out.print(f"{persona_root()}: {errors} error(s), {warns} warning(s)")
     if errors or (strict and warns):
         raise typer.Exit(1)
+
+
+SCHEMA_FILES = ("contract.json", "voice.json", "corpus.jsonl", "beliefs.json", "stances.json", "decks.json")
+
+
+@app.command("schema")
+def schema_cmd(
+    file: Annotated[str, typer.Argument(help=f"One of: {', '.join(SCHEMA_FILES)}.")],
+) -> None:
+    """Print the JSON Schema of a persona file (for editors and other tools; keys are camelCase)."""
+    from pydantic import BaseModel
+
+    from crux_lab.personas.models import (
+        BeliefGraph,
+        CorpusChunk,
+        DeckFile,
+        PersonaContract,
+        PersonaStances,
+        VoiceProfile,
+    )
+
+    models: dict[str, type[BaseModel]] = {
+        "contract.json": PersonaContract, "voice.json": VoiceProfile, "corpus.jsonl": CorpusChunk,
+        "beliefs.json": BeliefGraph, "stances.json": PersonaStances, "decks.json": DeckFile,
+    }
+    if file not in models:
+        _fail(f"unknown persona file {file!r}; choose one of: {', '.join(SCHEMA_FILES)}.")
+        return
+    schema = models[file].model_json_schema(by_alias=True)
+    if file == "corpus.jsonl":
+        schema["description"] = "One object per line of corpus.jsonl. " + schema.get("description", "")
+    typer.echo(json.dumps(schema, indent=1, ensure_ascii=False))

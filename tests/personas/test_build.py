@@ -220,3 +220,12 @@ def test_rebuild_reports_a_diff(tmp_path: Path) -> None:
     (folder / "beliefs.json").unlink()
     fresh = asyncio.run(build_beliefs(folder, _sim(folder)))
     assert fresh.diff is not None and fresh.diff.added_nodes and not fresh.diff.removed_nodes
+
+
+def test_cli_schema_validates_shipped_files() -> None:
+    res = runner.invoke(app, ["schema", "stances.json"])
+    assert res.exit_code == 0
+    schema = json.loads(res.stdout)
+    assert "personaId" in schema["properties"] and "stances" in schema["required"]
+    res = runner.invoke(app, ["schema", "nonsense.json"])
+    assert res.exit_code == 2 and "contract.json" in res.output
