@@ -586,3 +586,16 @@ def metric_summary(db: Any = None) -> Any:
     if frame.empty:
         return frame
     return frame.pivot_table(index="name", columns="engine", values="value", aggfunc="mean")
+
+
+def metrics_figure(summary: Any) -> Any:
+    """Heatmap of :func:`metric_summary` (metric x engine, mean values annotated)."""
+    import plotly.graph_objects as go
+
+    values = summary.to_numpy(dtype=float)
+    fig = go.Figure(go.Heatmap(
+        z=values, x=[str(c) for c in summary.columns], y=[str(i) for i in summary.index],
+        text=[[f"{v:.2f}" for v in row] for row in values], texttemplate="%{text}", colorscale="Viridis",
+    ))
+    fig.update_layout(title="Per-debate metrics: mean per engine", height=max(300, 28 * len(summary.index)))
+    return fig

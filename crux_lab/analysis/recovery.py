@@ -46,7 +46,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -277,7 +277,7 @@ def run_recovery(
             for engine in engines:
                 config = scenario.config(engine, seed=seed + k, sim=sim, **dict(params.get(engine, {})))
                 try:
-                    result = asyncio.run(run_debate(config))
+                    result = _run_sync(run_debate(config))
                 except Exception as exc:  # one engine's bug must not cost the others' runs
                     out.failures[f"{engine}/{scenario.id}"] = f"{type(exc).__name__}: {exc}"
                     continue
@@ -290,6 +290,19 @@ def run_recovery(
         out.run_dirs, out.db_path = _store(out, runs_dir, db)
     out.wall_s = round(time.perf_counter() - started, 3)
     return out
+
+
+def _run_sync(coro: Coroutine[Any, Any, DebateResult]) -> DebateResult:
+    """Run a coroutine to the end, also from inside a running event loop (a Jupyter kernel),
+    where ``asyncio.run`` is refused: then it runs in a worker thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
@@ -374,3 +387,238 @@ def recovery_frame(db: Any = None) -> Any:
     finally:
         if con is not db:
             con.close()
+
+
+# ---------------------------------------------------------------------------
+# Failure-knob sweeps and figures (used by benchmarks/recovery_knobs.py and notebook 07)
+# ---------------------------------------------------------------------------
+
+KNOBS = ("missed_attack", "vague_crux", "sycophancy")
+
+
+def _sweep_job(args: tuple[list[Scenario], list[str], str, int, dict[str, float]]) -> RecoveryRun:
+    scenarios, engines, library, seed, knobs = args
+    return run_recovery(scenarios, engines, library, seed=seed, sim=SimulatorKnobs(**knobs), store=False)
+
+
+def knob_sweep(
+    scenarios: Sequence[Scenario],
+    engines: Sequence[str],
+    library: str | Path,
+    levels: Mapping[str, Sequence[float]],
+    *,
+    seed: int = 0,
+    db: str | Path | None = None,
+    runs_dir: str | Path | None = None,
+    store: bool = True,
+    workers: int = 1,
+) -> tuple[list[dict[str, Any]], list[RecoveryRun]]:
+    """Recovery as each failure knob rises (the others at 0): one row per (knob, level,
+    engine) with the :func:`summarize` columns. Level 0 is run once and shared by every knob.
+    ``workers > 1`` runs the knob settings in parallel processes; storing happens here, in one
+    process (the store's single-writer rule)."""
+    settings: list[dict[str, float]] = [{}]
+    for knob, values in levels.items():
+        if knob not in SimulatorKnobs.model_fields:
+            raise ValueError(f"unknown knob {knob!r}; known: {', '.join(SimulatorKnobs.model_fields)}.")
+        settings += [{knob: float(v)} for v in values if v > 0]
+    jobs = [(list(scenarios), list(engines), str(Path(library) / f"setting{k}"), seed, s) for k, s in enumerate(settings)]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            runs = list(pool.map(_sweep_job, jobs))
+    else:
+        runs = [_sweep_job(j) for j in jobs]
+    rows: list[dict[str, Any]] = []
+    for setting, run in zip(settings, runs, strict=True):
+        for knob in levels if not setting else list(setting):
+            level = setting.get(knob, 0.0)
+            for row in summarize(run.scores):
+                rows.append({"knob": knob, "level": level, **row})
+    if store:
+        merged = RecoveryRun(
+            scores=[s for r in runs for s in r.scores], results=[x for r in runs for x in r.results]
+        )
+        if merged.results:
+            _store(merged, runs_dir, db)
+    return rows, runs
+
+
+def knob_frame(db: Any = None) -> Any:
+    """Recovery per (knob, level, engine) from the store: runs with at most one failure knob
+    set; the all-zero runs are the level-0 point of every knob."""
+    import pandas as pd
+
+    frame = recovery_frame(db)
+    if frame.empty:
+        return frame
+    parts = []
+    set_count = (frame[list(KNOBS) + ["drift"]] > 0).sum(axis=1)
+    for knob in KNOBS:
+        mine = frame[(set_count == 0) | ((set_count == 1) & (frame[knob] > 0))].copy()
+        mine["knob"], mine["level"] = knob, mine[knob]
+        parts.append(mine)
+    out = pd.concat(parts, ignore_index=True)
+    cols = ["precision", "recall", "f1", "type_accuracy", "false_common_ground"]
+    return out.groupby(["knob", "level", "engine"], as_index=False)[cols].mean()
+
+
+def recovery_figure(frame: Any) -> Any:
+    """Grouped bars of precision, recall and F1 per engine (a :func:`recovery_frame`)."""
+    import plotly.graph_objects as go
+
+    means = frame.groupby("engine")[["precision", "recall", "f1"]].mean().reset_index()
+    fig = go.Figure([go.Bar(name=c, x=means["engine"], y=means[c]) for c in ("precision", "recall", "f1")])
+    fig.update_layout(barmode="group", title="Crux recovery per engine", yaxis={"range": [0, 1.05]})
+    return fig
+
+
+def knob_figure(frame: Any, metric: str = "f1") -> Any:
+    """One panel per failure knob: ``metric`` against the knob level, a line per engine."""
+    import plotly.express as px
+
+    fig = px.line(frame.sort_values("level"), x="level", y=metric, color="engine", facet_col="knob", markers=True,
+                  title=f"Crux recovery ({metric}) as the simulator's failure knobs rise")
+    fig.update_yaxes(range=[0, 1.05])
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# Notebook 07 helpers: build an evaluation database, read the human-data checks
+# ---------------------------------------------------------------------------
+
+
+def prepare_evaluation_db(
+    db: str | Path,
+    *,
+    engines: Sequence[str],
+    scenarios: int,
+    seed: int = 0,
+    knob_engines: Sequence[str] = (),
+    knob_levels: Sequence[float] = (),
+    workdir: str | Path | None = None,
+) -> Path:
+    """Run recovery (default knobs) for ``engines`` and a knob sweep for ``knob_engines`` on
+    the same seeded scenarios, store runs, run metrics and recovery metrics in ``db``, and record
+    cross-debate crux recurrence. Returns the database path."""
+    import tempfile
+
+    from crux_lab.analysis.metrics import record_recurrence
+    from crux_lab.analysis.scenarios import generate_scenarios
+
+    planted = generate_scenarios(scenarios, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
+        work = Path(workdir) if workdir else Path(tmp)
+        run = run_recovery(planted, engines, work / "lib", seed=seed, runs_dir=work / "runs", db=db)
+        if run.failures and not run.results:
+            key, err = next(iter(run.failures.items()))
+            raise RuntimeError(f"every recovery run failed; first: {key}: {err}")
+        if knob_engines and knob_levels:
+            knob_sweep(planted, knob_engines, work / "lib", dict.fromkeys(KNOBS, knob_levels), seed=seed,
+                       db=db, runs_dir=work / "runs")
+        record_recurrence(db)
+    return Path(db)
+
+
+def _repo_path(path: str | Path | None) -> Path | None:
+    """``path`` as given, or relative to the repository when it does not exist from the cwd
+    (notebooks run with the notebook folder as their cwd)."""
+    if not path:
+        return None
+    p = Path(path)
+    if p.exists() or p.is_absolute():
+        return p
+    return Path(__file__).resolve().parents[2] / p
+
+
+def evaluation_db(
+    db: str | Path | None = None,
+    *,
+    engines: Sequence[str] = ("blitz", "dcg"),
+    scenarios: int = 1,
+    seed: int = 0,
+    knob_engines: Sequence[str] = ("blitz",),
+    knob_levels: Sequence[float] = (0.6,),
+) -> Path:
+    """The database notebook 07 reads: ``db`` when it names an existing file, else a fresh one
+    (in a temp folder) filled by :func:`prepare_evaluation_db` with these small settings."""
+    import tempfile
+
+    if db and Path(db).is_file():
+        return Path(db)
+    path = Path(db) if db else Path(tempfile.mkdtemp(prefix="crux-eval-db-")) / "eval.duckdb"
+    return prepare_evaluation_db(path, engines=engines, scenarios=scenarios, seed=seed,
+                                 knob_engines=knob_engines, knob_levels=knob_levels)
+
+
+def recovery_summary(frame: Any) -> Any:
+    """Mean recovery per engine over the runs with every failure knob at 0 (a
+    :func:`recovery_frame`)."""
+    clean = frame[(frame[list(KNOBS) + ["drift"]] == 0).all(axis=1)]
+    cols = ["precision", "recall", "f1", "type_accuracy", "false_common_ground"]
+    out = clean.groupby("engine")[cols].mean()
+    out.insert(0, "debates", clean.groupby("engine").size())
+    return out
+
+
+def ari_figure(polis: Any) -> Any:
+    """Bar chart of the Polis check's adjusted Rand index per conversation."""
+    import plotly.express as px
+
+    return px.bar(polis, x="conversation", y="ari", hover_data=["participants", "comments", "our_camps", "polis_groups"],
+                  title="Polis check: our camps vs Polis groups (adjusted Rand index)")
+
+
+def human_data_frames(
+    polis_root: str | Path | None,
+    argkp_root: str | Path | None,
+    *,
+    polis_limit: int | None = None,
+    split: str = "test",
+) -> dict[str, Any]:
+    """The Polis check (ARI and statement overlaps per conversation) and the ArgKP check (mAP
+    strict/relaxed) from :mod:`crux_lab.analysis.polis` / :mod:`crux_lab.analysis.argkp`, as
+    DataFrames ``{"polis": ..., "argkp": ...}``; a check whose data or module is missing gives
+    an empty frame and a note under ``"notes"``."""
+    import pandas as pd
+
+    notes: list[str] = []
+    polis = pd.DataFrame()
+    argkp = pd.DataFrame()
+    polis_root, argkp_root = _repo_path(polis_root), _repo_path(argkp_root)
+    if polis_root and polis_root.is_dir():
+        try:
+            from crux_lab.analysis.polis import (
+                evaluate_conversation,
+                list_conversations,
+                load_conversation,
+            )
+
+            rows = []
+            for folder in list_conversations(polis_root)[:polis_limit]:
+                r = evaluate_conversation(load_conversation(folder))
+                rows.append({"conversation": r.conversation, "participants": r.participants, "comments": r.comments,
+                             "density": r.density, "polis_groups": r.polis_groups, "our_camps": r.our_camps,
+                             "ari": r.ari, "divisive_jaccard": r.divisive.jaccard,
+                             "consensus_jaccard": r.consensus.jaccard})
+            polis = pd.DataFrame(rows)
+        except ImportError as exc:
+            notes.append(f"Polis check unavailable: {exc}")
+    else:
+        notes.append(f"no Polis data at {polis_root!r}")
+    if argkp_root and argkp_root.is_dir():
+        try:
+            from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
+
+            folder = argkp_root
+            folder = folder / f"{split}_data" if (folder / f"{split}_data").is_dir() else folder
+            data = load_split(folder, split)
+            score = kpa_map(embedding_match_scores(data), data)
+            argkp = pd.DataFrame([{"split": split, "arguments": score.arguments, "map_strict": score.strict,
+                                   "map_relaxed": score.relaxed}])
+        except ImportError as exc:
+            notes.append(f"ArgKP check unavailable: {exc}")
+    else:
+        notes.append(f"no ArgKP data at {argkp_root!r}")
+    return {"polis": polis, "argkp": argkp, "notes": notes}
