@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from crux_lab.argumentation.dcg import check_invariants
 from crux_lab.engines.dialogue_v2.dcg_state import DCGHolder, dcg_insights
 from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult, ReasonAttack
@@ -99,3 +102,39 @@ def test_reasons_and_reason_layer_attacks_stay_inside_a_dispute() -> None:
     check_invariants(h.state)
     cruxes, *_ = dcg_insights(h.state, ["a", "b"])
     assert {c.dispute_id for c in cruxes} == {"d-0", "d-1"}
+
+
+# ---------------------------------------------------------------------------
+# property: extraction alone can never make common ground (only a recorded flip can)
+# ---------------------------------------------------------------------------
+
+SPEAKERS = ["a", "b", "c"]
+stance_st = st.fixed_dictionaries({
+    "dispute_id": st.sampled_from(["n0", "n1", "n2", "d-0", "d-1", "d-2", "floating"]),
+    "speaker_id": st.sampled_from(SPEAKERS),
+    "side": st.sampled_from(["YES", "NO"]),
+    "statement": st.just("s"),
+    "derived_from_turns": st.sampled_from([[], [0], [1, 2]]),
+})
+reply_st = st.fixed_dictionaries({
+    "new_disputes": st.lists(st.builds(lambda i: {"id": f"n{i}", "question": f"Q{i}?"}, st.integers(0, 2)),
+                             max_size=3, unique_by=lambda d: d["id"]),
+    "upsert_stances": st.lists(stance_st, max_size=6),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(reply_st, min_size=1, max_size=5))
+def test_common_ground_only_from_a_recorded_side_change(replies: list[dict]) -> None:
+    h = DCGHolder()
+    flipped = False
+    for r in replies:
+        ch = h.apply(reply(**r), known_turns={0, 1, 2})
+        flipped = flipped or bool(ch.flipped_stance_ids)
+        check_invariants(h.state)
+        assert len(ch.new_dispute_ids) <= 2
+        cruxes, common, _, regime, _ = dcg_insights(h.state, SPEAKERS)
+        for c in cruxes:  # every split dispute is a crux, never common ground
+            assert c.dispute_id not in {g.dispute_id for g in common}
+        if not flipped:
+            assert common == [] and regime.value != "consensus"
