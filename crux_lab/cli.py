@@ -261,7 +261,9 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
             task = progress.add_task("turns", total=max_turns, last="")
             async for event in run.events():
                 if isinstance(event, DialogueTurnEvent | AgentTurn | MessagePosted | CruxMessage):
-                    progress.advance(task)
+                    turns = progress.tasks[task].completed + 1
+                    # some engines (panel, graph) count turns their own way: grow the bar
+                    progress.update(task, completed=turns, total=max(max_turns, turns))
                 progress.update(task, last=event.type)
 
     try:
