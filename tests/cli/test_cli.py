@@ -376,3 +376,10 @@ def test_blank_api_key_counts_as_missing(runner: CliRunner, env: dict[str, Path]
     res = runner.invoke(app, debate_args(env, "--backend", "anthropic"))
     assert res.exit_code == 2 and "export ANTHROPIC_API_KEY=" in flat(res.output)
     assert files_under(env["runs"]) == [] and not env["db"].exists()
+
+
+def test_debate_with_the_progress_bar(runner: CliRunner, env: dict[str, Path]) -> None:
+    args = [a for a in debate_args(env, "--param", "rounds=3") if a != "--no-progress"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert len(DebateResult.model_validate_json(env["out"].read_text()).transcript) == 6
