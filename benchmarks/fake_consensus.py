@@ -15,7 +15,9 @@ result is audited against ground truth (:mod:`crux_lab.engines.dialogue_v2.audit
   proposition) were counted as common ground;
 - ``fake``: either of the two (the seed-01 bug);
 - ``contested_cg``: mean number of common-ground items on propositions the pair disputes,
-  including one-sided claims nobody attacked (a broader, weaker signal).
+  including one-sided claims nobody attacked (a broader, weaker signal);
+- ``crux_recall``: the cost side, the share of contested propositions both sides spoke to that
+  ended as a structural crux (DCG dispute; v2 symmetric difference or ranked assumption).
 
     .venv/bin/python benchmarks/fake_consensus.py            # full grid
     .venv/bin/python benchmarks/fake_consensus.py --quick    # 1 pair, 2 seeds
@@ -73,6 +75,7 @@ async def one(engine: str, topic: str, pair: tuple[str, str], missed: float, see
         "contradictory": bool(a.contradictory_common_ground), "fake": a.fake_consensus,
         "contradictory_items": a.contradictory_common_ground, "contested_cg": len(a.contested_common_ground),
         "common_ground": len(r.common_ground), "turns": len(r.transcript), "complete": r.complete,
+        "crux_recall": a.crux_recall, "discussed_contested": a.discussed_contested, "found_cruxes": a.found_cruxes,
         "wall_s": round(wall, 3),
     }
 
@@ -98,7 +101,7 @@ def main() -> None:
             print(f"  {a} vs {b}, missed_attack={missed}: fake v2 {sum(r['fake'] for r in done if r['engine'] == 'dialogue')}"
                   f"/{args.seeds}, dcg {sum(r['fake'] for r in done if r['engine'] == 'dcg')}/{args.seeds}", flush=True)
     summary = []
-    header = f"{'engine':9} {'missed':>6} {'runs':>4} {'fake':>6} {'consensus':>9} {'contradict':>10} {'contested_cg':>12}  regimes"
+    header = f"{'engine':9} {'missed':>6} {'runs':>4} {'fake':>6} {'consensus':>9} {'contradict':>10} {'contested_cg':>12} {'crux_recall':>11}  regimes"
     print(header)
     print("-" * len(header))
     for engine in ENGINES:
@@ -111,11 +114,12 @@ def main() -> None:
                 "consensus_rate": round(sum(r["consensus"] for r in sel) / n, 3),
                 "contradictory_rate": round(sum(r["contradictory"] for r in sel) / n, 3),
                 "mean_contested_cg": round(sum(r["contested_cg"] for r in sel) / n, 3),
+                "crux_recall": round(sum(r["crux_recall"] or 0 for r in sel) / max(1, sum(r["crux_recall"] is not None for r in sel)), 3),
                 "regimes": dict(Counter(r["regime"] for r in sel)),
             }
             summary.append(s)
             print(f"{engine:9} {missed:>6.1f} {s['runs']:>4} {s['fake_rate']:>6.2f} {s['consensus_rate']:>9.2f} "
-                  f"{s['contradictory_rate']:>10.2f} {s['mean_contested_cg']:>12.2f}  {s['regimes']}")
+                  f"{s['contradictory_rate']:>10.2f} {s['mean_contested_cg']:>12.2f} {s['crux_recall']:>11.2f}  {s['regimes']}")
     by = {(s["engine"], s["missed_attack"]): s["fake_rate"] for s in summary}
     for missed in LEVELS:
         v2, dcg = by[("dialogue", missed)], by[("dcg", missed)]

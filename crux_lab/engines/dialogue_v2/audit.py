@@ -35,6 +35,16 @@ class FakeConsensusAudit:
     labelled_consensus: bool
     contradictory_common_ground: list[str] = field(default_factory=list)
     contested_common_ground: list[str] = field(default_factory=list)
+    # the cost side: contested propositions both sides spoke to, and those found as structural cruxes
+    discussed_contested: list[str] = field(default_factory=list)
+    found_cruxes: list[str] = field(default_factory=list)
+
+    @property
+    def crux_recall(self) -> float | None:
+        """Share of the discussed contested propositions that ended up as a structural crux."""
+        if not self.discussed_contested:
+            return None
+        return len(set(self.found_cruxes) & set(self.discussed_contested)) / len(self.discussed_contested)
 
     @property
     def fake_consensus(self) -> bool:
@@ -95,7 +105,16 @@ def audit(
                     and opposed(a.proposition_id, [a.speaker_id, b.speaker_id])
                 ):
                     contradictory.append(f"{a.id}+{b.id}:{a.proposition_id}")
+    spoke: dict[str, set[str]] = {}
+    for t in result.transcript:
+        for prop in t.proposition_ids:
+            spoke.setdefault(prop, set()).add(t.persona_id)
+    discussed = sorted(p for p, who in spoke.items() if len(who) >= 2 and opposed(p, sorted(who)))
+    structural = {"dispute", "symmetric_difference", "assumption"}
+    found = sorted({p for c in result.cruxes if c.source in structural for p in c.proposition_ids})
     return FakeConsensusAudit(
+        discussed_contested=discussed,
+        found_cruxes=found,
         polarized=polarized,
         labelled_consensus=result.regime is Regime.consensus,
         contradictory_common_ground=contradictory,
