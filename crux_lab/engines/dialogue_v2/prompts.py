@@ -77,7 +77,8 @@ def dialogue_message(
 
 
 OPENING_INSTRUCTION = (
-    "Give your opening statement on the topic: state your position and the main reason for it."
+    "Give your opening statement on the topic: state your position and your two or three main "
+    "claims, each with the main reason for it."
 )
 EXCHANGE_INSTRUCTION = (
     "Respond directly to the last point made. Be concrete; no speeches."
