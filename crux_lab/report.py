@@ -160,10 +160,10 @@ def run_report(ref: str, out: str | Path | None = None, *, db: str | Path | None
     executed = _sweep_notebook_for(result.run_id, experiments)
     if executed is not None:
         return export_html(executed, target, title=title)
-    with tempfile.TemporaryDirectory(prefix="crux-report-") as tmp:
-        nb_out = Path(tmp) / f"{result.run_id}.ipynb"
-        _execute(notebooks_dir() / "01_debate.ipynb", nb_out, {"from_run": str(folder.resolve())}, notebooks_dir())
-        return export_html(nb_out, target, title=title)
+    # The executed notebook is kept beside the report (open it in JupyterLab to explore further).
+    nb_out = target.with_suffix(".ipynb")
+    _execute(notebooks_dir() / "01_debate.ipynb", nb_out, {"from_run": str(folder.resolve())}, notebooks_dir())
+    return export_html(nb_out, target, title=title)
 
 
 def sweep_report(name_or_yaml: str | Path, *, db: str | Path | None = None, experiments: Path | None = None,

@@ -46,7 +46,7 @@ class UnknownRunError(LookupError):
     """A run id that is neither in the database nor among the run folders; lists the nearest."""
 
     def __init__(self, ref: str, known: Sequence[str]) -> None:
-        near = difflib.get_close_matches(ref, list(known), n=5, cutoff=0.3)
+        near = difflib.get_close_matches(ref, list(known), n=5, cutoff=0.6)
         if not near:
             near = [k for k in known if k.startswith(ref[:4])][:5] if ref else []
         msg = f"unknown run {ref!r}."
