@@ -47,7 +47,7 @@ import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -575,6 +575,7 @@ def human_data_frames(
     argkp_root: str | Path | None,
     *,
     polis_limit: int | None = None,
+    argkp_topics: int | None = None,
     split: str = "test",
 ) -> dict[str, Any]:
     """The Polis check (ARI and statement overlaps per conversation) and the ArgKP check (mAP
@@ -614,8 +615,18 @@ def human_data_frames(
             folder = argkp_root
             folder = folder / f"{split}_data" if (folder / f"{split}_data").is_dir() else folder
             data = load_split(folder, split)
+            topics = sorted({a.topic for a in data.arguments})
+            if argkp_topics is not None and argkp_topics < len(topics):
+                # A quick look: the first topics only (mAP is a mean over (topic, stance) groups).
+                keep = set(topics[:argkp_topics])
+                data = replace(
+                    data,
+                    arguments=tuple(a for a in data.arguments if a.topic in keep),
+                    key_points=tuple(k for k in data.key_points if k.topic in keep),
+                )
             score = kpa_map(embedding_match_scores(data), data)
-            argkp = pd.DataFrame([{"split": split, "arguments": score.arguments, "map_strict": score.strict,
+            argkp = pd.DataFrame([{"split": split, "topics": f"{min(argkp_topics or len(topics), len(topics))} of {len(topics)}",
+                                   "arguments": score.arguments, "map_strict": score.strict,
                                    "map_relaxed": score.relaxed}])
         except ImportError as exc:
             notes.append(f"ArgKP check unavailable: {exc}")
