@@ -12,7 +12,8 @@ The check reports, per conversation:
 
 - the adjusted Rand index between our camps and Polis's groups, over the participants both
   assigned (Polis leaves participants with few votes ungrouped; we leave out those with fewer
-  than ``min(7, n_comments)`` votes, Polis's own threshold);
+  than ``min(7, n_comments)`` votes, Polis's own threshold); and, as a diagnostic separating
+  the choice of k from the partition itself, the ARI with k fixed to Polis's group count;
 - divisive statements: ours (with our camps) against those computed from Polis's groups'
   per-group agree rates with the same rule: precision, recall, Jaccard, and overlap of the
   top 10;
@@ -226,6 +227,7 @@ class PolisReport:
     silhouette: float | None
     ari: float
     ari_participants: int
+    ari_at_polis_k: float  # diagnostic: ARI when k is fixed to Polis's number of groups
     divisive: StatementOverlap
     consensus: StatementOverlap
 
@@ -275,6 +277,17 @@ def evaluate_conversation(
             )
         ]
 
+    ari_fixed_k = math.nan
+    if k is None and truth.k >= 2 and truth.k != ours.k:
+        fixed = find_camps(m, k=truth.k, min_votes=min_votes, seed=seed)
+        both_fixed = (fixed.assignment >= 0) & (truth.assignment >= 0)
+        if both_fixed.sum() >= 2:
+            ari_fixed_k = float(
+                adjusted_rand_score(truth.assignment[both_fixed], fixed.assignment[both_fixed])
+            )
+    elif truth.k == ours.k:
+        ari_fixed_k = ari
+
     n_votes = int(m.observed.sum())
     return PolisReport(
         conversation=conv.name,
@@ -287,6 +300,7 @@ def evaluate_conversation(
         silhouette=ours.silhouette,
         ari=ari,
         ari_participants=int(both.sum()),
+        ari_at_polis_k=ari_fixed_k,
         divisive=StatementOverlap.of(labels_div(ours), labels_div(truth)),
         consensus=StatementOverlap.of(labels_cons(ours), labels_cons(truth)),
     )
