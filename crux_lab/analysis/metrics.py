@@ -16,7 +16,8 @@ topic_coverage                  panel (the only engine that decomposes into aspe
 proposition_coverage            all (needs turn ``proposition_ids``: simulator or a classifier)
 disagreement_compression        all that report cruxes and have opening turns
 position_shift_rate             all with opening/closing positions or position shifts
-sycophancy_rate                 runs with at least one concession (dialogue, dcg, panel, ...)
+sycophancy_rate                 runs with at least one concession (all but graph, which has
+                                no CONCEDE move; at default knobs often none, so absent)
 belief_consistency_prompt       all (needs turn stances + ground truth)
 belief_consistency_line         all with two stated stances by one persona on one proposition
 corpus_grounding                panel, crux_rooms (the engines that write crux cards)
