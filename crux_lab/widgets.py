@@ -89,7 +89,7 @@ class DebateConsole:
         self.status = w.HTML("ready")
         self.counts = w.HTML()
         self.cost = w.HTML()
-        self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow_y="auto", border="1px solid #ddd"))
+        self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd"))
         self.cards = w.HTML()
         self.deck.observe(self._deck_changed, names="value")
         self.run_button.on_click(lambda _b: self.start())
@@ -217,6 +217,8 @@ class DebateConsole:
             self.state.errors.append(str(exc))
             self._render("error")
             return None
+        self.run = run
+        self.run_button.disabled, self.stop_button.disabled = True, False
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:

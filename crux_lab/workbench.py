@@ -375,7 +375,7 @@ def concessions_html(result: DebateResult) -> Any:
         f"<td>{esc(', '.join(c.removed_arg_ids))}</td></tr>"
         for c in result.concession_trail
     )
-    return HTMLBlock("<table><tr><th>turn</th><th>persona</th><th>kind</th><th>conceded</th><th>removed arguments</th></tr>"
+    return HTMLBlock("<table class=\"cl-table\"><tr><th>turn</th><th>persona</th><th>kind</th><th>conceded</th><th>removed arguments</th></tr>"
                      f"{rows}</table>")
 
 
@@ -391,7 +391,7 @@ def shifts_html(result: DebateResult, names: Mapping[str, str] | None = None) ->
         f"<td>{esc(', '.join(s.attributed_rooms))}</td><td>{esc(s.named_reason or '')}</td><td>{esc(s.summary)}</td></tr>"
         for s in result.position_shifts
     )
-    return HTMLBlock("<table><tr><th>persona</th><th>shifted</th><th>attributed rooms</th><th>named reason</th>"
+    return HTMLBlock("<table class=\"cl-table\"><tr><th>persona</th><th>shifted</th><th>attributed rooms</th><th>named reason</th>"
                      f"<th>summary</th></tr>{rows}</table>")
 
 
@@ -432,7 +432,7 @@ def retrieval_html(retrieval: Any) -> Any:
         f"<td>{esc('; '.join(c.text[:160] for c in b.chunks[:2]))}</td></tr>"
         for b in retrieval.beliefs
     )
-    return HTMLBlock(f"<div><b>claim:</b> {esc(retrieval.query)}</div><table><tr><th>score</th><th>belief</th>"
+    return HTMLBlock(f"<div><b>claim:</b> {esc(retrieval.query)}</div><table class=\"cl-table\"><tr><th>score</th><th>belief</th>"
                      f"<th>type</th><th>grounding</th></tr>{rows}</table>")
 
 
@@ -448,7 +448,7 @@ def runs_table_html(df: Any, links_to: str = "") -> Any:
         rid = esc(rec["run_id"])
         link = f'<a href="{esc(links_to.rstrip("/"))}/{rid}.html">{rid}</a>' if links_to else rid
         rows.append("<tr><td>" + link + "</td>" + "".join(f"<td>{esc(_fmt(rec[c]))}</td>" for c in cols) + "</tr>")
-    return HTMLBlock(f'<table class="cl-runs"><tr>{head}</tr>{"".join(rows)}</table>')
+    return HTMLBlock(f'<table class="cl-table cl-runs"><tr>{head}</tr>{"".join(rows)}</table>')
 
 
 def _fmt(v: Any) -> str:
@@ -473,5 +473,5 @@ def manifest_html(manifest: str | Path) -> Any:
         f"<tr><td>{esc(rid)}</td><td>{esc(c.get('status'))}</td><td>{esc(c.get('error') or '')}</td></tr>"
         for rid, c in cells.items() if c.get("status") != "done"
     )
-    table = f"<table><tr><th>run</th><th>status</th><th>error</th></tr>{bad}</table>" if bad else ""
+    table = f"<table class=\"cl-table\"><tr><th>run</th><th>status</th><th>error</th></tr>{bad}</table>" if bad else ""
     return HTMLBlock(f"<div><b>cells:</b> {head}</div>{table}")

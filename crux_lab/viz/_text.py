@@ -46,6 +46,10 @@ def clip(text: object, n: int = 40) -> str:
     return html.escape(s if len(s) <= n else s[: n - 1] + "…")
 
 
+# Jupyter's CSS right-aligns table cells; text tables read better left-aligned and top-aligned.
+TABLE_STYLE = "<style>table.cl-table td, table.cl-table th {text-align:left; vertical-align:top; padding:2px 8px}</style>"
+
+
 @dataclass(frozen=True)
 class HTMLBlock:
     """A piece of already-escaped HTML that Jupyter (and nbconvert) displays as is."""
@@ -53,7 +57,7 @@ class HTMLBlock:
     html: str
 
     def _repr_html_(self) -> str:
-        return self.html
+        return (TABLE_STYLE if "cl-table" in self.html else "") + self.html
 
     def __str__(self) -> str:
         return self.html

@@ -48,7 +48,7 @@ def labelling_of(graph: ArgumentGraph) -> dict[str, Label]:
     af = ArgumentFramework.from_edges(
         ids, [(x.from_arg_id, x.to_arg_id) for x in graph.attacks if x.from_arg_id in ids and x.to_arg_id in ids]
     )
-    return {a: Label(v.value) for a, v in grounded_labelling(af).items()}
+    return {str(a): Label(v.value) for a, v in grounded_labelling(af).items()}
 
 
 def _counts(graph: ArgumentGraph) -> tuple[int, int, int]:
@@ -192,9 +192,11 @@ def framework_steps_figure(
     """One frame per step with a slider (and play button): the graph grows as crystallizations
     add arguments and shrinks as concessions remove them. Positions are fixed across frames."""
     crux_args = {a for c in cruxes for a in c.argument_ids}
-    if not steps:
+    if not any(s.graph.arguments for s in steps):
         fig = go.Figure()
-        fig.update_layout(title=esc(title) + " (no argument graph in this run)", height=200)
+        fig.update_layout(title=esc(title) + ": no Dung argument graph in this run (the engine keeps a dispute "
+                          "graph or a blackboard; see the graph statistics)", height=160,
+                          xaxis={"visible": False}, yaxis={"visible": False})
         return fig
     pos, columns = _layout([s.graph for s in steps], camps)
     last = steps[-1]

@@ -47,7 +47,7 @@ def position_shift_figure(
     rows = shift_rows(positions)
     fig = go.Figure()
     ys = [f"{esc(names.get(pid, pid))} · {esc(prop)}" for pid, prop, _, _ in rows]
-    for y, (pid, prop, before, after) in zip(ys, rows, strict=True):
+    for y, (_pid, _prop, before, after) in zip(ys, rows, strict=True):
         if before is None or after is None:
             continue
         moved = before != after
@@ -61,9 +61,9 @@ def position_shift_figure(
         reason = s.named_reason if s and s.named_reason else "—"
         hover.append(f"<b>{esc(names.get(pid, pid))}</b> on {esc(prop)}: {esc(before)} → {esc(after)}"
                      f"<br>attributed rooms: {esc(rooms)}<br>named reason: {wrap(reason)}")
-    fig.add_trace(go.Scatter(x=[STANCE_X.get(b or "", None) for _, _, b, _ in rows], y=ys, mode="markers", name="opening",
+    fig.add_trace(go.Scatter(x=[STANCE_X.get(b or "") for _, _, b, _ in rows], y=ys, mode="markers", name="opening",
                              marker={"symbol": "circle-open", "size": 13, "color": "#333"}, hovertext=hover, hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=[STANCE_X.get(a or "", None) for _, _, _, a in rows], y=ys, mode="markers", name="closing",
+    fig.add_trace(go.Scatter(x=[STANCE_X.get(a or "") for _, _, _, a in rows], y=ys, mode="markers", name="closing",
                              marker={"size": 10, "color": ["#d73027" if b != a else "#2166ac" for _, _, b, a in rows]},
                              hovertext=hover, hoverinfo="text"))
     summaries = [f"{esc(names.get(s.persona_id, s.persona_id))}: {esc(s.summary)}" for s in shifts if s.shifted]

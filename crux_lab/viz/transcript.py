@@ -116,7 +116,7 @@ def crux_cards_html(cards: Sequence[CruxCard], *, names: dict[str, str] | None =
             f'<div><b>{esc(card.question)}</b> <span style="background:#fdb863;border-radius:3px;padding:0 5px">'
             f"{esc(card.disagreement_type.value)}</span> <i>{status}</i></div>"
             f'<div style="margin:4px 0">{esc(card.diagnosis)}</div>'
-            '<table style="font-size:90%"><tr><th>persona</th><th>position</th><th>reasoning</th><th>would change if</th></tr>'
+            '<table class="cl-table" style="font-size:90%"><tr><th>persona</th><th>position</th><th>reasoning</th><th>would change if</th></tr>'
             f"{rows}</table></div>"
         )
     return HTMLBlock("".join(out))
@@ -150,7 +150,7 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
         f"<td>${usage.cost_usd:.4f}</td></tr>"
     )
     return HTMLBlock(
-        '<table class="cl-ledger"><tr><th>purpose</th><th>calls</th><th>input tokens</th><th>output tokens</th>'
+        '<table class="cl-table cl-ledger"><tr><th>purpose</th><th>calls</th><th>input tokens</th><th>output tokens</th>'
         f"<th>cache read</th><th>latency s</th><th>cost</th></tr>{body}{total}</table>"
     )
 
@@ -193,7 +193,7 @@ def cruxes_html(cruxes: Sequence[Crux]) -> HTMLBlock:
         for c in cruxes
     )
     return HTMLBlock(
-        '<table class="cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>yes</th><th>no</th>'
+        '<table class="cl-table cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>yes</th><th>no</th>'
         f"<th>what would settle it</th></tr>{rows}</table>"
     )
 
@@ -210,4 +210,4 @@ def run_header_html(result: DebateResult) -> HTMLBlock:
         ("calls / tokens / cost", f"{result.usage.calls} / {result.usage.input_tokens + result.usage.output_tokens:,} / ${result.usage.cost_usd:.4f}"),
     ]
     rows = "".join(f"<tr><th style='text-align:left'>{esc(k)}</th><td style='text-align:left'>{esc(v)}</td></tr>" for k, v in facts)
-    return HTMLBlock(f'<table class="cl-header">{rows}</table>')
+    return HTMLBlock(f'<table class="cl-table cl-header">{rows}</table>')

@@ -1,0 +1,100 @@
+"""DebateConsole event handling, without a browser: feed it events, read its state and widgets."""
+
+from __future__ import annotations
+
+from crux_lab.models import (
+    ArgumentGraph,
+    CruxCard,
+    CruxCardPosition,
+    CruxCardPosted,
+    DebateConfig,
+    DialogueTurn,
+    DialogueTurnEvent,
+    EngineError,
+    GraphUpdated,
+    MessagePosted,
+    Usage,
+)
+from crux_lab.runner import DebateRun
+from crux_lab.widgets import DebateConsole
+
+EVIL = "<script>alert(1)</script>"
+
+
+def turn(i: int, text: str = "hello") -> DialogueTurn:
+    return DialogueTurn(id=f"t{i}", turn_index=i, persona_id="michael-saylor", dialogue=text, phase="opening", move="CLAIM")
+
+
+def test_persona_picker_follows_the_deck() -> None:
+    console = DebateConsole(deck="housing")
+    assert set(console.personas.options) == {"yimby-economist", "neighborhood-preservationist", "tenant-organizer"}
+    console.deck.value = "crypto"
+    assert "michael-saylor" in console.personas.options and len(console.personas.value) == 2
+    assert console.topic.value in console.decks["crypto"].topics
+
+
+def test_events_update_transcript_counts_cards_and_cost() -> None:
+    console = DebateConsole()
+    console.handle(DialogueTurnEvent(turn=turn(0, EVIL)), Usage(calls=1, cost_usd=0.0123))
+    console.handle(MessagePosted(message=turn(1), phase="take"))
+    console.handle(GraphUpdated(graph=ArgumentGraph(), in_count=3, out_count=2, undec_count=1), Usage(calls=2, cost_usd=0.5))
+    card = CruxCard(id="c", question="Is it money?", disagreement_type="values", diagnosis="d",
+                    personas={"michael-saylor": CruxCardPosition(position="YES", reasoning="r")})
+    console.handle(CruxCardPosted(card=card))
+    s = console.state
+    assert len(s.turns) == 2 and s.counts == {"IN": 3, "OUT": 2, "UNDEC": 1} and len(s.cards) == 1
+    assert "IN 3" in console.counts.value and "OUT 2" in console.counts.value and "UNDEC 1" in console.counts.value
+    assert "$0.5000" in console.cost.value and "(2 calls)" in console.cost.value
+    assert "Is it money?" in console.cards.value
+    assert "&lt;script&gt;" in console.transcript.value and "<script>" not in console.transcript.value
+    console.handle(EngineError(error="backend down"))
+    assert "backend down" in console.status.value
+
+
+def test_run_button_streams_a_whole_debate() -> None:
+    console = DebateConsole(deck="crypto", max_turns=6)
+    console.engine.value = "dialogue"
+    result = console.start()  # no running loop here: runs to the end
+    assert result is not None and result.complete
+    assert len(console.state.turns) == len(result.transcript) == 6
+    last_graph = [e for e in result.events if e.type == "graph_updated"][-1]
+    assert console.state.counts == {"IN": last_graph.in_count, "OUT": last_graph.out_count, "UNDEC": last_graph.undec_count}
+    assert console.state.calls == result.usage.calls
+    assert console.run_button.disabled is False and console.stop_button.disabled is True
+
+
+async def test_stop_ends_the_debate_early_and_keeps_a_partial_result() -> None:
+    console = DebateConsole(deck="crypto", max_turns=12)
+    console.engine.value = "dialogue"
+    seen: list[str] = []
+    original = console.handle
+
+    def handle_then_stop(event, usage=None):  # type: ignore[no-untyped-def]
+        original(event, usage)
+        seen.append(event.type)
+        if event.type == "dialogue_turn" and seen.count("dialogue_turn") == 3:
+            console.stop()  # as the stop button does
+
+    console.handle = handle_then_stop  # type: ignore[method-assign]
+    task = console.start()
+    assert task is not None and console.stop_button.disabled is False  # running as a task on this loop
+    result = await task  # type: ignore[misc]
+    assert result.complete is False
+    assert len(result.transcript) == 3 == len(console.state.turns)
+
+
+def test_bad_form_input_is_shown_not_raised() -> None:
+    console = DebateConsole(deck="crypto")
+    console.personas.value = ()
+    assert console.start() is None
+    assert "error" in console.status.value
+
+
+def test_console_feeds_from_a_debate_run() -> None:
+    """``consume`` works on any DebateRun (e.g. one built with a custom backend)."""
+    import asyncio
+
+    console = DebateConsole()
+    run = DebateRun(DebateConfig(topic="t", persona_ids=["michael-saylor", "peter-schiff"], engine="blitz", max_turns=4))
+    result = asyncio.run(console.consume(run))
+    assert len(console.state.turns) == len(result.transcript) > 0
