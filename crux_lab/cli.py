@@ -280,7 +280,7 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
     return result
 
 
-def _summary(result: DebateResult, run_dir: Path, db_path: Path, out: Path | None) -> None:
+def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
     billed = "" if result.backend == "anthropic" else " (modelled, not billed)"
@@ -303,7 +303,7 @@ def _summary(result: DebateResult, run_dir: Path, db_path: Path, out: Path | Non
     )
     out_console.print(f"transcript: {run_dir / 'transcript.md'}")
     out_console.print(f"run folder: {run_dir}")
-    out_console.print(f"database: {db_path}")
+    out_console.print(f"database: {db_path}" if db_path else f"database: not ingested (crux-lab db ingest {run_dir})")
     if out is not None:
         out_console.print(f"result JSON: {out}")
 
@@ -323,6 +323,7 @@ def debate(
     db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,
     runs_dir: Annotated[Path | None, typer.Option("--runs-dir", envvar="CRUX_LAB_RUNS", help="Where run folders go (default runs/).")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+    do_ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="Ingest into DuckDB (--no-ingest: only the run folder, e.g. while another process holds the database).")] = True,
 ) -> None:
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
@@ -366,10 +367,11 @@ def debate(
         fail(str(exc))
 
     db_path = resolve_db_path(db)
-    try:
-        connect(db_path).close()  # fail on a bad database before spending any calls
-    except StoreError as exc:
-        fail(str(exc))
+    if do_ingest:
+        try:
+            connect(db_path).close()  # fail on a bad database before spending any calls
+        except StoreError as exc:
+            fail(f"{exc} (Or pass --no-ingest to only write the run folder.)")
 
     from crux_lab.llm import describe_backend_choice
 
@@ -381,13 +383,14 @@ def debate(
         run_dir = write_run(result, runs_folder)
     except OSError as exc:
         fail(f"the debate ran but its run folder could not be written in {runs_folder}: {exc}", code=1)
-    try:
-        ingest([run_dir], db_path)
-    except StoreError as exc:
-        fail(f"the run was saved in {run_dir} but not ingested: {exc} Retry with `crux-lab db ingest {run_dir}`.", code=1)
+    if do_ingest:
+        try:
+            ingest([run_dir], db_path)
+        except StoreError as exc:
+            fail(f"the run was saved in {run_dir} but not ingested: {exc} Retry with `crux-lab db ingest {run_dir}`.", code=1)
     if out is not None:
         _write_atomic(out, result.model_dump_json(indent=1))
-    _summary(result, run_dir, db_path, out)
+    _summary(result, run_dir, db_path if do_ingest else None, out)
     if result.error:
         fail(f"the debate stopped on an error: {result.error}", code=1)
 

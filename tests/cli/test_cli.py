@@ -383,3 +383,13 @@ def test_debate_with_the_progress_bar(runner: CliRunner, env: dict[str, Path]) -
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     assert len(DebateResult.model_validate_json(env["out"].read_text()).transcript) == 6
+
+
+def test_no_ingest_writes_only_the_run_folder(runner: CliRunner, env: dict[str, Path]) -> None:
+    _corrupt_db(env["db"])  # would be refused if touched
+    res = runner.invoke(app, debate_args(env, "--no-ingest"))
+    assert res.exit_code == 0, res.output
+    assert "not ingested (crux-lab db ingest" in flat(res.output)
+    result = DebateResult.model_validate_json(env["out"].read_text())
+    assert (env["runs"] / result.run_id / "manifest.json").is_file()
+    assert env["db"].read_bytes().startswith(b"garbage")
