@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import erf
 
 from crux_lab.tokens import model_dir
 
@@ -115,13 +114,75 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) 
     return (centered / np.sqrt(var + eps)) * gamma + beta
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
-    """Exact GELU, ``x * Phi(x)`` (BERT's ``hidden_act: gelu``, not the tanh approximation).
+# float32 rational approximation of erf on [-4, 4] (the one Eigen and XLA use for float32;
+# |error| < 2e-7 against the exact function). scipy's erf is exact but ~6x slower here, and
+# GELU over the 1536-wide FFN was half the forward time with it.
+_ERF_P = tuple(
+    np.float32(c)
+    for c in (
+        -2.72614225801306e-10,
+        2.77068142495902e-08,
+        -2.10102402082508e-06,
+        -5.69250639462346e-05,
+        -7.34990630326855e-04,
+        -2.95459980854025e-03,
+        -1.60960333262415e-02,
+    )
+)
+_ERF_Q = tuple(
+    np.float32(c)
+    for c in (
+        -1.45660718464996e-05,
+        -2.13374055278905e-04,
+        -1.68282697438203e-03,
+        -7.37332916720468e-03,
+        -1.42647390514189e-02,
+    )
+)
+_CHUNK = 1 << 15  # elements per block: keeps the Horner temporaries in L2 cache
 
-    >>> np.round(_gelu(np.array([-1.0, 0.0, 1.0])), 4).tolist()
+
+def _erf32(x: np.ndarray) -> np.ndarray:
+    """erf of a float32 array via the Eigen/XLA rational approximation.
+
+    >>> import math
+    >>> xs = np.linspace(-5, 5, 201, dtype=np.float32)
+    >>> exact = np.array([math.erf(float(v)) for v in xs])
+    >>> bool(np.abs(_erf32(xs) - exact).max() < 5e-7)
+    True
+    """
+    x = np.clip(x, np.float32(-4.0), np.float32(4.0))
+    x2 = x * x
+    p = np.full_like(x, _ERF_P[0])
+    for c in _ERF_P[1:]:
+        p *= x2
+        p += c
+    p *= x
+    q = np.full_like(x, _ERF_Q[0])
+    for c in _ERF_Q[1:]:
+        q *= x2
+        q += c
+    p /= q
+    return p
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """GELU as BERT's ``hidden_act: gelu``: ``x * Phi(x)`` with erf, not the tanh approximation.
+
+    Computed in place, block by block, on a float32 array (erf via :func:`_erf32`).
+
+    >>> [round(float(v), 4) for v in _gelu(np.array([-1.0, 0.0, 1.0], dtype=np.float32))]
     [-0.1587, 0.0, 0.8413]
     """
-    return (0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))).astype(x.dtype, copy=False)
+    flat = x.reshape(-1)
+    inv_sqrt2 = np.float32(1.0 / np.sqrt(2.0))
+    for start in range(0, flat.size, _CHUNK):
+        block = flat[start : start + _CHUNK]
+        phi = _erf32(block * inv_sqrt2)
+        phi += np.float32(1.0)
+        phi *= np.float32(0.5)
+        block *= phi
+    return flat.reshape(x.shape)  # a view of x unless x was not contiguous
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
