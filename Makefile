@@ -11,10 +11,10 @@ STAMP := $(VENV)/.installed-$(PYPROJECT_HASH)
 PYTEST_WORKERS ?= 2
 
 # The main job, on the simulated backend (no API key, no network).
+# DEMO=sweep (the default) runs the sweep $(DEMO_SWEEP) (papermill cells -> run folders ->
+# DuckDB) and exports its offline HTML report, printing the report's path last.
 # DEMO=debate runs one debate (JSON + DuckDB rows + transcript) into $(DEMO_DIR).
-# DEMO=sweep runs the sweep $(DEMO_SWEEP) (cells -> DuckDB) and exports its HTML report;
-# switch the default to sweep once that runs clean from a fresh clone.
-DEMO ?= debate
+DEMO ?= sweep
 DEMO_TOPIC ?= Is Bitcoin a better long-term store of value than gold?
 DEMO_PERSONAS ?= michael-saylor,peter-schiff
 DEMO_ENGINE ?= dialogue

@@ -1,7 +1,7 @@
 """``crux-lab sweep experiments/<name>.yaml`` and ``crux-lab report <run_id | sweep name>``.
 
-Mounted by :mod:`crux_lab.cli` (its ``SUBAPPS`` list): ``app`` as ``sweep``, ``report_app``
-as ``report``. Bad input exits 2 with a one-paragraph message; a sweep with failed cells
+Registered by :mod:`crux_lab.cli` (its ``SUBAPPS`` list) as the single commands ``sweep`` and
+``report`` (plain functions, so options may follow the argument). Bad input exits 2 with a one-paragraph message; a sweep with failed cells
 exits 1 after recording and ingesting everything else.
 """
 
@@ -12,15 +12,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Run a sweep: grid x seeds -> papermill notebooks -> run folders -> DuckDB.",
-                  invoke_without_command=True, no_args_is_help=True)
-report_app = typer.Typer(help="Export an offline HTML report of a run (by id) or of a sweep (by name).",
-                         invoke_without_command=True, no_args_is_help=True)
-
 DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")]
 
 
-@app.callback()
 def sweep(
     spec_file: Annotated[Path, typer.Argument(help="The sweep file, e.g. experiments/demo.yaml.")],
     workers: Annotated[int | None, typer.Option("--workers", "-w", help="Parallel cells (default: the file's workers).")] = None,
@@ -106,7 +100,6 @@ def _report_sweep(name: str, experiments: Path, db: Path | None) -> None:
     typer.echo(str(info.path.resolve()))
 
 
-@report_app.callback()
 def report(
     ref: Annotated[str, typer.Argument(help="A run id (or unique prefix, or run folder) or a sweep name.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Where the HTML goes (run reports; default reports/<run_id>.html).")] = None,
