@@ -33,8 +33,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from crux_lab.models import Camp
 
 __all__ = [
     "Camps",
@@ -337,6 +341,16 @@ class Camps:
     def as_lists(self) -> list[list[str]]:
         """Row labels per camp, camp 0 first (unassigned rows omitted)."""
         return [list(self.members(c)) for c in range(self.k)]
+
+    def as_models(self) -> list[Camp]:
+        """The camps as :class:`crux_lab.models.Camp` records (rows taken as persona ids).
+
+        >>> Camps(("ada", "bo"), np.array([0, 0]), 1, None).as_models()[0].persona_ids
+        ['ada', 'bo']
+        """
+        from crux_lab.models import Camp
+
+        return [Camp(index=c, persona_ids=list(self.members(c))) for c in range(self.k)]
 
 
 def _embed_rows(values: np.ndarray, n_components: int) -> np.ndarray:
