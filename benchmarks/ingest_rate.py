@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "benchmarks" / "results" / "ingest_rate.json"
-WORDS = "the supply is fixed so scarcity holds but demand can fall and the energy cost is real".split()
+WORDS = ["the", "supply", "is", "fixed", "so", "scarcity", "holds", "but", "demand", "can", "fall", "and", "the", "energy", "cost", "is", "real"]
 
 
 def synthetic_turns(run_id: str, n: int) -> pa.Table:
