@@ -606,8 +606,8 @@ def human_data_frames(
             polis = pd.DataFrame(rows)
         except ImportError as exc:
             notes.append(f"Polis check unavailable: {exc}")
-    else:
-        notes.append(f"no Polis data at {polis_root!r}")
+    elif polis_root is not None:
+        notes.append(f"no Polis data at {str(polis_root)!r}")
     if argkp_root and argkp_root.is_dir():
         try:
             from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
@@ -630,6 +630,6 @@ def human_data_frames(
                                    "map_relaxed": score.relaxed}])
         except ImportError as exc:
             notes.append(f"ArgKP check unavailable: {exc}")
-    else:
-        notes.append(f"no ArgKP data at {argkp_root!r}")
+    elif argkp_root is not None:
+        notes.append(f"no ArgKP data at {str(argkp_root)!r}")
     return {"polis": polis, "argkp": argkp, "notes": notes}
