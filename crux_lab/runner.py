@@ -114,7 +114,8 @@ class DebateRun:
                 log.write(err.model_dump_json() + "\n")
             yield err
         finally:
-            self.result.complete = finished and self.result.error is None
+            # An engine that saw ctx.cancelled and returned early is not complete either.
+            self.result.complete = finished and not self.ctx.cancelled and self.result.error is None
             self.result.usage = self.ledger.usage()
             self.result.llm_calls = list(self.ledger.calls)
             self.result.duration_s = round(time.perf_counter() - started, 4)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +46,13 @@ class Hints(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
+@lru_cache(maxsize=256)
+def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    # Building a JSON schema costs milliseconds; every call hashes its request, so cache it.
+    # Callers must not mutate the returned dict.
+    return model.model_json_schema()
+
+
 class LLMRequest(BaseModel):
     """One call an engine wants made."""
 
@@ -62,7 +70,7 @@ class LLMRequest(BaseModel):
     cache_system: bool = False
 
     def schema_json(self) -> dict[str, Any] | None:  # type: ignore[override]  # pydantic v1 name, unused
-        return self.output_schema.model_json_schema() if self.output_schema else None
+        return _schema_of(self.output_schema) if self.output_schema else None
 
     def request_hash(self, model: str) -> str:
         """Stable hash of what determines the answer (hints excluded: real backends ignore them).

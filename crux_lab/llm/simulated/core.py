@@ -187,7 +187,13 @@ class SimContext:
         if persona.beliefs is None or truth is None:
             return ""
         nodes = {n.id: n for n in persona.beliefs.nodes}
-        linked = [nodes[i] for i in truth.belief_node_ids if i in nodes]
+        # Skip the node that merely restates the stance's reason: it would be said twice.
+        reason = truth.reason.strip().rstrip(".").lower()
+        linked = [
+            nodes[i]
+            for i in truth.belief_node_ids
+            if i in nodes and nodes[i].concept.strip().rstrip(".").lower() != reason
+        ]
         node = self.pick(linked) if linked else None
         return node.concept if node is not None else ""
 
