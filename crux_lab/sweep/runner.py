@@ -244,7 +244,8 @@ def run_sweep(
 
     try:
         if kind == "local":
-            pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=get_context("spawn"))
+            pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=get_context("spawn"),
+                                       initializer=_ignore_sigint)
             try:
                 pending.update({pool.submit(execute_cell, *args(c)): c for c in todo})
                 while pending:
@@ -283,6 +284,14 @@ def run_sweep(
         pending.clear()
     report.wall_s = time.perf_counter() - started
     return report
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the coordinator, which records every cell's status and then ends
+    them (a worker dying on SIGINT first would turn its cell into a broken-pool failure)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, *, interrupted: bool) -> None:

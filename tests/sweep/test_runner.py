@@ -7,8 +7,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 from crux_lab.store import connect, ingest, query
 from crux_lab.sweep.runner import CellOutcome, Manifest, run_sweep
 from crux_lab.sweep.spec import load_sweep
@@ -118,3 +116,34 @@ def test_dask_local_cluster(tmp_path: Path) -> None:
     assert ingested == [(10, os.getpid())]  # ingest runs in the coordinator, not on a worker
     failed = [o for o in report.outcomes if o.status == "failed"]
     assert all("cell asked to fail" in (o.error or "") for o in failed)
+
+
+def test_real_ctrl_c_on_the_process_group(tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal sends it: the finished cell stays done
+    and ingested, the running ones are marked incomplete, and no kernel is left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    spec_path = tmp_path / "s.yaml"
+    spec_path.write_text(f"name: s\nnotebook: {DATA / 'sleepy.ipynb'}\nworkers: 2\ngrid:\n  sleep: [0.0, 60.0, 61.0]\n")
+    code = (
+        "from crux_lab.sweep.runner import run_sweep\nfrom crux_lab.sweep.spec import load_sweep\n"
+        f"r = run_sweep(load_sweep({str(spec_path)!r}), ingest=lambda d: print('INGEST', d.name, flush=True))\n"
+        "print('INTERRUPTED', r.interrupted, flush=True)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    manifest = tmp_path / "s" / "manifest.json"
+    deadline = time.time() + 180
+    while time.time() < deadline and not (manifest.is_file() and "done" in manifest.read_text()):
+        time.sleep(0.3)
+    time.sleep(2)  # the two sleeping cells are running now
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    cells = Manifest(manifest).cells
+    by_sleep = {c["params"]["sleep"]: c["status"] for c in cells.values()}
+    assert by_sleep == {0.0: "done", 60.0: "incomplete", 61.0: "incomplete"}
+    done_id = next(rid for rid, c in cells.items() if c["status"] == "done")
+    assert out.splitlines() == [f"INGEST {done_id}", "INTERRUPTED True"]
