@@ -124,3 +124,26 @@ def test_eval_recovery_cli(tmp_path) -> None:
     assert bad.exit_code == 2 and "unknown engine" in bad.output
     knob = runner.invoke(app, ["recovery", "--engines", "blitz", "--sim", "missed_attack=2", "--db", str(db)])
     assert knob.exit_code == 2 and "probability" in knob.output
+
+
+def test_notebook_07_is_clean_and_runs_under_papermill(tmp_path) -> None:
+    import nbformat
+    import papermill
+
+    from crux_lab.analysis.recovery import _repo_path
+
+    path = _repo_path("notebooks/07_evaluation.ipynb")
+    assert path is not None
+    nb = nbformat.read(path, as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in nb.cells if c.cell_type == "code")
+    assert not any(line.lstrip().startswith(("def ", "class ")) for c in nb.cells for line in c.source.splitlines())
+    out = tmp_path / "07.out.ipynb"
+    papermill.execute_notebook(str(path), str(out), kernel_name="python3", progress_bar=False, cwd=str(path.parent),
+                               parameters={"engines": "blitz", "knob_levels": "", "polis_root": "", "argkp_root": "",
+                                           "db": str(tmp_path / "nb.duckdb")})
+    ran = nbformat.read(out, as_version=4)
+    assert not [o for c in ran.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    text = "\n".join(str(v) for c in ran.cells for o in c.get("outputs", []) for v in o.get("data", {}).values())
+    assert "blitz" in text and "recovery_f1" in text
