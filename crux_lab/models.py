@@ -145,6 +145,9 @@ class DialogueTurn(Model):
     stance: Literal["pro", "con", "uncertain"] | None = None
     confidence: float | None = None
     timestamp: float = Field(default_factory=time.time)
+    # The reason for updating a concession names (a met flip condition, evidence), when a
+    # backend annotated one; a real LLM leaves it empty and metrics fall back to the text.
+    named_reason: str | None = None
 
 
 class Aspect(Model):
