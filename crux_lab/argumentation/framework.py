@@ -135,6 +135,14 @@ class ArgumentFramework:
                 if len(pair) != 2 or pair[0] not in args or pair[1] not in args:
                     raise ValueError(f"attack {pair!r} mentions an unknown argument")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # caches (index, decompositions, live SAT solvers) are not pickled
+        return {"arguments": self.arguments, "attacks": self.attacks}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "arguments", state["arguments"])
+        object.__setattr__(self, "attacks", state["attacks"])
+
     # -- constructors -----------------------------------------------------
     @classmethod
     def from_edges(

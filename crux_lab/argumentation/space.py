@@ -187,7 +187,12 @@ def extension_space(
     key = f"space:{semantics}"
     memo = af._memo
     if key in memo:
-        return memo[key]
+        cached: ExtensionSpace = memo[key]
+        if max_alternatives is not None:
+            for c in cached.components:
+                if len(c.alternatives) > max_alternatives:
+                    raise TooManyAlternatives(len(c.arguments), max_alternatives)
+        return cached
     args = af._index.args
     if semantics in _REDUCIBLE:
         dec = decompose(af, reduce=True)

@@ -83,3 +83,20 @@ def test_undecodable_file(tmp_path: Path) -> None:
     p.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(AFParseError, match="not UTF-8"):
         read_af(p)
+
+
+def test_framework_pickles_without_caches() -> None:
+    import copy
+    import pickle
+
+    from crux_lab.argumentation import credulously_accepted, extension_space
+
+    att = [(f"a{i}", f"b{i}") for i in range(20)] + [(f"b{i}", f"a{i}") for i in range(20)]
+    att += [(f"a{i}", f"b{i + 1}") for i in range(19)]
+    af = ArgumentFramework.from_edges([], att)
+    extension_space(af)
+    credulously_accepted(af, "a3")
+    back = pickle.loads(pickle.dumps(af))
+    assert back == af and hash(back) == hash(af)
+    assert copy.deepcopy(af) == af
+    assert credulously_accepted(back, "a3") == credulously_accepted(af, "a3")
