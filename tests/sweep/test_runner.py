@@ -29,8 +29,8 @@ def read_value(run_dir: Path) -> int:
 
 def test_debate_sweep_ingests_resumes_and_records_a_failure(tmp_path: Path) -> None:
     """The real debate notebook: run folders named by the cell run id, one ingest per cell into
-    DuckDB from this process, a failing cell recorded without stopping the other, and a rerun
-    that skips what is done."""
+    DuckDB from this process, and a failing cell recorded without stopping the other (resume is
+    tested with the tiny notebook below)."""
     yaml = tmp_path / "mini.yaml"
     yaml.write_text(
         f"name: mini\nnotebook: {REPO / 'notebooks' / '01_debate.ipynb'}\nworkers: 2\n"
@@ -64,15 +64,10 @@ def test_debate_sweep_ingests_resumes_and_records_a_failure(tmp_path: Path) -> N
     manifest = json.loads((spec.out_dir / "manifest.json").read_text())["cells"]
     assert {c["status"] for c in manifest.values()} == {"done", "failed"}
 
-    # Rerun: the done cell is skipped; only the failed one is tried again (and fails again).
-    again = run_sweep(spec, ingest=lambda d: ingested.append((d.name, 0)))
-    assert again.skipped == [done.run_id]
-    assert [o.status for o in again.outcomes] == ["failed"]
-    assert len(ingested) == 1
 
 
 def test_ctrl_c_keeps_finished_cells_and_marks_the_rest_incomplete(tmp_path: Path) -> None:
-    spec = tiny_spec(tmp_path, [1, 2, 3])
+    spec = tiny_spec(tmp_path, [1, 2])
     ingested: list[int] = []
 
     def ingest_one(run_dir: Path) -> None:
@@ -86,13 +81,13 @@ def test_ctrl_c_keeps_finished_cells_and_marks_the_rest_incomplete(tmp_path: Pat
     statuses = Manifest(spec.out_dir / "manifest.json").cells
     done = [rid for rid, c in statuses.items() if c["status"] == "done"]
     incomplete = [rid for rid, c in statuses.items() if c["status"] == "incomplete"]
-    assert len(done) == 1 and len(incomplete) == 2
+    assert len(done) == 1 and len(incomplete) == 1
     assert len(ingested) == 1
     # Resume: only the incomplete cells run.
     resumed = run_sweep(spec, ingest=ingest_one, workers=2)
     assert sorted(resumed.skipped) == sorted(done)
-    assert {o.status for o in resumed.outcomes} == {"done"} and len(resumed.outcomes) == 2
-    assert sorted(ingested) == [1, 2, 3]
+    assert [o.status for o in resumed.outcomes] == ["done"]
+    assert sorted(ingested) == [1, 2]
 
 
 def test_interrupt_during_ingest_leaves_the_cell_incomplete(tmp_path: Path) -> None:
