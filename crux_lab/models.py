@@ -147,7 +147,9 @@ class DialogueTurn(Model):
     timestamp: float = Field(default_factory=time.time)
     # The reason for updating a concession names (a met flip condition, evidence), when a
     # backend annotated one; a real LLM leaves it empty and metrics fall back to the text.
-    named_reason: str | None = None
+    # Runtime-only for now (the runner's metrics read it): excluded from serialization until
+    # the store's ``turns`` table has a ``named_reason`` column, whose writer refuses unknown keys.
+    named_reason: str | None = Field(default=None, exclude=True)
 
 
 class Aspect(Model):
