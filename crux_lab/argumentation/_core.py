@@ -130,6 +130,15 @@ def weak_components(members: Sequence[int], succ: Adjacency, pred: Adjacency) ->
     return comps
 
 
+def grounded_of(af: ArgumentFramework) -> tuple[int, ...]:
+    """Grounded labels of ``af`` by argument position (cached on the framework)."""
+    memo = af._memo
+    if "labels" not in memo:
+        ix = af._index
+        memo["labels"] = tuple(_grounded_csr(ix.succ.ptr, ix.succ.idx, ix.pred.ptr))
+    return memo["labels"]
+
+
 def decompose(af: ArgumentFramework, reduce: bool = True) -> Decomposition:
     """Grounded labelling and components (cached on the framework).
 
@@ -143,11 +152,11 @@ def decompose(af: ArgumentFramework, reduce: bool = True) -> Decomposition:
     if key in memo:
         return memo[key]
     ix = af._index
-    labels = _grounded_csr(ix.succ.ptr, ix.succ.idx, ix.pred.ptr)
+    labels = grounded_of(af)
     members = (
         [i for i, lab in enumerate(labels) if lab == UNDEC] if reduce else list(range(len(labels)))
     )
-    dec = Decomposition(tuple(labels), tuple(weak_components(members, ix.succ, ix.pred)))
+    dec = Decomposition(labels, tuple(weak_components(members, ix.succ, ix.pred)))
     memo[key] = dec
     return dec
 

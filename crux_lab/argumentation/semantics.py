@@ -29,6 +29,7 @@ from crux_lab.argumentation._core import (
     UNDEC,
     Component,
     decompose,
+    grounded_of,
     small_extensions,
 )
 from crux_lab.argumentation.framework import Arg, ArgumentFramework, Extension, sorted_extensions
@@ -147,7 +148,7 @@ def grounded_labelling(af: ArgumentFramework) -> Labelling:
     >>> {a: lab.value for a, lab in sorted(grounded_labelling(af).items())}
     {'a': 'IN', 'b': 'OUT', 'c': 'IN', 'd': 'UNDEC'}
     """
-    labels = decompose(af).labels
+    labels = grounded_of(af)
     args = af._index.args
     return {args[i]: _LAB[lab] for i, lab in enumerate(labels)}
 
@@ -159,7 +160,7 @@ def grounded_extension(af: ArgumentFramework) -> Extension:
     >>> sorted(grounded_extension(af))
     ['a', 'c']
     """
-    labels = decompose(af).labels
+    labels = grounded_of(af)
     args = af._index.args
     return frozenset(args[i] for i, lab in enumerate(labels) if lab == IN)
 
@@ -290,11 +291,11 @@ _ACCEPT = ("complete", "preferred", "stable")
 
 def _locate(af: ArgumentFramework, arg: Arg) -> tuple[int, Component | None, int]:
     """(grounded label, component holding ``arg`` or None, local index)."""
-    dec = decompose(af)
     g = af._index.pos[arg]
-    lab = dec.labels[g]
+    lab = grounded_of(af)[g]
     if lab != UNDEC:
         return lab, None, -1
+    dec = decompose(af)
     key = "comp_of"
     memo = af._memo
     if key not in memo:
