@@ -17,6 +17,7 @@ import re
 import tempfile
 import time
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ _EXTERNAL = re.compile(
     r"""<(?:script|link|img|iframe|source|video|audio|embed)\b[^>]*?\b(?:src|href)\s*=\s*["']?((?:https?:)?//[^"'\s>]+)""",
     re.IGNORECASE,
 )
+_SRCDOC = re.compile(r'srcdoc="([^"]*)"', re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?["']?((?:https?:)?//[^"')\s]+)""", re.IGNORECASE)
 
 OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
@@ -55,8 +57,14 @@ def external_references(html: str) -> list[str]:
     ['https://cdn.x/plotly.js']
     >>> external_references('<script>var u = "https://plot.ly";</script>')
     []
+    >>> external_references('<iframe srcdoc="&lt;script src=&quot;https://unpkg.com/vis.js&quot;&gt;&lt;/script&gt;"></iframe>')
+    ['https://unpkg.com/vis.js']
     """
-    return [m.group(1) for m in _EXTERNAL.finditer(html)] + [m.group(1) for m in _CSS_IMPORT.finditer(html)]
+    found = [m.group(1) for m in _EXTERNAL.finditer(html)] + [m.group(1) for m in _CSS_IMPORT.finditer(html)]
+    # In-lined interactive networks are whole documents inside <iframe srcdoc="...">: check them too.
+    for m in _SRCDOC.finditer(html):
+        found += external_references(unescape(m.group(1)))
+    return found
 
 
 def _exporter() -> Any:

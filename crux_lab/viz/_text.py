@@ -47,7 +47,7 @@ def clip(text: object, n: int = 40) -> str:
 
 
 # Jupyter's CSS right-aligns table cells; text tables read better left-aligned and top-aligned.
-TABLE_STYLE = "<style>table.cl-table td, table.cl-table th {text-align:left; vertical-align:top; padding:2px 8px}</style>"
+TABLE_STYLE = "<style>table.cl-table td, table.cl-table th {text-align:left !important; vertical-align:top; padding:2px 8px}</style>"
 
 
 @dataclass(frozen=True)
