@@ -147,9 +147,8 @@ class DialogueTurn(Model):
     timestamp: float = Field(default_factory=time.time)
     # The reason for updating a concession names (a met flip condition, evidence), when a
     # backend annotated one; a real LLM leaves it empty and metrics fall back to the text.
-    # Runtime-only for now (the runner's metrics read it): excluded from serialization until
-    # the store's ``turns`` table has a ``named_reason`` column, whose writer refuses unknown keys.
-    named_reason: str | None = Field(default=None, exclude=True)
+    # Left out of dumps while empty, so records (and the store's turns columns) stay as before.
+    named_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Aspect(Model):
