@@ -65,6 +65,7 @@ __all__ = [
     "sycophancy_rate",
     "topic_coverage",
     "truth_table",
+    "turn_names_reason",
     "validated_cruxes",
 ]
 
@@ -314,20 +315,35 @@ def _agreements(result: DebateResult) -> list[bool]:
     by_index = {t.turn_index: t for t in result.transcript}
     for c in result.concession_trail:
         turn = by_index.get(c.turn_index)
-        named = bool(c.reason and c.reason.strip()) or (turn is not None and names_reason(turn.dialogue))
+        named = bool(c.reason and c.reason.strip()) or (turn is not None and turn_names_reason(turn))
         flags[(c.persona_id, c.turn_index)] = named
     for t in result.transcript:
         if t.move == Move.CONCEDE and (t.persona_id, t.turn_index) not in flags:
-            flags[(t.persona_id, t.turn_index)] = names_reason(t.dialogue)
+            flags[(t.persona_id, t.turn_index)] = turn_names_reason(t)
     return list(flags.values())
+
+
+def turn_names_reason(turn: DialogueTurn) -> bool:
+    """Does this turn name its reason for updating? The structured ``named_reason`` (filled
+    from backend annotations) when present, else the text rule :func:`names_reason`.
+
+    >>> t = DialogueTurn(id="t", turn_index=0, persona_id="a", dialogue="Fair point.", phase="round",
+    ...                  move="CONCEDE", named_reason="rents fell near new towers")
+    >>> turn_names_reason(t), turn_names_reason(t.model_copy(update={"named_reason": None}))
+    (True, False)
+    """
+    if turn.named_reason and turn.named_reason.strip():
+        return True
+    return names_reason(turn.dialogue)
 
 
 def sycophancy_rate(result: DebateResult) -> float:
     """Share of agreements not accompanied by a named reason for updating (seed 05 §8.1).
 
     Agreements are the engine's concession records and every ``CONCEDE`` turn (one per
-    persona and turn). A reason is named when the concession record carries one or the
-    conceding turn's text names it (:func:`names_reason`). ``nan`` when nobody conceded.
+    persona and turn). A reason is named when the concession record carries one, the
+    conceding turn carries a structured ``named_reason`` (backend annotation), or, failing
+    both, the turn's text names it (:func:`names_reason`). ``nan`` when nobody conceded.
     """
     flags = _agreements(result)
     if not flags:

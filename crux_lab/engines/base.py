@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from crux_lab.llm.base import Hints, LLMRequest, LLMResponse, TurnHint, allocation_for
 from crux_lab.llm.ledger import Ledger
-from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn
+from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn, Move
 from crux_lab.personas.models import Deck, Persona
 
 
@@ -86,6 +86,58 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
         )
         for t in turns
     ]
+
+
+_STANCES = ("pro", "con", "uncertain")
+# Off until the store's ``turns`` table has a ``named_reason`` column: its writer refuses
+# unknown keys, so a filled field would stop every simulated run from being stored.
+FILL_NAMED_REASON = False
+_MOVES = {m.value for m in Move}
+
+
+def turn_metadata(response: LLMResponse) -> dict[str, Any]:
+    """The turn fields a backend annotated on its reply, checked and typed.
+
+    Keys: ``proposition_ids`` (list of str), ``stance``, ``move`` (a :class:`Move`) and
+    ``named_reason``; a value the backend did not give (or gave in a shape we do not know) is
+    empty. Real LLM backends annotate nothing, so every value is empty for them.
+
+    >>> r = LLMResponse(text="", model="m", backend="b", annotations={"move": "CONCEDE", "stance": "con",
+    ...     "proposition_ids": ["p1", None], "named_reason": "rents fell"})
+    >>> meta = turn_metadata(r)
+    >>> meta["move"].value, meta["stance"], meta["proposition_ids"], meta["named_reason"]
+    ('CONCEDE', 'con', ['p1'], 'rents fell')
+    >>> turn_metadata(LLMResponse(text="", model="m", backend="b"))
+    {'proposition_ids': [], 'stance': None, 'move': None, 'named_reason': None}
+    """
+    ann = response.annotations
+    props = ann.get("proposition_ids")
+    stance = ann.get("stance")
+    move = ann.get("move")
+    reason = ann.get("named_reason")
+    return {
+        "proposition_ids": [str(p) for p in props if p is not None] if isinstance(props, list) else [],
+        "stance": stance if stance in _STANCES else None,
+        "move": Move(move) if isinstance(move, str) and move in _MOVES else None,
+        "named_reason": reason.strip() if isinstance(reason, str) and reason.strip() else None,
+    }
+
+
+def make_turn(response: LLMResponse, **fields: Any) -> DialogueTurn:
+    """A :class:`DialogueTurn` from an LLM reply: the fields the engine gives (id, turn_index,
+    persona_id, dialogue, phase, ...) win; the backend's annotations (:func:`turn_metadata`)
+    fill the annotated fields the engine leaves out or sets to ``None``.
+
+    >>> r = LLMResponse(text="", model="m", backend="b", annotations={"move": "CLAIM", "stance": "pro", "proposition_ids": ["p2"]})
+    >>> t = make_turn(r, id="t0", turn_index=0, persona_id="a", dialogue="Yes.", phase="opening", stance="con")
+    >>> t.move.value, t.stance, t.proposition_ids
+    ('CLAIM', 'con', ['p2'])
+    """
+    given = {k: v for k, v in fields.items() if v is not None}
+    meta = turn_metadata(response)
+    if not FILL_NAMED_REASON:
+        meta.pop("named_reason")
+    return DialogueTurn.model_validate(meta | given)
 
 
 class Engine(Protocol):

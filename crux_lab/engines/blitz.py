@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.base import EngineContext, EngineParams, turn_hints, turn_metadata
+from crux_lab.engines.base import make_turn as make_dialogue_turn
 from crux_lab.engines.blackboard import (
     Blackboard,
     BlackboardTurnReply,
@@ -48,7 +49,6 @@ from crux_lab.models import (
     DebateStart,
     DialogueTurn,
     InitialStance,
-    Move,
     Status,
     TableAssigned,
 )
@@ -74,12 +74,6 @@ def rule_from(params: Any) -> ConvergenceRule:
     )
 
 
-def copy_move(annotations: dict[str, Any]) -> Move | None:
-    """The move a backend annotated, if it is one of ours (real backends annotate nothing)."""
-    value = annotations.get("move")
-    return Move(value) if isinstance(value, str) and value in Move.__members__ else None
-
-
 def make_turn(
     index: int,
     persona_id: str,
@@ -88,18 +82,16 @@ def make_turn(
     focus: Claim,
     round_number: int,
 ) -> DialogueTurn:
-    props = [p for p in response.annotations.get("proposition_ids") or [] if isinstance(p, str)]
-    if not props and focus.proposition_id:
-        props = [focus.proposition_id]
-    return DialogueTurn(
+    annotated = turn_metadata(response)["proposition_ids"]
+    return make_dialogue_turn(
+        response,
         id=f"t{index}",
         turn_index=index,
         persona_id=persona_id,
         dialogue=reply.content,
-        move=copy_move(response.annotations),
         phase="round",
         phase_number=round_number,
-        proposition_ids=props,
+        proposition_ids=annotated or ([focus.proposition_id] if focus.proposition_id else []),
         stance=reply.stance,
         confidence=reply.confidence,
     )

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.engines.base import EngineContext, turn_hints
+from crux_lab.engines.base import EngineContext, make_turn, turn_hints, turn_metadata
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import (
     AntiSycophancyParams,
@@ -234,21 +234,19 @@ class Speakers:
         room_id: str | None, reply_to: str | None,
     ) -> DialogueTurn:
         parsed = response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
-        ann = response.annotations
-        move = parsed.move if parsed.move in _MOVES else ann.get("move")
-        stance = ann.get("stance") or parsed.stance
-        return DialogueTurn(
+        meta = turn_metadata(response)
+        return make_turn(
+            response,
             id="pending",
             turn_index=-1,
             persona_id=persona_id,
             dialogue=parsed.utterance,
-            move=Move(move) if move in _MOVES else None,
+            move=Move(parsed.move) if parsed.move in _MOVES else None,
             phase=phase,
             aspect_id=aspect_id,
             room_id=room_id,
             reply_to=reply_to,
-            proposition_ids=[str(p) for p in ann.get("proposition_ids") or []],
-            stance=cast(StanceLit, stance) if stance in ("pro", "con", "uncertain") else None,
+            stance=meta["stance"] or parsed.stance,
         )
 
     async def _check(

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.base import EngineContext, EngineParams, make_turn, turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import (
     PHASE_NAMES,
@@ -49,7 +49,6 @@ from crux_lab.models import (
 )
 from crux_lab.personas.prompt import build_system_prompt
 
-STANCES = ("pro", "con", "uncertain")
 MAX_FAILED_TURNS = 3
 OPENING_POSITIONS = 3  # an opening states the main position and up to two more
 
@@ -171,10 +170,8 @@ class DialogueRun:
         req = self.ctx.request(purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True)
         resp = await self.ctx.call(req)
         out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
-        ann = resp.annotations
-        stance = ann.get("stance")
-        props = ann.get("proposition_ids") or []
-        return DialogueTurn(
+        return make_turn(
+            resp,
             id=f"{self.ctx.run_id[:8]}-t{turn_index}",
             turn_index=turn_index,
             persona_id=persona_id,
@@ -184,8 +181,6 @@ class DialogueRun:
             phase_number=phase,
             steering_hint=steering.hint if steering else None,
             reply_to=history[-1].id if history and phase in (2, 3) else None,
-            proposition_ids=[str(p) for p in props] if isinstance(props, list) else [],
-            stance=stance if stance in STANCES else None,
         )
 
     def _cluster(self) -> list[DialogueTurn]:
