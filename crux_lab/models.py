@@ -308,6 +308,21 @@ class CommonGround(Model):
     proposition_ids: list[str] = Field(default_factory=list)
 
 
+class AcceptedClaim(Model):
+    """A claim the argument graph accepts (grounded) although another persona attacked it: its
+    defenders defeated every attack. It won the exchange; it is not agreement, so it is
+    reported here and never as :class:`CommonGround` (graph mode)."""
+
+    id: str
+    statement: str
+    argument_id: str
+    persona_ids: list[str] = Field(default_factory=list)  # who made the argument
+    attacked_by: list[str] = Field(default_factory=list)  # personas whose arguments attack it
+    attacker_argument_ids: list[str] = Field(default_factory=list)
+    defender_argument_ids: list[str] = Field(default_factory=list)  # accepted arguments that defeat the attackers
+    proposition_ids: list[str] = Field(default_factory=list)
+
+
 class Camp(Model):
     index: int
     argument_ids: list[str] = Field(default_factory=list)
@@ -583,6 +598,7 @@ class DebateOutput(Model):
     camps: list[Camp] = Field(default_factory=list)
     regime: Regime = Regime.unknown
     regime_description: str = ""
+    accepted_claims: list[AcceptedClaim] = Field(default_factory=list)
 
 
 class DebateComplete(EventBase):
@@ -820,6 +836,8 @@ class DebateResult(Model):
     cruxes: list[Crux] = Field(default_factory=list)
     crux_cards: list[CruxCard] = Field(default_factory=list)
     common_ground: list[CommonGround] = Field(default_factory=list)
+    # Accepted but contested claims (graph mode): grounded arguments another persona attacked.
+    accepted_claims: list[AcceptedClaim] = Field(default_factory=list)
     camps: list[Camp] = Field(default_factory=list)
     concession_trail: list[Concession] = Field(default_factory=list)
     regime: Regime = Regime.unknown
