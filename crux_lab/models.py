@@ -309,9 +309,10 @@ class CommonGround(Model):
 
 
 class AcceptedClaim(Model):
-    """A claim the argument graph accepts (grounded) although another persona attacked it: its
-    defenders defeated every attack. It won the exchange; it is not agreement, so it is
-    reported here and never as :class:`CommonGround` (graph mode)."""
+    """A claim the argument graph accepts (grounded) although it is in conflict with another
+    persona: another persona's argument attacks it (and its defenders defeated every attack),
+    or it attacks another persona's argument. It won the exchange; it is not agreement, so it
+    is reported here and never as :class:`CommonGround` (graph mode)."""
 
     id: str
     statement: str
@@ -320,6 +321,7 @@ class AcceptedClaim(Model):
     attacked_by: list[str] = Field(default_factory=list)  # personas whose arguments attack it
     attacker_argument_ids: list[str] = Field(default_factory=list)
     defender_argument_ids: list[str] = Field(default_factory=list)  # accepted arguments that defeat the attackers
+    target_argument_ids: list[str] = Field(default_factory=list)  # other personas' arguments it attacks
     proposition_ids: list[str] = Field(default_factory=list)
 
 
