@@ -311,8 +311,9 @@ class CommonGround(Model):
 class AcceptedClaim(Model):
     """A claim the argument graph accepts (grounded) although it is in conflict with another
     persona: another persona's argument attacks it (and its defenders defeated every attack),
-    or it attacks another persona's argument. It won the exchange; it is not agreement, so it
-    is reported here and never as :class:`CommonGround` (graph mode)."""
+    it attacks another persona's argument, or (backend annotations) another persona argued the
+    opposite stance on its proposition. It won the exchange; it is not agreement, so it is
+    reported here and never as :class:`CommonGround` (graph mode)."""
 
     id: str
     statement: str
@@ -322,6 +323,7 @@ class AcceptedClaim(Model):
     attacker_argument_ids: list[str] = Field(default_factory=list)
     defender_argument_ids: list[str] = Field(default_factory=list)  # accepted arguments that defeat the attackers
     target_argument_ids: list[str] = Field(default_factory=list)  # other personas' arguments it attacks
+    opposing_argument_ids: list[str] = Field(default_factory=list)  # other personas' opposite-stance arguments
     proposition_ids: list[str] = Field(default_factory=list)
 
 
