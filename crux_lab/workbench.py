@@ -82,8 +82,11 @@ def _register_offline_renderer() -> None:
 def setup_plotly(renderer: str = OFFLINE_RENDERER) -> str:
     """Set plotly's default renderer for notebooks whose HTML export must work offline.
 
+    >>> import plotly.io as pio
+    >>> before = pio.renderers.default
     >>> setup_plotly()
     'plotly_mimetype+crux_offline'
+    >>> pio.renderers.default = before  # leave the process as it was
     """
     import plotly.io as pio
 
