@@ -339,6 +339,8 @@ def debate(
         engine_obj = get_engine(engine)
     except EngineConfigError as exc:
         fail(str(exc))
+    except Exception as exc:  # an engine module that fails to import (a bug, not bad input)
+        fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
@@ -407,7 +409,10 @@ def engines_cmd(
     """List the debate engines installed, with one line each."""
     from crux_lab.engines import available
 
-    engines = available()
+    try:
+        engines = available()
+    except Exception as exc:  # an engine module that fails to import
+        fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
     if as_json:
         typer.echo(json.dumps(engines))
         return

@@ -15,7 +15,8 @@ Table layout (one row per thing per run; every table has ``run_id``):
   ``cruxes``, ``crux_cards``, ``crux_card_positions``, ``common_ground``, ``camps``,
   ``concessions``, ``positions``, ``position_shifts``, ``llm_calls``: the DebateResult, flat;
 - ``metrics``: scores written after the run (evaluation), keyed by (run_id, name);
-- view ``run_overview``: one row per run, provenance and outcome side by side.
+- view ``run_overview``: one row per run, provenance and outcome side by side;
+- ``extra`` (JSON) on every run table: model fields newer than the schema (m003).
 """
 
 from __future__ import annotations
@@ -331,3 +332,17 @@ def m002_run_overview(con: duckdb.DuckDBPyConnection) -> None:
         FROM runs r LEFT JOIN debates d USING (run_id)
         """
     )
+
+
+@migration
+def m003_extra_and_named_reason(con: duckdb.DuckDBPyConnection) -> None:
+    # ``extra`` (JSON) on every run table: fields the data model gained after this schema land
+    # there instead of breaking the writer; a later migration may promote them to columns.
+    tables = (
+        "runs", "debates", "events", "turns", "arguments", "attacks", "disputes", "stances",
+        "reasons", "cruxes", "crux_cards", "crux_card_positions", "common_ground", "camps",
+        "concessions", "positions", "position_shifts", "llm_calls",
+    )
+    for table in tables:
+        con.execute(f'ALTER TABLE "{table}" ADD COLUMN extra JSON')
+    con.execute("ALTER TABLE turns ADD COLUMN named_reason VARCHAR")

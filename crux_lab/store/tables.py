@@ -85,19 +85,27 @@ def _dump(model: BaseModel, **extra: Any) -> Row:
 
 
 def to_arrow(table: str, rows: list[Row]) -> pa.Table:
-    """Rows -> an Arrow table with the schema's columns; unknown keys are a bug, so they raise.
+    """Rows -> an Arrow table with the schema's columns.
+
+    Keys the table has no column for (fields the data model gained after this schema) go into
+    its ``extra`` JSON column, so a new model field never breaks writing a run; a table
+    without ``extra`` refuses them.
 
     >>> to_arrow("metrics", [{"run_id": "r", "name": "f1", "value": 1, "detail": {"k": 2}}]).column("detail").to_pylist()
     ['{"k": 2}']
+    >>> to_arrow("turns", [{"run_id": "r", "id": "t0", "brand_new": 1}]).column("extra").to_pylist()
+    ['{"brand_new": 1}']
     """
     schema = arrow_schemas()[table]
     columns = set(schema.names)
     fixed: list[Row] = []
     for row in rows:
         unknown = set(row) - columns
-        if unknown:
-            raise KeyError(f"table {table} has no column(s) {sorted(unknown)}")
         out = dict(row)
+        if unknown:
+            if "extra" not in columns:
+                raise KeyError(f"table {table} has no column(s) {sorted(unknown)}")
+            out["extra"] = {k: out.pop(k) for k in sorted(unknown)}
         for f in schema:
             if pa.types.is_string(f.type) and f.name in out:
                 out[f.name] = _json(out[f.name])

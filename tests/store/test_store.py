@@ -365,3 +365,21 @@ def test_unreadable_metrics_file_fails_the_whole_ingest(tmp_path: Path, db_path:
     with pytest.raises(IngestError, match="metrics.json: unreadable metrics"):
         ingest([run_dir], db_path)
     assert counts(db_path)["runs"] == 0 and counts(db_path)["metrics"] == 0
+
+
+def test_a_model_field_newer_than_the_schema_lands_in_extra(
+    tmp_path: Path, db_path: Path, result: DebateResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import crux_lab.store.runfiles as runfiles
+    from crux_lab.store.tables import result_rows
+
+    def with_new_field(*args: object, **kwargs: object) -> dict[str, list[dict[str, object]]]:
+        rows = result_rows(*args, **kwargs)  # type: ignore[arg-type]
+        for i, row in enumerate(rows["turns"]):
+            row["future_field"] = f"v{i}"
+        return rows
+
+    monkeypatch.setattr(runfiles, "result_rows", with_new_field)
+    ingest([write_run(result, tmp_path)], db_path)
+    rows = query("SELECT extra->>'future_field' FROM turns ORDER BY ord", db_path).rows
+    assert rows == [("v0",), ("v1",), ("v2",)]
