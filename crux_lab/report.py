@@ -130,10 +130,12 @@ def reports_dir() -> Path:
 def _execute(notebook: Path, output: Path, parameters: dict[str, Any], cwd: Path) -> None:
     import papermill
 
+    from crux_lab.sweep.runner import KERNEL_ARGS
+
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         papermill.execute_notebook(str(notebook), str(output), parameters=parameters, kernel_name="python3",
-                                   progress_bar=False, cwd=str(cwd))
+                                   progress_bar=False, cwd=str(cwd), extra_arguments=list(KERNEL_ARGS))
     except papermill.PapermillExecutionError as exc:
         raise ReportError(f"{notebook} failed while building the report: {exc.ename}: {exc.evalue} "
                           f"(the executed notebook is {output}).") from None

@@ -27,6 +27,9 @@ from crux_lab.sweep.spec import Cell, SweepSpec
 CellStatus = Literal["done", "failed", "incomplete", "pending"]
 # Parameters the runner adds to every cell (the notebook may or may not declare them).
 INJECTED = ("run_id", "run_dir", "sweep")
+# Quiet kernels: their start-up warnings (e.g. "running over TCP without encryption" on a local
+# machine) would otherwise interleave with the progress bar on every cell.
+KERNEL_ARGS = ("--IPKernelApp.log_level=ERROR",)
 
 
 class NotebookParameterError(ValueError):
@@ -119,6 +122,7 @@ def execute_cell(notebook: str, output: str, params: dict[str, Any], run_id: str
         progress_bar=False,
         cwd=cwd,
         execution_timeout=int(timeout_s),
+        extra_arguments=list(KERNEL_ARGS),
     )
     wall = time.perf_counter() - started
     nb = nbformat.read(output, as_version=4)
