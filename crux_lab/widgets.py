@@ -193,6 +193,9 @@ class DebateConsole:
         try:
             async for event in run.events():
                 self.handle(event, run.ledger.usage())
+                # Yield to the kernel's loop after every event, so a click on stop (a comm
+                # message) is handled even when the backend answers without ever suspending.
+                await asyncio.sleep(0)
         except Exception as exc:  # shown in the console, kept in the result
             run.result.error = f"{type(exc).__name__}: {exc}"
             self.state.errors.append(run.result.error)
