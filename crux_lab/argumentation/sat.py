@@ -25,7 +25,10 @@ from pysat.solvers import Solver
 from crux_lab.argumentation._core import Component
 
 SOLVER_NAME = "glucose4"
-"""python-sat solver used for every component (chosen by benchmark, see README)."""
+"""python-sat solver used for every component. clingo was benchmarked as the alternative
+(benchmarks/argumentation/README.md): faster on single hard cores, but a new dependency
+with a grounding step, while python-sat is already required and only ever sees the small
+residual components left after the grounded reduct."""
 
 __all__ = ["SOLVER_NAME", "SatComponent"]
 
