@@ -17,6 +17,13 @@ Pipeline (``runGraph`` of the seed):
 4. output extraction in pure code (no LLM): common ground, camps, symmetric difference,
    ranked crux assumptions with settling questions, regime; mapped onto the common result.
 
+Common ground is stricter than the seed's "common ground = grounded extension", because it
+must never be fake: a grounded argument counts only when it is uncontested, i.e. in no attack
+with another persona's argument and (with backend annotations) opposed by no other persona's
+argument on its proposition. Grounded arguments that won a conflict are reported separately
+as ``result.accepted_claims`` (:class:`crux_lab.models.AcceptedClaim`: who attacked, who
+defended, what it attacks). Camps and the symmetric difference stay as in the seed.
+
 Backward-compatible events as in the seed: debate_start, table_assigned, status,
 initial_stance (derived from round 0), agent_turn (one per validated attack),
 convergence_update, blackboard_update, debate_complete.

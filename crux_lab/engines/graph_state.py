@@ -20,6 +20,7 @@ from crux_lab.argumentation import (
     iter_extensions,
 )
 from crux_lab.models import (
+    AcceptedClaim,
     Argument,
     ArgumentGraph,
     Attack,
@@ -209,6 +210,91 @@ def contradictory_pairs(state: GraphState, ids: Iterable[str]) -> list[tuple[str
     return out
 
 
+def cross_persona_conflicts(state: GraphState) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Attacks between arguments of different personas, as ``(attacked_by, targets)``:
+    ``{argument id: [ids of other personas' arguments attacking it]}`` and
+    ``{argument id: [ids of other personas' arguments it attacks]}``.
+
+    Seed 03 reads common ground off the grounded extension, but an argument that was attacked
+    and merely defended is not agreed by its attacker, and an attack left unanswered when the
+    rounds ran out is not agreed by its target. Only grounded arguments in neither map are
+    common ground (uncontested, and not opposed: :func:`opposing_arguments`); the rest are
+    accepted claims (:func:`accepted_claims`).
+
+    >>> s = GraphState(topic="t", arguments=(Argument(id="a", speaker_id="p", claim="x"),
+    ...     Argument(id="b", speaker_id="q", claim="y")),
+    ...     attacks=(Attack(id="k", from_arg_id="b", to_arg_id="a", type="rebut",
+    ...                     target={"arg_id": "a"}, counter_proposition="y", speaker_id="q"),))
+    >>> cross_persona_conflicts(s)
+    ({'a': ['b']}, {'b': ['a']})
+    """
+    speaker = {a.id: a.speaker_id for a in state.arguments}
+    attacked_by: dict[str, list[str]] = {}
+    targets: dict[str, list[str]] = {}
+    for k in state.attacks:
+        if speaker.get(k.from_arg_id) != speaker.get(k.to_arg_id):
+            attacked_by.setdefault(k.to_arg_id, []).append(k.from_arg_id)
+            targets.setdefault(k.from_arg_id, []).append(k.to_arg_id)
+    return attacked_by, targets
+
+
+def opposing_arguments(state: GraphState) -> dict[str, list[str]]:
+    """``{argument id: [ids of other personas' arguments of the opposite stance on its
+    proposition]}``, whatever their labels. Needs backend annotations; with a real model (no
+    annotations) it is empty.
+
+    >>> s = GraphState(topic="t", arguments=(Argument(id="a", speaker_id="p", claim="x"),
+    ...     Argument(id="b", speaker_id="q", claim="y"), Argument(id="c", speaker_id="r", claim="z")),
+    ...     meta={"a": ArgMeta("p1", "pro"), "b": ArgMeta("p1", "con"), "c": ArgMeta("p1", "pro")})
+    >>> opposing_arguments(s)
+    {'a': ['b'], 'b': ['a', 'c'], 'c': ['b']}
+    """
+    sided = [
+        (a.id, a.speaker_id, m.proposition_id, m.stance)
+        for a in state.arguments
+        if (m := state.meta.get(a.id)) is not None and m.proposition_id and m.stance in ("pro", "con")
+    ]
+    out: dict[str, list[str]] = {}
+    for a, sa, pa, ta in sided:
+        against = [b for b, sb, pb, tb in sided if pb == pa and sb != sa and tb != ta]
+        if against:
+            out[a] = against
+    return out
+
+
+def accepted_claims(state: GraphState, argument_ids: Sequence[str]) -> list[AcceptedClaim]:
+    """The accepted but contested claims among ``argument_ids`` (grounded arguments in conflict
+    with another persona): who attacked each, which accepted arguments defeat those attackers,
+    and which other personas' arguments it attacks itself."""
+    by_id = {a.id: a for a in state.arguments}
+    attacked_by, targets = cross_persona_conflicts(state)
+    opposed = opposing_arguments(state)
+    beaten_by: dict[str, list[str]] = {}
+    for k in state.attacks:
+        if state.labelling.get(k.from_arg_id) is Label.IN:
+            beaten_by.setdefault(k.to_arg_id, []).append(k.from_arg_id)
+    out: list[AcceptedClaim] = []
+    for a in argument_ids:
+        arg = by_id[a]
+        against = sorted(set(attacked_by.get(a, [])))
+        prop = state.meta.get(a, ArgMeta()).proposition_id
+        out.append(
+            AcceptedClaim(
+                id=f"w{len(out) + 1}",
+                statement=arg.claim,
+                argument_id=a,
+                persona_ids=[arg.speaker_id],
+                attacked_by=sorted({by_id[b].speaker_id for b in against if b in by_id}),
+                attacker_argument_ids=against,
+                defender_argument_ids=sorted({d for b in against for d in beaten_by.get(b, [])}),
+                target_argument_ids=sorted(set(targets.get(a, []))),
+                opposing_argument_ids=opposed.get(a, []),
+                proposition_ids=[prop] if prop else [],
+            )
+        )
+    return out
+
+
 def extract_graph_output(state: GraphState, top_k: int = 3) -> CruxReport:
     """Common ground, camps, symmetric difference, ranked crux assumptions with settling
     questions, and regime, from :func:`crux_lab.argumentation.extract_cruxes`."""
@@ -277,6 +363,10 @@ def map_to_debate_output(
     result.camps = camps
     result.fault_lines = fault_lines if len(report.camps) > 1 else []
 
+    grounded = [a for a in sorted(str(x) for x in report.common_ground if str(x) not in withheld) if a in by_id]
+    attacked_by, targets = cross_persona_conflicts(state)
+    opposed = opposing_arguments(state)
+    contested = {a for a in grounded if a in attacked_by or a in targets or a in opposed}
     result.common_ground = [
         CommonGround(
             id=f"g{n + 1}",
@@ -286,9 +376,9 @@ def map_to_debate_output(
             argument_id=a,
             proposition_ids=[p] if (p := state.meta.get(a, ArgMeta()).proposition_id) else [],
         )
-        for n, a in enumerate(sorted(str(x) for x in report.common_ground if str(x) not in withheld))
-        if a in by_id
+        for n, a in enumerate(a for a in grounded if a not in contested)
     ]
+    result.accepted_claims = accepted_claims(state, [a for a in grounded if a in contested])
 
     ledger: dict[str, list[str]] = {p: [] for p in persona_ids}
     for a in state.arguments:
@@ -311,6 +401,11 @@ def map_to_debate_output(
     if withheld:
         result.regime_description += (
             f" {len(fake)} contradictory pair(s) without an attack edge withheld from common ground."
+        )
+    if result.accepted_claims:
+        result.regime_description += (
+            f" {len(result.accepted_claims)} accepted but contested claim(s) (in an attack with, or opposed"
+            " by, another persona's argument) reported as accepted claims, not common ground."
         )
     result.graph = to_argument_graph(state)
     return fake

@@ -277,4 +277,5 @@ def debate_output(result: DebateResult) -> DebateOutput:
         camps=result.camps,
         regime=result.regime,
         regime_description=result.regime_description,
+        accepted_claims=result.accepted_claims,
     )

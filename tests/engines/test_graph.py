@@ -162,7 +162,9 @@ def test_map_to_debate_output_fills_the_common_fields() -> None:
     assert result.resolution_paths == [c.settling_question for c in result.cruxes]
     assert result.evidence_ledger == {"saylor": ["e-s1", "e-s2"], "hayes": ["e-h1"]}
     assert "saylor" in result.flip_conditions and "w" in result.flip_conditions["saylor"][0] or "A weak point" in result.flip_conditions["saylor"][0]
-    assert [g.argument_id for g in result.common_ground] == ["x"]
+    # x is grounded (seed 03's common ground) but attacks saylor's w: accepted, not agreed.
+    assert result.common_ground == []
+    assert [(w.argument_id, w.target_argument_ids) for w in result.accepted_claims] == [("x", ["w"])]
     assert result.regime.value in ("polarized", "partial") and result.graph.preferred_count == 2
 
 
@@ -177,6 +179,56 @@ def test_contradictions_without_an_edge_are_not_common_ground() -> None:
     result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["p", "q"]), engine="graph", backend="x")
     assert map_to_debate_output(extract_graph_output(state), state, ["p", "q"], result) == [("a", "b")]
     assert result.common_ground == []
+
+
+def test_attacked_and_defended_arguments_are_accepted_claims_not_common_ground() -> None:
+    # q attacks p's a; p's d defeats the attacker b; u is never attacked by anyone.
+    speakers = {"a": "p", "d": "p", "b": "q", "u": "q"}
+    state = graph_of("abdu", [("b", "a"), ("d", "b")], speakers)
+    assert set(state.grounded) == {"a", "d", "u"}
+    result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["p", "q"]), engine="graph", backend="x")
+    map_to_debate_output(extract_graph_output(state), state, ["p", "q"], result)
+    assert [g.argument_id for g in result.common_ground] == ["u"]
+    won = {w.argument_id: w for w in result.accepted_claims}
+    assert set(won) == {"a", "d"}
+    assert won["a"].attacked_by == ["q"] and won["a"].attacker_argument_ids == ["b"]
+    assert won["a"].defender_argument_ids == ["d"]
+    assert won["d"].target_argument_ids == ["b"] and won["d"].attacked_by == []
+    assert "accepted but contested" in result.regime_description
+
+
+def test_an_unattacked_argument_opposed_by_another_persona_is_not_common_ground() -> None:
+    # r argued con on p1 and lost to a counter-argument; p and q's pro arguments stand unattacked.
+    state = add_arguments(
+        create_graph_state("t"),
+        [Argument(id=i, speaker_id=s, claim=i) for i, s in (("a", "p"), ("b", "q"), ("c", "r"), ("k", "q"))],
+        {"a": ArgMeta("p1", "pro"), "b": ArgMeta("p1", "pro"), "c": ArgMeta("p1", "con"), "k": ArgMeta("p2", "pro")},
+    )
+    attack = Attack(id="k0", from_arg_id="k", to_arg_id="c", target=AttackTarget(arg_id="c"))
+    state = recompute_semantics(add_attacks(state, [attack], [ValidationResult(attack_id="k0", valid=True)]))
+    result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["p", "q", "r"]), engine="graph", backend="x")
+    map_to_debate_output(extract_graph_output(state), state, ["p", "q", "r"], result)
+    assert result.common_ground == []
+    won = {w.argument_id: w for w in result.accepted_claims}
+    assert won["a"].opposing_argument_ids == ["c"] and won["k"].target_argument_ids == ["c"]
+
+
+async def test_graph_reports_no_contested_proposition_as_common_ground_on_scenarios(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from crux_lab.analysis.metrics import fake_consensus_items, truth_table
+    from crux_lab.analysis.scenarios import generate_scenarios, use_library, write_library
+
+    scenarios = generate_scenarios(3, seed=0)
+    write_library(scenarios, tmp_path)
+    accepted = 0
+    with use_library(tmp_path):
+        for k, scenario in enumerate(scenarios):
+            result = await run_debate(scenario.config("graph", seed=k))
+            truth = truth_table(load_personas(result.config.persona_ids))
+            contested = set(scenario.contested)
+            assert not [g.id for g in result.common_ground if contested & set(g.proposition_ids)]
+            assert [i for i in fake_consensus_items(result, truth) if not i.startswith("args:")] == []
+            accepted += len(result.accepted_claims)
+    assert accepted > 0  # the contested winners are still reported, as accepted claims
 
 
 # ---------------------------------------------------------------------------
