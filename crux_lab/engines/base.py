@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -71,6 +71,15 @@ class EngineContext:
 
     async def call(self, request: LLMRequest) -> LLMResponse:
         return await self.backend.generate(request)
+
+
+P = TypeVar("P", bound=EngineParams)
+
+
+def engine_params(ctx: EngineContext, model: type[P]) -> P:
+    """The run's parameters as the engine's own model: the ones the runner validated, else
+    ``config.params`` parsed now (an engine driven directly, e.g. by a test)."""
+    return ctx.params if isinstance(ctx.params, model) else model.model_validate(ctx.config.params)
 
 
 def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:

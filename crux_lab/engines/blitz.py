@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, turn_hints, turn_metadata
+from crux_lab.engines.base import (
+    EngineContext,
+    EngineParams,
+    engine_params,
+    turn_hints,
+    turn_metadata,
+)
 from crux_lab.engines.base import make_turn as make_dialogue_turn
 from crux_lab.engines.blackboard import (
     Blackboard,
@@ -188,6 +195,45 @@ def board_events(board: Blackboard, round_number: int, rule: ConvergenceRule) ->
     ]
 
 
+@dataclass
+class TableSetup:
+    """What :func:`open_tables` prepared (runtime): the claims, each persona's initial stances,
+    and one blackboard per table."""
+
+    claims: list[Claim] = field(default_factory=list)
+    initial: dict[str, dict[str, AgentStance]] = field(default_factory=dict)
+    boards: list[Blackboard] = field(default_factory=list)
+
+
+async def open_tables(
+    ctx: EngineContext, params: Any, setup: TableSetup, *, announce_stances: bool = False
+) -> AsyncGenerator[DebateEvent, None]:
+    """The front half blitz and classical share: claims, tables, initial stances, blackboards.
+    ``params`` carries ``table_size`` and ``rounds_per_claim``. Yields its events as it goes and
+    fills ``setup`` (an async generator returns no value)."""
+    yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
+    yield Status(message="Decomposing the topic into testable claims")
+    setup.claims = await decompose_claims(ctx)
+    yield ClaimsDecomposed(claims=[c.text for c in setup.claims])
+    tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
+    yield TableAssigned(tables=tables)
+    if announce_stances:
+        yield Status(message=f"Initial stances from {len(ctx.persona_ids)} personas")
+    setup.initial = await initial_stances(ctx, setup.claims)
+    for stance_event in initial_stance_events(setup.claims, setup.initial):
+        yield stance_event
+    setup.boards = setup_boards(tables, setup.claims, setup.initial, params.rounds_per_claim)
+
+
+async def close_tables(ctx: EngineContext, setup: TableSetup) -> AsyncGenerator[DebateEvent, None]:
+    """The final output pass over every table's posts, mapped onto the common result."""
+    yield Status(message="Final output pass")
+    all_turns = sorted((t for b in setup.boards for t in b.turns), key=lambda t: t.turn_index)
+    output = await final_output(ctx, setup.claims, setup.boards, turn_hints(all_turns))
+    apply_classic_output(ctx.result, output, setup.claims, setup.boards, setup.initial)
+    yield DebateComplete(output=debate_output(ctx.result))
+
+
 class BlitzEngine:
     name: ClassVar[str] = "blitz"
     description: ClassVar[str] = (
@@ -199,19 +245,12 @@ class BlitzEngine:
     max_personas: ClassVar[int] = 24
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
-        params = ctx.params if isinstance(ctx.params, BlitzParams) else BlitzParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, BlitzParams)
         rule = rule_from(params)
-        yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
-        yield Status(message="Decomposing the topic into testable claims")
-        claims = await decompose_claims(ctx)
-        yield ClaimsDecomposed(claims=[c.text for c in claims])
-        tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
-        yield TableAssigned(tables=tables)
-        yield Status(message=f"Initial stances from {len(ctx.persona_ids)} personas")
-        initial = await initial_stances(ctx, claims)
-        for stance_event in initial_stance_events(claims, initial):
-            yield stance_event
-        boards = setup_boards(tables, claims, initial, params.rounds_per_claim)
+        setup = TableSetup()
+        async for event in open_tables(ctx, params, setup, announce_stances=True):
+            yield event
+        boards = setup.boards
         turn_index = 0
         round_number = 0
         while any(not b.converged for b in boards) and not ctx.cancelled:
@@ -230,8 +269,5 @@ class BlitzEngine:
             for board in active:
                 for event in board_events(board, round_number, rule):
                     yield event
-        yield Status(message="Final output pass")
-        all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
-        output = await final_output(ctx, claims, boards, turn_hints(all_turns))
-        apply_classic_output(ctx.result, output, claims, boards, initial)
-        yield DebateComplete(output=debate_output(ctx.result))
+        async for event in close_tables(ctx, setup):
+            yield event

@@ -17,27 +17,23 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, turn_hints
+from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
 from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, summarize
 from crux_lab.engines.blitz import (
+    TableSetup,
     board_events,
     board_turn,
-    initial_stance_events,
+    close_tables,
     make_turn,
+    open_tables,
     rule_from,
-    setup_boards,
 )
-from crux_lab.engines.claims import assign_tables, decompose_claims, initial_stances, persona_system
-from crux_lab.engines.output import apply_classic_output, debate_output, final_output
+from crux_lab.engines.claims import persona_system
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
-    ClaimsDecomposed,
-    DebateComplete,
     DebateEvent,
-    DebateStart,
     Status,
-    TableAssigned,
 )
 
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
@@ -134,18 +130,12 @@ class ClassicalEngine:
     max_personas: ClassVar[int] = 12
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
-        params = ctx.params if isinstance(ctx.params, ClassicalParams) else ClassicalParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, ClassicalParams)
         rule = rule_from(params)
-        yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
-        yield Status(message="Decomposing the topic into testable claims")
-        claims = await decompose_claims(ctx)
-        yield ClaimsDecomposed(claims=[c.text for c in claims])
-        tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
-        yield TableAssigned(tables=tables)
-        initial = await initial_stances(ctx, claims)
-        for stance_event in initial_stance_events(claims, initial):
-            yield stance_event
-        boards = setup_boards(tables, claims, initial, params.rounds_per_claim)
+        setup = TableSetup()
+        async for event in open_tables(ctx, params, setup):
+            yield event
+        boards = setup.boards
         systems = {pid: persona_system(ctx, pid) for pid in ctx.persona_ids}
         intents: list[IntentRecord] = []
         ctx.scratch["intents"] = intents
@@ -189,8 +179,5 @@ class ClassicalEngine:
                     yield Status(message=f"Table {board.table + 1}: round {rn} complete")
                     for event in board_events(board, rn, rule):
                         yield event
-        yield Status(message="Final output pass")
-        all_turns = sorted((t for b in boards for t in b.turns), key=lambda t: t.turn_index)
-        output = await final_output(ctx, claims, boards, turn_hints(all_turns))
-        apply_classic_output(ctx.result, output, claims, boards, initial)
-        yield DebateComplete(output=debate_output(ctx.result))
+        async for event in close_tables(ctx, setup):
+            yield event

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from crux_lab.engines.base import EngineConfigError, EngineContext
+from crux_lab.engines.base import EngineConfigError, EngineContext, engine_params
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History
 from crux_lab.engines.crux_room.detection import SpawnGate, detect
@@ -63,7 +63,7 @@ class CruxRoomsEngine:
     max_personas: ClassVar[int] = HARD_MAX_PERSONAS
 
     def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
-        params = ctx.params if isinstance(ctx.params, CruxRoomsParams) else CruxRoomsParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, CruxRoomsParams)
         n = len(ctx.persona_ids)
         if n > params.max_personas:
             raise EngineConfigError(

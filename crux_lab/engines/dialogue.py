@@ -17,7 +17,13 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import ClassVar
 
-from crux_lab.engines.base import EngineConfigError, EngineContext, EngineParams, check_personas
+from crux_lab.engines.base import (
+    EngineConfigError,
+    EngineContext,
+    EngineParams,
+    check_personas,
+    engine_params,
+)
 from crux_lab.engines.dialogue_v2.crystallizer import (
     Crystallizer,
     DCGCrystallizer,
@@ -50,7 +56,7 @@ class DialogueEngine:
                 f"engine '{self.name}' needs max_turns >= {need} for {len(ctx.persona_ids)} personas "
                 f"(one opening and one resolution turn each); got {ctx.config.max_turns}. Raise max_turns."
             )
-        params = ctx.params if isinstance(ctx.params, DialogueParams) else DialogueParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, DialogueParams)
         names = {pid: (ctx.personas[pid].name if pid in ctx.personas else pid) for pid in ctx.persona_ids}
         run = DialogueRun(ctx, params, self.crystallizer(ctx, params, names), self.name)
         async for event in run.events():

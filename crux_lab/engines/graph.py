@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from crux_lab.engines.base import EngineContext, EngineParams
+from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.claims import Claim, claims_block, decompose_claims, persona_system
 from crux_lab.engines.graph_state import (
     ArgMeta,
@@ -234,7 +234,7 @@ class GraphEngine:
     max_personas: ClassVar[int] = 12
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
-        params = ctx.params if isinstance(ctx.params, GraphParams) else GraphParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, GraphParams)
         yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
         yield TableAssigned(tables=[ctx.persona_ids])
         yield Status(message="Decomposing the topic into testable claims")

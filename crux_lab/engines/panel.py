@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
-from crux_lab.engines.base import EngineConfigError, EngineContext, turn_hints
+from crux_lab.engines.base import EngineConfigError, EngineContext, engine_params, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
@@ -100,7 +100,7 @@ class PanelEngine:
     max_personas: ClassVar[int] = HARD_MAX_PERSONAS
 
     def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
-        params = ctx.params if isinstance(ctx.params, PanelParams) else PanelParams.model_validate(ctx.config.params)
+        params = engine_params(ctx, PanelParams)
         n = len(ctx.persona_ids)
         if n > params.max_personas:
             raise EngineConfigError(
