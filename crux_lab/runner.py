@@ -14,7 +14,7 @@ from pathlib import Path
 
 from crux_lab.analysis.metrics import run_metrics
 from crux_lab.engines import get as get_engine
-from crux_lab.engines.base import EngineContext, check_personas, validate_params
+from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.llm import Backend, LLMError, make_backend
 from crux_lab.llm.ledger import Ledger
 from crux_lab.models import (
@@ -45,6 +45,7 @@ class DebateRun:
         self.engine = get_engine(config.engine)
         check_personas(self.engine, config.persona_ids)
         self.params = validate_params(self.engine, config)
+        check_config(self.engine, config, self.params)
         self.config = config
         self.run_id = config.run_id()
         self.personas = load_personas(config.persona_ids)

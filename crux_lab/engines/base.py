@@ -183,3 +183,12 @@ def check_personas(engine: Engine, persona_ids: Sequence[str]) -> None:
         raise EngineConfigError(
             f"engine '{engine.name}' needs {engine.min_personas}–{engine.max_personas} personas; got {n}."
         )
+
+
+def check_config(engine: Engine, config: DebateConfig, params: EngineParams) -> None:
+    """Run the engine's optional ``check_config(config, params)`` hook, for checks that need the
+    parsed parameters (a persona maximum set in params, ...). The runner calls it when a run is
+    built, so a bad configuration fails before any LLM call; engines without the hook pass."""
+    hook = getattr(engine, "check_config", None)
+    if callable(hook):
+        hook(config, params)

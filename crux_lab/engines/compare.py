@@ -155,7 +155,7 @@ def run_comparison(
             raise CompareError(f"invalid configuration for engine '{name}': {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     # Check personas, every engine's parameters and persona count before spending any calls.
     from crux_lab.engines import get
-    from crux_lab.engines.base import check_personas, validate_params
+    from crux_lab.engines.base import check_config, check_personas, validate_params
     from crux_lab.personas.loader import PersonaError, load_personas
 
     try:
@@ -167,7 +167,7 @@ def run_comparison(
         engine = get(config.engine)
         try:
             check_personas(engine, config.persona_ids)
-            validate_params(engine, config)
+            check_config(engine, config, validate_params(engine, config))
         except EngineConfigError as exc:
             raise CompareError(str(exc)) from None
     for config in configs:

@@ -24,17 +24,18 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from crux_lab.engines.base import EngineConfigError, EngineContext, engine_params
+from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History
 from crux_lab.engines.crux_room.detection import SpawnGate, detect
 from crux_lab.engines.crux_room.outcome import RoomRecord, finish
-from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams
+from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.models import (
     DebateComplete,
+    DebateConfig,
     DebateEvent,
     DebateStart,
     DialogueTurn,
@@ -62,14 +63,14 @@ class CruxRoomsEngine:
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = HARD_MAX_PERSONAS
 
+    def check_config(self, config: DebateConfig, params: EngineParams) -> None:
+        """``max_personas`` is a parameter of the run: a larger panel fails when the run is built."""
+        if isinstance(params, CruxRoomsParams):
+            check_max_personas(self.name, config.persona_ids, params)
+
     def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
         params = engine_params(ctx, CruxRoomsParams)
-        n = len(ctx.persona_ids)
-        if n > params.max_personas:
-            raise EngineConfigError(
-                f"engine 'crux_rooms' is configured for at most {params.max_personas} personas (params.max_personas); "
-                f"got {n}. Remove personas or raise max_personas (up to {HARD_MAX_PERSONAS})."
-            )
+        check_max_personas(self.name, ctx.persona_ids, params)  # also when driven without the runner
         return _ChannelRun(ctx, params).events()
 
 

@@ -18,12 +18,12 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
-from crux_lab.engines.base import EngineConfigError, EngineContext, engine_params, turn_hints
+from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
 from crux_lab.engines.crux_room.outcome import RoomRecord, finish
-from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams
+from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import Speakers
@@ -32,6 +32,7 @@ from crux_lab.models import (
     Aspect,
     ClashStart,
     DebateComplete,
+    DebateConfig,
     DebateEvent,
     DebateStart,
     DialogueTurn,
@@ -99,14 +100,14 @@ class PanelEngine:
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = HARD_MAX_PERSONAS
 
+    def check_config(self, config: DebateConfig, params: EngineParams) -> None:
+        """``max_personas`` is a parameter of the run: a larger panel fails when the run is built."""
+        if isinstance(params, PanelParams):
+            check_max_personas(self.name, config.persona_ids, params)
+
     def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
         params = engine_params(ctx, PanelParams)
-        n = len(ctx.persona_ids)
-        if n > params.max_personas:
-            raise EngineConfigError(
-                f"engine 'panel' is configured for at most {params.max_personas} personas (params.max_personas); "
-                f"got {n}. Remove personas or raise max_personas (up to {HARD_MAX_PERSONAS})."
-            )
+        check_max_personas(self.name, ctx.persona_ids, params)  # also when driven without the runner
         return _PanelRun(ctx, params).events()
 
 

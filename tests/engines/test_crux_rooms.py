@@ -10,31 +10,17 @@ import pytest
 
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.detection import SpawnGate
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC, write_test_deck
-from crux_lab.engines.crux_room.testing import ScriptedBackend
+from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC
+from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.crux_rooms import CruxRoomsEngine
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import DebateConfig, DisagreementCandidate
-from crux_lab.personas.loader import load_personas, propositions_for
 from crux_lab.runner import DebateRun
 
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("personas")
-    write_test_deck(root)
-    return root
+pytestmark = pytest.mark.usefixtures("use_test_deck")
 
 
-@pytest.fixture(autouse=True)
-def _use_library(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
-
-
-def sim(seed: int = 0) -> SimulatedBackend:
-    ids = list(PERSONA_IDS)
-    return SimulatedBackend(load_personas(ids), propositions_for(ids), seed=seed)
+sim = deck_simulator
 
 
 async def run(params: dict[str, Any] | None = None, backend: Any = None, **cfg: Any) -> DebateRun:
@@ -149,6 +135,14 @@ async def test_bad_persona_counts() -> None:
         DebateRun(DebateConfig(topic=TOPIC, persona_ids=["goldbug"], engine="crux_rooms"))
     with pytest.raises(EngineConfigError, match="at most 3 personas"):
         await run({"max_personas": 3})
+
+
+def test_params_max_personas_fails_before_any_call() -> None:
+    backend = ScriptedBackend(sim())
+    config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine="crux_rooms", params={"max_personas": 2})
+    with pytest.raises(EngineConfigError, match="crux_rooms' is configured for at most 2 personas"):
+        DebateRun(config, backend=backend)
+    assert backend.requests == []
 
 
 def test_spawn_gate_staged_commitment() -> None:

@@ -20,26 +20,15 @@ from crux_lab.engines.crux_room.testdeck import (
     planted_contested,
     write_test_deck,
 )
-from crux_lab.engines.crux_room.testing import ScriptedBackend
+from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.panel import PanelEngine
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import DebateConfig, DialogueTurn, SimulatorKnobs
-from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.models import DebateConfig, DialogueTurn
+from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens
 
-
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("personas")
-    write_test_deck(root)
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _use_library(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
+pytestmark = pytest.mark.usefixtures("use_test_deck")
 
 
 @pytest.fixture
@@ -59,9 +48,7 @@ def default(library: Path) -> DebateRun:
         return asyncio.run(run({"n_aspects": 3}))
 
 
-def sim(seed: int = 0, knobs: SimulatorKnobs | None = None) -> SimulatedBackend:
-    ids = list(PERSONA_IDS)
-    return SimulatedBackend(load_personas(ids), propositions_for(ids), seed=seed, knobs=knobs)
+sim = deck_simulator
 
 
 async def run(params: dict[str, Any] | None = None, backend: Any = None, **cfg: Any) -> DebateRun:
@@ -333,6 +320,16 @@ def _clone(deck: Path, n: int) -> list[str]:
             f.write_text(f.read_text().replace('"personaId": "trader"', f'"personaId": "{new}"'))
         ids.append(new)
     return ids
+
+
+def test_params_max_personas_fails_when_the_run_is_built() -> None:
+    # The check runs in DebateRun's constructor: no backend is made and no call is spent.
+    config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine="panel", params={"max_personas": 3})
+    backend = ScriptedBackend(sim())
+    with pytest.raises(EngineConfigError, match="at most 3 personas.*got 4"):
+        DebateRun(config, backend=backend)
+    assert backend.requests == []
+    assert DebateRun(config.model_copy(update={"params": {"max_personas": 4}}), backend=backend).params.max_personas == 4  # type: ignore[attr-defined]
 
 
 async def test_persona_count_limits(deck: Path) -> None:

@@ -9,11 +9,10 @@ import pytest
 
 from crux_lab.engines.crux_room.antisyc import belief_anchor, looks_sycophantic
 from crux_lab.engines.crux_room.speaker import PositionTracker
-from crux_lab.engines.crux_room.testdeck import NAMES, PERSONA_IDS, TOPIC, write_test_deck
-from crux_lab.engines.crux_room.testing import ScriptedBackend
-from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.engines.crux_room.testdeck import NAMES, PERSONA_IDS, TOPIC
+from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.models import DebateConfig, DialogueTurn, SimulatorKnobs
-from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 
 SPEECH = ("take", "rebuttal", "crux_turn", "closing")
@@ -23,21 +22,12 @@ ALL_OFF = {
 }
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("personas")
-    write_test_deck(root)
-    return root
-
-
-@pytest.fixture(autouse=True)
-def _use_library(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
+pytestmark = pytest.mark.usefixtures("use_test_deck")
 
 
 async def run(params: dict[str, Any], knobs: SimulatorKnobs | None = None) -> tuple[DebateRun, ScriptedBackend]:
     ids = list(PERSONA_IDS)
-    backend = ScriptedBackend(SimulatedBackend(load_personas(ids), propositions_for(ids), seed=0, knobs=knobs))
+    backend = ScriptedBackend(deck_simulator(0, knobs))
     config = DebateConfig(
         topic=TOPIC, persona_ids=ids, engine="panel",
         params={"shift_embeddings": False, "n_aspects": 2, "max_rooms": 2, **params},

@@ -15,25 +15,17 @@ from crux_lab.engines.crux_room.schemas import (
     SummaryReply,
     SycophancyCheckReply,
 )
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC, write_test_deck
+from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC
+from crux_lab.engines.crux_room.testing import deck_simulator
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
 
 
-@pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("personas")
-    write_test_deck(root)
-    return root
-
-
 @pytest.fixture
-def sim(library: Path, monkeypatch: pytest.MonkeyPatch) -> SimulatedBackend:
-    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
-    ids = list(PERSONA_IDS)
-    return SimulatedBackend(load_personas(ids), propositions_for(ids), seed=0)
+def sim(use_test_deck: Path) -> SimulatedBackend:
+    return deck_simulator()
 
 
 def ask(sim: SimulatedBackend, purpose: str, schema: type, **hints: object) -> object:

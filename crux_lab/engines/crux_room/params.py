@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import Field, model_validator
 
-from crux_lab.engines.base import EngineParams
+from crux_lab.engines.base import EngineConfigError, EngineParams
 from crux_lab.engines.crux_room.antisyc import AntiSycophancyParams
 
 DEFAULT_MAX_PERSONAS = 6
@@ -43,4 +45,21 @@ class CruxParams(EngineParams):
             belief_anchoring=self.belief_anchoring,
             post_check=self.post_check,
             update_rule=self.update_rule,
+        )
+
+
+def check_max_personas(engine: str, persona_ids: Sequence[str], params: CruxParams) -> None:
+    """Refuse a panel larger than this run's ``params.max_personas`` (the engines' own hard
+    maximum is checked by the runner from the class attribute).
+
+    >>> check_max_personas("panel", ["a", "b", "c"], CruxParams(max_personas=2))
+    Traceback (most recent call last):
+    ...
+    crux_lab.engines.base.EngineConfigError: engine 'panel' is configured for at most 2 personas (params.max_personas); got 3. Remove personas or raise max_personas (up to 12).
+    """
+    n = len(persona_ids)
+    if n > params.max_personas:
+        raise EngineConfigError(
+            f"engine '{engine}' is configured for at most {params.max_personas} personas (params.max_personas); "
+            f"got {n}. Remove personas or raise max_personas (up to {HARD_MAX_PERSONAS})."
         )

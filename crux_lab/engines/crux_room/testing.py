@@ -15,8 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from crux_lab.engines.crux_room.testdeck import PERSONA_IDS
 from crux_lab.llm.base import Backend, LLMOutputError, LLMRequest, LLMResponse
-from crux_lab.models import Tier
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import SimulatorKnobs, Tier
+from crux_lab.personas.loader import load_personas, propositions_for
 
 Script = Callable[[LLMRequest, int], dict[str, Any]]
 
@@ -75,3 +78,9 @@ class ScriptedBackend:
 
     def users(self, purpose: str) -> list[str]:
         return [r.user for r in self.requests if r.purpose == purpose]
+
+
+def deck_simulator(seed: int = 0, knobs: SimulatorKnobs | None = None) -> SimulatedBackend:
+    """The simulator over the test deck's personas (``CRUX_LAB_PERSONAS`` must point at it)."""
+    ids = list(PERSONA_IDS)
+    return SimulatedBackend(load_personas(ids), propositions_for(ids), seed=seed, knobs=knobs)
