@@ -27,9 +27,10 @@ from crux_lab.sweep.spec import Cell, SweepSpec
 CellStatus = Literal["done", "failed", "incomplete", "pending"]
 # Parameters the runner adds to every cell (the notebook may or may not declare them).
 INJECTED = ("run_id", "run_dir", "sweep")
-# Quiet kernels: their start-up warnings (e.g. "running over TCP without encryption" on a local
-# machine) would otherwise interleave with the progress bar on every cell.
-KERNEL_ARGS = ("--IPKernelApp.log_level=ERROR",)
+# Quiet kernels: their log lines (start-up warnings such as "running over TCP without
+# encryption", a KeyboardInterrupt logged at shutdown) would interleave with the progress bar
+# on every cell; cell errors still reach papermill.
+KERNEL_ARGS = ("--IPKernelApp.log_level=CRITICAL",)
 
 
 class NotebookParameterError(ValueError):
