@@ -24,18 +24,16 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, engine_params
+from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
-from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History
+from crux_lab.engines.crux_room.context import ContestedClaim, History
 from crux_lab.engines.crux_room.detection import SpawnGate, detect
 from crux_lab.engines.crux_room.outcome import RoomRecord, finish
-from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
+from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
-from crux_lab.engines.crux_room.speaker import Speakers
-from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.models import (
     DebateComplete,
-    DebateConfig,
     DebateEvent,
     DebateStart,
     DialogueTurn,
@@ -53,44 +51,13 @@ class CruxRoomsParams(CruxParams):
     cooldown_messages: int = Field(9, ge=0, le=200, description="Channel messages between rooms of one pair.")
 
 
-class CruxRoomsEngine:
-    name: ClassVar[str] = "crux_rooms"
-    description: ClassVar[str] = (
-        "Dialogue + crux rooms (seed 02 §5-6): round-robin channel, detector every 3 messages, "
-        "staged-commitment spawn gate, conversational crux rooms, cards posted back."
-    )
-    params_model: ClassVar[type[CruxRoomsParams]] = CruxRoomsParams
-    min_personas: ClassVar[int] = 2
-    max_personas: ClassVar[int] = HARD_MAX_PERSONAS
-
-    def check_config(self, config: DebateConfig, params: EngineParams) -> None:
-        """``max_personas`` is a parameter of the run: a larger panel fails when the run is built."""
-        if isinstance(params, CruxRoomsParams):
-            check_max_personas(self.name, config.persona_ids, params)
-
-    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
-        params = engine_params(ctx, CruxRoomsParams)
-        check_max_personas(self.name, ctx.persona_ids, params)  # also when driven without the runner
-        return _ChannelRun(ctx, params).events()
-
-
-class _ChannelRun:
+class _ChannelRun(CruxRun[CruxRoomsParams]):
     def __init__(self, ctx: EngineContext, params: CruxRoomsParams) -> None:
-        self.ctx = ctx
-        self.p = params
-        self.timeline = Timeline()
-        self.sp = Speakers(ctx, params.antisyc(), self.timeline)
-        self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
-        self.rooms: list[RoomRecord] = []
         self.gate = SpawnGate(min_seen=params.min_seen, cooldown_messages=params.cooldown_messages)
+        super().__init__(ctx, params, gate=self.gate)
         self.settings = RoomSettings(
             three_phase=False, min_exchange=params.room_min_exchange, max_exchange=params.room_max_exchange,
             turn_cap=params.room_turn_cap, last_turns=params.room_last_turns,
-        )
-        ctx.scratch.update(
-            timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
-            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
-            gate=self.gate,
         )
 
     def channel_context(self, pid: str) -> str:
@@ -163,3 +130,13 @@ class _ChannelRun:
             if outcome.card.resolved:
                 claim.status = "resolved"
 
+
+
+class CruxRoomsEngine(CruxEngine[CruxRoomsParams]):
+    name: ClassVar[str] = "crux_rooms"
+    description: ClassVar[str] = (
+        "Dialogue + crux rooms (seed 02 §5-6): round-robin channel, detector every 3 messages, "
+        "staged-commitment spawn gate, conversational crux rooms, cards posted back."
+    )
+    params_model: ClassVar[type[CruxRoomsParams]] = CruxRoomsParams
+    run_class: ClassVar[type[_ChannelRun]] = _ChannelRun

@@ -18,21 +18,19 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
-from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
+from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
-from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory, History, turn_context
+from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
 from crux_lab.engines.crux_room.outcome import RoomRecord, finish
-from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
+from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
+from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
-from crux_lab.engines.crux_room.speaker import Speakers
-from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.models import (
     Aspect,
     ClashStart,
     DebateComplete,
-    DebateConfig,
     DebateEvent,
     DebateStart,
     DialogueTurn,
@@ -90,44 +88,14 @@ def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> list[Aspect
     return out or [Aspect(id="a1", label=topic, description="The topic as a whole.")]
 
 
-class PanelEngine:
-    name: ClassVar[str] = "panel"
-    description: ClassVar[str] = (
-        "Panel debate with crux rooms (seed 05): aspects, parallel takes, voted disagreement "
-        "detection, clashes, three-phase crux rooms, crux cards, position shifts."
-    )
-    params_model: ClassVar[type[PanelParams]] = PanelParams
-    min_personas: ClassVar[int] = 2
-    max_personas: ClassVar[int] = HARD_MAX_PERSONAS
-
-    def check_config(self, config: DebateConfig, params: EngineParams) -> None:
-        """``max_personas`` is a parameter of the run: a larger panel fails when the run is built."""
-        if isinstance(params, PanelParams):
-            check_max_personas(self.name, config.persona_ids, params)
-
-    def run(self, ctx: EngineContext) -> AsyncIterator[DebateEvent]:
-        params = engine_params(ctx, PanelParams)
-        check_max_personas(self.name, ctx.persona_ids, params)  # also when driven without the runner
-        return _PanelRun(ctx, params).events()
-
-
-class _PanelRun:
+class _PanelRun(CruxRun[PanelParams]):
     def __init__(self, ctx: EngineContext, params: PanelParams) -> None:
-        self.ctx = ctx
-        self.p = params
-        self.timeline = Timeline()
-        self.sp = Speakers(ctx, params.antisyc(), self.timeline)
-        self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
-        self.rooms: list[RoomRecord] = []
+        super().__init__(ctx, params)
         self.spawned = DisagreementQueue(max_depth=params.queue_depth).spawned
         self.settings = RoomSettings(
             three_phase=True, min_exchange=params.room_min_exchange, max_exchange=params.room_max_exchange,
             steelman_after=params.steelman_after, extra_rounds=params.extra_rounds, turn_cap=params.room_turn_cap,
             last_turns=params.room_last_turns,
-        )
-        ctx.scratch.update(
-            timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
-            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
         )
 
     def context(self, pid: str, current: list[DialogueTurn], aspect: str | None = None) -> str:
@@ -291,3 +259,13 @@ class _PanelRun:
             self.memory.cards.append(outcome.card)
             if outcome.card.resolved:
                 claim.status = "resolved"
+
+
+class PanelEngine(CruxEngine[PanelParams]):
+    name: ClassVar[str] = "panel"
+    description: ClassVar[str] = (
+        "Panel debate with crux rooms (seed 05): aspects, parallel takes, voted disagreement "
+        "detection, clashes, three-phase crux rooms, crux cards, position shifts."
+    )
+    params_model: ClassVar[type[PanelParams]] = PanelParams
+    run_class: ClassVar[type[_PanelRun]] = _PanelRun
