@@ -28,7 +28,11 @@ from crux_lab.argumentation.dcg import (
     compute_common_ground,
     compute_cruxes,
 )
-from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult, ReasonAttack
+from crux_lab.engines.dialogue_v2.schemas import (
+    DCGCrystallizationResult,
+    ReasonAttack,
+    StanceUpsert,
+)
 from crux_lab.models import (
     Camp,
     CommonGround,
@@ -73,6 +77,19 @@ def _disagreement_type(value: str | None) -> DisagreementType | None:
         return DisagreementType(value) if value else None
     except ValueError:
         return None
+
+
+def _new_stance(stance_id: str, dispute_id: str, up: StanceUpsert) -> Stance:
+    """A first stance of a speaker on a dispute, from the crystallizer's upsert."""
+    return Stance(
+        id=stance_id,
+        dispute_id=dispute_id,
+        speaker_id=up.speaker_id,
+        side=up.side,
+        statement=up.statement,
+        confidence=up.confidence,
+        derived_from_turns=sorted(set(up.derived_from_turns)),
+    )
 
 
 @dataclass
@@ -145,17 +162,7 @@ class DCGHolder:
                 if up.speaker_id in seen or not turns_ok(up.derived_from_turns, f"stance of {up.speaker_id}"):
                     continue
                 seen.add(up.speaker_id)
-                opening.append(
-                    Stance(
-                        id=f"s-{self.next_stance + len(opening)}",
-                        dispute_id=did,
-                        speaker_id=up.speaker_id,
-                        side=up.side,
-                        statement=up.statement,
-                        confidence=up.confidence,
-                        derived_from_turns=sorted(set(up.derived_from_turns)),
-                    )
-                )
+                opening.append(_new_stance(f"s-{self.next_stance + len(opening)}", did, up))
             dispute = Dispute(
                 id=did,
                 question=nd.question,
@@ -190,15 +197,7 @@ class DCGHolder:
                         }
                     )
                 else:
-                    new = Stance(
-                        id=f"s-{self.next_stance}",
-                        dispute_id=did,
-                        speaker_id=up.speaker_id,
-                        side=up.side,
-                        statement=up.statement,
-                        confidence=up.confidence,
-                        derived_from_turns=sorted(set(up.derived_from_turns)),
-                    )
+                    new = _new_stance(f"s-{self.next_stance}", did, up)
                 if new == old:
                     continue
                 if self._try(change, what, upsert_stances=[new]):

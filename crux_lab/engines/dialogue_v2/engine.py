@@ -336,6 +336,19 @@ class DialogueRun:
         r.positions = positions
         r.position_shifts = shifts
 
+    async def _everyone_speaks(self, phase: int) -> AsyncIterator[DebateEvent]:
+        """Phases 1 and 4: every persona speaks once, in parallel, on the turns so far."""
+        yield PhaseStart(phase=phase, name=PHASE_TITLES[phase])
+        history = list(self.turns)
+        start = len(history)
+        spoken = await asyncio.gather(
+            *(self._speak(pid, phase, None, start + i, history) for i, pid in enumerate(self.ids))
+        )
+        for turn in spoken:
+            self.control.record(turn)
+            yield DialogueTurnEvent(turn=turn)
+        self._positions()
+
     # -- the debate -------------------------------------------------------
     async def events(self) -> AsyncIterator[DebateEvent]:
         ctx, c = self.ctx, self.control
@@ -344,17 +357,11 @@ class DialogueRun:
             backend=ctx.backend.name, run_id=ctx.run_id,
         )
         # Phase 1: opening statements, in parallel; then crystallize and discover
-        yield PhaseStart(phase=1, name=PHASE_TITLES[1])
-        openings = await asyncio.gather(
-            *(self._speak(pid, 1, None, i, []) for i, pid in enumerate(self.ids))
-        )
-        for turn in openings:
-            c.record(turn)
-            yield DialogueTurnEvent(turn=turn)
-        self._positions()
+        async for ev in self._everyone_speaks(1):
+            yield ev
         if ctx.cancelled:
             return
-        async for ev in self._crystallize(list(openings), "openings"):
+        async for ev in self._crystallize(self.turns[: len(self.ids)], "openings"):
             yield ev
         async for ev in self._discover():
             yield ev
@@ -409,16 +416,8 @@ class DialogueRun:
         # Phase 4: resolution, in parallel; final crystallization; insights
         if ctx.cancelled:
             return
-        yield PhaseStart(phase=4, name=PHASE_TITLES[4])
-        history = list(self.turns)
-        start = len(history)
-        closings = await asyncio.gather(
-            *(self._speak(pid, 4, None, start + i, history) for i, pid in enumerate(self.ids))
-        )
-        for turn in closings:
-            c.record(turn)
-            yield DialogueTurnEvent(turn=turn)
-        self._positions()
+        async for ev in self._everyone_speaks(4):
+            yield ev
         if ctx.cancelled:
             return
         final_cluster = self.turns[-max(self.params.cluster_min, len(self.ids)) :]
