@@ -48,6 +48,14 @@ PEERS_PY = HERE / "_peers.py"
 ROWS: list[dict[str, Any]] = []
 
 
+def big(count: int) -> str:
+    """Exact small counts, ``d.dd e+N`` for huge ones (Python ints exceed float range)."""
+    if count < 10**9:
+        return str(count)
+    digits = str(count)
+    return f"{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
@@ -207,7 +215,7 @@ def bench_preferred(sizes: list[int], timeout: float) -> None:
             me = mine["crux_lab"]
             res = peer_loop("preferred", peers, "EE-PR", family, n_, inst, dead, timeout)
             count = me.get("result")
-            shown = "?" if count is None else str(count) if count < 10**9 else f"{count:.2e}"
+            shown = "?" if count is None else big(count)
             lines.append(
                 [
                     family,
@@ -311,7 +319,7 @@ def bench_debate_summary(sizes: list[int]) -> None:
             [
                 str(n_),
                 str(len(att)),
-                f"{count:.3e}" if count > 10**6 else str(count),
+                big(count),
                 str(len(space.components)),
                 str(contested),
                 str(len(rep.camps)),
