@@ -19,7 +19,7 @@ from crux_lab.engines.base import (
 from crux_lab.llm.base import LLMResponse
 from crux_lab.models import DebateConfig, DebateResult, Move
 
-SIMULATED = {"proposition_ids": ["p1"], "stance": "con", "move": "CONCEDE", "named_reason": "the vacancy data"}
+SIMULATED: dict[str, object] = {"proposition_ids": ["p1"], "stance": "con", "move": "CONCEDE", "named_reason": "the vacancy data"}
 
 
 def reply(annotations: dict[str, object] | None = None) -> LLMResponse:
