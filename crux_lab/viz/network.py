@@ -37,10 +37,14 @@ class InlineNetwork:
     height: int = 600
 
     def iframe(self) -> str:
-        """The network as an isolated ``<iframe srcdoc>`` element."""
+        """The network as an ``<iframe srcdoc>`` element.
+
+        vis-network needs ``allow-same-origin`` to draw (a bare ``allow-scripts`` sandbox renders
+        blank in Chromium). The document is ours: every label was escaped when it was built.
+        """
         return (
             f'<iframe srcdoc="{html.escape(self.document, quote=True)}" '
-            f'style="width:100%;height:{self.height + 20}px;border:0" sandbox="allow-scripts"></iframe>'
+            f'style="width:100%;height:{self.height + 20}px;border:0" sandbox="allow-scripts allow-same-origin"></iframe>'
         )
 
     def _repr_html_(self) -> str:  # Jupyter display hook
