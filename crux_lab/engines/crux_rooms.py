@@ -28,15 +28,14 @@ from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History
 from crux_lab.engines.crux_room.detection import SpawnGate, detect
-from crux_lab.engines.crux_room.outcome import RoomRecord, finish
+from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
-from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
+from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.models import (
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DialogueTurn,
     DisagreementCandidate,
     DisagreementDetected,
     MessagePosted,
@@ -119,16 +118,9 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         self.gate.mark_spawned(cand, message_index)
         claim = ContestedClaim(cand.claim, (a, b), proposition_id=cand.proposition_id)
         self.memory.contested.append(claim)
-        room_id = f"r{len(self.rooms) + 1}"
-        outcome = RoomOutcome(room_id=room_id, personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id)
-        self.rooms.append(RoomRecord(outcome=outcome))
-        sources: list[DialogueTurn] = [t for t in self.memory.turns[-self.p.window :] if t.persona_id in (a, b)]
-        async for ev in run_room(self.sp, outcome, self.settings, source_messages=[t.id for t in sources]):
+        sources = [t.id for t in self.memory.turns[-self.p.window :] if t.persona_id in (a, b)]
+        async for ev in self.crux_room(cand, claim, sources):
             yield ev
-        if outcome.card is not None:
-            self.memory.cards.append(outcome.card)
-            if outcome.card.resolved:
-                claim.status = "resolved"
 
 
 

@@ -22,9 +22,9 @@ from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
-from crux_lab.engines.crux_room.outcome import RoomRecord, finish
+from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
-from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
+from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
 from crux_lab.models import (
@@ -248,17 +248,9 @@ class _PanelRun(CruxRun[PanelParams]):
         if len(self.rooms) >= self.p.max_rooms or room_key(cand) in queue.spawned:
             return
         queue.mark_spawned(cand)
-        room_id = f"r{len(self.rooms) + 1}"
-        outcome = RoomOutcome(room_id=room_id, personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id)
-        record = RoomRecord(outcome=outcome, aspect_id=aspect.id)
-        self.rooms.append(record)
         sources = [t.id for t in round_turns if t.persona_id in (a, b) and (t.phase == "take" or t in clash)]
-        async for ev in run_room(sp, outcome, self.settings, aspect=aspect, source_messages=sources):
+        async for ev in self.crux_room(cand, claim, sources, aspect):
             yield ev
-        if outcome.card is not None:
-            self.memory.cards.append(outcome.card)
-            if outcome.card.resolved:
-                claim.status = "resolved"
 
 
 class PanelEngine(CruxEngine[PanelParams]):

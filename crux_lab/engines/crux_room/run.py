@@ -9,16 +9,17 @@ exposes them in ``ctx.scratch`` for tests and benchmarks.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
-from crux_lab.engines.crux_room.context import DebateMemory
+from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory
 from crux_lab.engines.crux_room.outcome import RoomRecord
 from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
+from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.models import DebateConfig, DebateEvent
+from crux_lab.models import Aspect, DebateConfig, DebateEvent, DisagreementCandidate
 
 P = TypeVar("P", bound=CruxParams)
 
@@ -33,6 +34,7 @@ class CruxRun(Generic[P]):
         self.sp = Speakers(ctx, params.antisyc(), self.timeline)
         self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
         self.rooms: list[RoomRecord] = []
+        self.settings = RoomSettings()  # each engine sets its own room settings
         ctx.scratch.update(
             timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
             rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
@@ -41,6 +43,23 @@ class CruxRun(Generic[P]):
 
     def events(self) -> AsyncIterator[DebateEvent]:
         raise NotImplementedError
+
+    async def crux_room(
+        self, cand: DisagreementCandidate, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None
+    ) -> AsyncIterator[DebateEvent]:
+        """Run one crux room on a detected disagreement; its card goes back to the debate
+        memory, and a card that resolves the question resolves the contested claim."""
+        a, b = cand.personas[0], cand.personas[1]
+        outcome = RoomOutcome(
+            room_id=f"r{len(self.rooms) + 1}", personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id
+        )
+        self.rooms.append(RoomRecord(outcome=outcome, aspect_id=aspect.id if aspect else ""))
+        async for ev in run_room(self.sp, outcome, self.settings, aspect=aspect, source_messages=sources):
+            yield ev
+        if outcome.card is not None:
+            self.memory.cards.append(outcome.card)
+            if outcome.card.resolved:
+                claim.status = "resolved"
 
 
 class CruxEngine(Generic[P]):
