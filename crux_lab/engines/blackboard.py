@@ -21,7 +21,7 @@ from itertools import combinations
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
-from crux_lab.engines.claims import AgentStance, Claim, StanceWord, claims_block
+from crux_lab.engines.claims import AgentStance, Claim, StanceWord, claims_block, claims_extra
 from crux_lab.llm.base import Hints, TurnHint
 from crux_lab.models import DialogueTurn
 
@@ -314,7 +314,7 @@ async def summarize(ctx: EngineContext, board: Blackboard, turn_hints: list[Turn
             topic=ctx.config.topic,
             persona_ids=board.persona_ids,
             turns=turn_hints,
-            extra={"claims": [c.text for c in board.claims], "claim_proposition_ids": [c.proposition_id for c in board.claims]},
+            extra=claims_extra(board.claims),
         ),
     )
     response = await ctx.call(request)

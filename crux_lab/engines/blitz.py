@@ -40,6 +40,7 @@ from crux_lab.engines.claims import (
     AgentStance,
     Claim,
     assign_tables,
+    claims_extra,
     decompose_claims,
     initial_stances,
     persona_system,
@@ -129,8 +130,7 @@ async def board_turn(
             proposition_id=focus.proposition_id,
             turns=turn_hints(ordered),
             extra={
-                "claims": [c.text for c in board.claims],
-                "claim_proposition_ids": [c.proposition_id for c in board.claims],
+                **claims_extra(board.claims),
                 "focus_index": board.claims.index(focus),
                 "intent": intent,
             },

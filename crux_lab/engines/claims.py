@@ -14,7 +14,7 @@ import asyncio
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -154,16 +154,17 @@ def claims_block(claims: Sequence[Claim]) -> str:
     return "\n".join(f"[{i}] {c.text}" for i, c in enumerate(claims))
 
 
+def claims_extra(claims: Sequence[Claim]) -> dict[str, Any]:
+    """The claims as hint extras (texts, and proposition ids the simulator maps them to).
+
+    >>> claims_extra([Claim(id="c1", text="Rents fall.", proposition_id="p1")])
+    {'claims': ['Rents fall.'], 'claim_proposition_ids': ['p1']}
+    """
+    return {"claims": [c.text for c in claims], "claim_proposition_ids": [c.proposition_id for c in claims]}
+
+
 def claim_hints(ctx: EngineContext, claims: Sequence[Claim], speaker: str | None = None) -> Hints:
-    return Hints(
-        speaker_id=speaker,
-        topic=ctx.config.topic,
-        persona_ids=ctx.persona_ids,
-        extra={
-            "claims": [c.text for c in claims],
-            "claim_proposition_ids": [c.proposition_id for c in claims],
-        },
-    )
+    return Hints(speaker_id=speaker, topic=ctx.config.topic, persona_ids=ctx.persona_ids, extra=claims_extra(claims))
 
 
 async def initial_stance(

@@ -28,7 +28,7 @@ from crux_lab.engines.blitz import (
     open_tables,
     rule_from,
 )
-from crux_lab.engines.claims import persona_system
+from crux_lab.engines.claims import claims_extra, persona_system
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
@@ -93,7 +93,7 @@ async def score_urgency(
             topic=ctx.config.topic,
             persona_ids=board.persona_ids,
             turns=turn_hints(board.turns),
-            extra={"claims": [c.text for c in board.claims], "claim_proposition_ids": [c.proposition_id for c in board.claims]},
+            extra=claims_extra(board.claims),
         ),
     )
     response = await ctx.call(request)

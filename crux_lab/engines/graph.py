@@ -39,7 +39,13 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
-from crux_lab.engines.claims import Claim, claims_block, decompose_claims, persona_system
+from crux_lab.engines.claims import (
+    Claim,
+    claim_hints,
+    claims_block,
+    decompose_claims,
+    persona_system,
+)
 from crux_lab.engines.graph_state import (
     ArgMeta,
     GraphState,
@@ -394,10 +400,7 @@ class GraphEngine:
             persona_system(ctx, persona_id),
             initial_argument_prompt(ctx, persona_id, claims),
             output_schema=InitialArgumentsReply,
-            hints=Hints(
-                speaker_id=persona_id, topic=ctx.config.topic, persona_ids=ctx.persona_ids,
-                extra={"claims": [c.text for c in claims], "claim_proposition_ids": [c.proposition_id for c in claims]},
-            ),
+            hints=claim_hints(ctx, claims, persona_id),
             cache_system=True,
         )
         response = await ctx.call(request)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.blackboard import Blackboard, dispute_score
-from crux_lab.engines.claims import AgentStance, Claim, claims_block
+from crux_lab.engines.claims import AgentStance, Claim, claims_block, claims_extra
 from crux_lab.llm.base import Hints, TurnHint
 from crux_lab.models import (
     Camp,
@@ -97,8 +97,7 @@ async def final_output(
             persona_ids=ctx.persona_ids,
             turns=turns,
             extra={
-                "claims": [c.text for c in claims],
-                "claim_proposition_ids": [c.proposition_id for c in claims],
+                **claims_extra(claims),
                 "final_stances": {
                     pid: {str(i): [s[c.id].stance, s[c.id].confidence] for i, c in enumerate(claims) if c.id in s}
                     for pid, s in latest.items()
