@@ -122,7 +122,7 @@ def test_real_ctrl_c_on_the_process_group(tmp_path: Path) -> None:
     import time
 
     spec_path = tmp_path / "s.yaml"
-    spec_path.write_text(f"name: s\nnotebook: {DATA / 'sleepy.ipynb'}\nworkers: 2\ngrid:\n  sleep: [0.0, 60.0, 61.0]\n")
+    spec_path.write_text(f"name: s\nnotebook: {DATA / 'sleepy.ipynb'}\nworkers: 2\ngrid:\n  sleep: [0.0, 600.0, 601.0]\n")
     code = (
         "from crux_lab.sweep.runner import run_sweep\nfrom crux_lab.sweep.spec import load_sweep\n"
         f"r = run_sweep(load_sweep({str(spec_path)!r}), ingest=lambda d: print('INGEST', d.name, flush=True))\n"
@@ -139,6 +139,6 @@ def test_real_ctrl_c_on_the_process_group(tmp_path: Path) -> None:
     out, _ = proc.communicate(timeout=120)
     cells = Manifest(manifest).cells
     by_sleep = {c["params"]["sleep"]: c["status"] for c in cells.values()}
-    assert by_sleep == {0.0: "done", 60.0: "incomplete", 61.0: "incomplete"}
+    assert by_sleep == {0.0: "done", 600.0: "incomplete", 601.0: "incomplete"}
     done_id = next(rid for rid, c in cells.items() if c["status"] == "done")
     assert out.splitlines() == [f"INGEST {done_id}", "INTERRUPTED True"]
