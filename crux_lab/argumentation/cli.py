@@ -72,6 +72,16 @@ def _parse_arg(af: ArgumentFramework, raw: str | None, fmt: str, task: str) -> A
     return key
 
 
+def _int_str(n: int) -> str:
+    """Exact decimal digits, even beyond Python's default int-to-str digit limit."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
 def run_task(af: ArgumentFramework, task: str, arg: Arg | None = None) -> list[str]:
     """Solve one ICCMA task; returns the output lines.
 
@@ -96,7 +106,7 @@ def run_task(af: ArgumentFramework, task: str, arg: Arg | None = None) -> list[s
         return ["NO"] if ext is None else [_witness(af, ext)]
     space = extension_space(af, sem)
     if kind == "CE":
-        return [str(space.count())]
+        return [_int_str(space.count())]
     return [_witness(af, e) for e in space]
 
 

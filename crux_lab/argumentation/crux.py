@@ -39,6 +39,7 @@ __all__ = [
     "classify_af_regime",
     "compute_camps",
     "extract_cruxes",
+    "format_count",
     "pivot_arguments",
     "rank_assumptions",
     "settling_question",
@@ -222,6 +223,18 @@ def rank_assumptions(
     )
 
 
+def format_count(n: int) -> str:
+    """Exact digits for counts up to 30 digits, else ``~10^k`` (never hits int-str limits).
+
+    >>> format_count(12), format_count(3 * 10**40)
+    ('12', '~10^40')
+    """
+    if n < 10**30:
+        return str(n)
+    k = int((n.bit_length() - 1) * 0.30102999566398120)
+    return f"~10^{k}"
+
+
 def classify_af_regime(
     n_arguments: int, common_ground: int, extension_count: int, polarized_share: float = 0.25
 ) -> RegimeResult:
@@ -237,7 +250,7 @@ def classify_af_regime(
     >>> classify_af_regime(8, 4, 2).description
     'Partial: 4 of 8 arguments in common ground, 2 camps.'
     """
-    camps = f"{extension_count} camp{'s' if extension_count != 1 else ''}"
+    camps = f"{format_count(extension_count)} camp{'s' if extension_count != 1 else ''}"
     cg = f"{common_ground} of {n_arguments} arguments in common ground"
     if extension_count <= 1:
         return RegimeResult("consensus", f"Consensus: {cg}, {camps}.")

@@ -176,3 +176,13 @@ def test_max_alternatives_budget() -> None:
     assert count_extensions(ArgumentFramework.from_edges([], att), "preferred", total) == total
     rep = extract_cruxes(af, max_alternatives=total)
     assert rep.extension_count == total
+
+
+def test_astronomical_counts_format_safely() -> None:
+    from crux_lab.argumentation.cli import _int_str
+    from crux_lab.argumentation.crux import format_count
+
+    huge = 3 * 10**5000  # beyond Python's default 4300-digit int-to-str limit
+    assert format_count(huge) == "~10^5000"
+    assert classify_af_regime(10, 0, huge).description.startswith("Polarized: 0 of 10")
+    assert len(_int_str(huge)) == 5001
