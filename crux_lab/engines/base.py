@@ -98,9 +98,6 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
 
 
 _STANCES = ("pro", "con", "uncertain")
-# Off until the store's ``turns`` table has a ``named_reason`` column: its writer refuses
-# unknown keys, so a filled field would stop every simulated run from being stored.
-FILL_NAMED_REASON = False
 _MOVES = {m.value for m in Move}
 
 
@@ -143,10 +140,7 @@ def make_turn(response: LLMResponse, **fields: Any) -> DialogueTurn:
     ('CLAIM', 'con', ['p2'])
     """
     given = {k: v for k, v in fields.items() if v is not None}
-    meta = turn_metadata(response)
-    if not FILL_NAMED_REASON:
-        meta.pop("named_reason")
-    return DialogueTurn.model_validate(meta | given)
+    return DialogueTurn.model_validate(turn_metadata(response) | given)
 
 
 class Engine(Protocol):

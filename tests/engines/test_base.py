@@ -6,7 +6,6 @@ from typing import ClassVar
 
 import pytest
 
-from crux_lab.engines import base
 from crux_lab.engines.base import (
     EngineConfigError,
     EngineContext,
@@ -43,10 +42,8 @@ def test_unknown_annotation_shapes_are_dropped() -> None:
     assert meta == {"proposition_ids": [], "stance": None, "move": None, "named_reason": None}
 
 
-def test_named_reason_is_filled_when_switched_on(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_named_reason_is_filled_from_the_annotation() -> None:
     fields = {"id": "t0", "turn_index": 0, "persona_id": "a", "dialogue": "Fine.", "phase": "round"}
-    assert make_turn(reply(SIMULATED), **fields).named_reason is None  # off until the store has the column
-    monkeypatch.setattr(base, "FILL_NAMED_REASON", True)
     turn = make_turn(reply(SIMULATED), **fields)
     assert turn.named_reason == "the vacancy data"
     assert "named_reason" not in make_turn(reply(), **fields).model_dump()  # empty: records unchanged
