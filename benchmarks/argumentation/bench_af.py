@@ -193,6 +193,8 @@ def _cmp(res: dict[str, dict[str, Any]], mine: dict[str, Any]) -> str:
     if mine.get("status") != "ok":
         return "-"
     ok = [r for r in res.values() if r.get("status") == "ok"]
+    if not ok:
+        return "n/a"
     return "yes" if all(r["result"] == mine["result"] for r in ok) else "NO"
 
 
