@@ -214,6 +214,20 @@ class SatComponent:
         """Is local argument ``a`` in some complete/preferred (or stable) extension?"""
         return bool(self._query_solver(semantics == "stable").solve(assumptions=[a + 1]))
 
+    def credulous_all(self, semantics: str) -> set[int]:
+        """All credulously accepted local arguments, reusing every model found:
+        each satisfying labelling certifies all of its IN arguments at once."""
+        s = self._query_solver(semantics == "stable")
+        known: set[int] = set()
+        for a in range(self.k):
+            if a in known:
+                continue
+            if s.solve(assumptions=[a + 1]):
+                model = s.get_model()
+                assert model is not None
+                known.update(b for b in range(self.k) if model[b] > 0)
+        return known
+
     def skeptical(self, a: int, semantics: str) -> bool:
         """Is ``a`` in every extension of the component?
 

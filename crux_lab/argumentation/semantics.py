@@ -378,14 +378,56 @@ def skeptically_accepted(af: ArgumentFramework, arg: Arg, semantics: str = "pref
 
 
 def credulous_set(af: ArgumentFramework, semantics: str = "preferred") -> frozenset[Arg]:
-    """All credulously accepted arguments (via the factorized space)."""
-    from crux_lab.argumentation.space import extension_space
+    """All credulously accepted arguments.
 
-    return extension_space(af, semantics).credulous()
+    For complete/preferred/stable nothing is enumerated: small components are
+    solved exactly, larger ones by SAT queries that reuse every model found.
+    Other semantics go through the factorized space.
+
+    >>> af = ArgumentFramework.from_edges("abc", [("a", "b"), ("b", "a"), ("c", "c")])
+    >>> sorted(credulous_set(af, "preferred")), sorted(credulous_set(af, "stable"))
+    (['a', 'b'], [])
+    """
+    if semantics not in _ACCEPT:
+        from crux_lab.argumentation.space import extension_space
+
+        return extension_space(af, semantics).credulous()
+    stable = semantics == "stable"
+    if stable and not _stable_exists_elsewhere(af, None):
+        return frozenset()
+    args = af._index.args
+    out = {args[i] for i, lab in enumerate(grounded_of(af)) if lab == IN}
+    for comp in decompose(af).components:
+        if len(comp) <= SMALL_LIMIT:
+            union = 0
+            for m in small_extensions(comp, "stable" if stable else "complete"):
+                union |= m
+            out.update(args[comp.nodes[i]] for i in range(len(comp)) if union >> i & 1)
+        else:
+            out.update(args[comp.nodes[i]] for i in _sat(af, comp).credulous_all(semantics))
+    return frozenset(out)
 
 
 def skeptical_set(af: ArgumentFramework, semantics: str = "preferred") -> frozenset[Arg]:
-    """All skeptically accepted arguments (via the factorized space)."""
-    from crux_lab.argumentation.space import extension_space
+    """All skeptically accepted arguments (stable with no extension: all arguments).
 
-    return extension_space(af, semantics).skeptical()
+    For complete/preferred/stable, candidates are the credulously accepted
+    arguments of each component, each checked by :func:`skeptically_accepted`.
+
+    >>> af = ArgumentFramework.from_edges(
+    ...     "abcd", [("a", "b"), ("b", "a"), ("a", "c"), ("b", "c"), ("c", "d")])
+    >>> sorted(skeptical_set(af, "preferred")), sorted(skeptical_set(af, "complete"))
+    (['d'], [])
+    """
+    if semantics not in _ACCEPT:
+        from crux_lab.argumentation.space import extension_space
+
+        return extension_space(af, semantics).skeptical()
+    if semantics == "stable" and not _stable_exists_elsewhere(af, None):
+        return af.arguments
+    args = af._index.args
+    grounded = {args[i] for i, lab in enumerate(grounded_of(af)) if lab == IN}
+    if semantics == "complete":
+        return frozenset(grounded)
+    cand = credulous_set(af, semantics) - grounded
+    return frozenset(grounded | {a for a in cand if skeptically_accepted(af, a, semantics)})

@@ -212,3 +212,28 @@ def test_verified_sat_backend(path: Path, sat_only: None) -> None:
             for a in af:
                 assert S.credulously_accepted(af, a, sem) == (a in exp[f"credulous_{sem}"])
                 assert S.skeptically_accepted(af, a, sem) == (a in exp[f"skeptical_{sem}"])
+
+
+LARGE = sorted((VG / "large").glob("*.af"))
+
+
+@pytest.mark.parametrize("path", LARGE, ids=[p.stem for p in LARGE])
+def test_verified_large(path: Path) -> None:
+    """1,000-argument instances: grounded, credulous set without enumeration, and
+    (for the ER ones) full preferred/stable lists."""
+    af = read_af(path)
+    exp = load_json(path.with_suffix(".json"))
+    assert sorted(S.grounded_extension(af)) == sorted(exp["grounded"])
+    counts = {"IN": 0, "OUT": 0, "UNDEC": 0}
+    for lab in S.grounded_labelling(af).values():
+        counts[lab.value] += 1
+    assert counts == exp["grounded_labelling_counts"]
+    assert sorted(S.credulous_set(af, "preferred")) == sorted(exp["credulous_preferred"])
+    if "preferred" in exp:
+        assert ints(S.preferred_extensions(af)) == ints(exp["preferred"])
+        assert ints(S.stable_extensions(af)) == ints(exp["stable"])
+        assert sorted(S.skeptical_set(af, "preferred")) == sorted(exp["skeptical_preferred"])
+
+
+def test_large_copied() -> None:
+    assert len(LARGE) == 3
