@@ -423,69 +423,6 @@ def engines_cmd(
 
 
 # ---------------------------------------------------------------------------
-# personas (fallback; replaced by crux_lab.personas.cli:app when that exists)
-# ---------------------------------------------------------------------------
-
-personas_fallback = typer.Typer(help="The persona library: list and show personas.", no_args_is_help=True)
-
-
-@personas_fallback.command("list")
-def personas_list(
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of persona ids.")] = False,
-) -> None:
-    """List the persona ids of the library."""
-    from crux_lab.personas.loader import list_personas, load_decks, load_persona
-
-    ids = list_personas()
-    if as_json:
-        typer.echo(json.dumps(ids))
-        return
-    decks: dict[str, list[str]] = {}
-    for deck in load_decks():
-        for pid in deck.persona_ids:
-            decks.setdefault(pid, []).append(deck.id)
-    table = Table("id", "name", "kind", "decks")
-    for pid in ids:
-        try:
-            p = load_persona(pid)
-            table.add_row(pid, p.name, p.contract.kind, ", ".join(decks.get(pid, [])))
-        except Exception as exc:  # one broken persona should not hide the others
-            table.add_row(pid, f"[red]unreadable: {escape(str(exc))}[/]", "", "")
-    out_console.print(table)
-
-
-@personas_fallback.command("show")
-def personas_show(
-    persona_id: Annotated[str, typer.Argument(help="Persona id.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the contract and stances as JSON.")] = False,
-) -> None:
-    """Show one persona: contract summary and stances."""
-    from crux_lab.personas.loader import PersonaError, load_persona
-
-    try:
-        p = load_persona(persona_id)
-    except PersonaError as exc:
-        fail(str(exc))
-    if as_json:
-        typer.echo(json.dumps({
-            "contract": p.contract.model_dump(mode="json"),
-            "stances": p.stances.model_dump(mode="json"),
-        }, indent=1))
-        return
-    c = p.contract
-    out_console.print(f"[bold]{escape(p.name)}[/] ({p.id}, {c.kind})")
-    for label, text in (("personality", c.personality), ("bias", c.bias), ("stakes", c.stakes),
-                        ("epistemology", c.epistemology), ("time horizon", c.time_horizon),
-                        ("flip conditions", c.flip_conditions)):
-        out_console.print(f"[bold]{label}:[/] {escape(text)}")
-    table = Table("proposition", "stance", "confidence", "type", "reason")
-    for s in p.stances.stances:
-        table.add_row(s.proposition_id, s.stance, f"{s.confidence:.2f}",
-                      s.disagreement_type.value if s.disagreement_type else "", s.reason)
-    out_console.print(table)
-
-
-# ---------------------------------------------------------------------------
 # db
 # ---------------------------------------------------------------------------
 
@@ -619,8 +556,7 @@ def mount_subapps(target: typer.Typer, subapps: Sequence[tuple[str, str, str]]) 
     return mounted
 
 
-if "personas" not in mount_subapps(app, SUBAPPS):
-    app.add_typer(personas_fallback, name="personas")
+mount_subapps(app, SUBAPPS)
 app.add_typer(db_app, name="db")
 
 

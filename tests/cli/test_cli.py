@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from crux_lab.cli import app, load_subapp, parse_pairs, personas_fallback
+from crux_lab.cli import app, load_subapp, parse_pairs
 from crux_lab.models import DebateResult
 from crux_lab.store import connect, table_counts
 
@@ -201,18 +201,18 @@ def test_parse_pairs_keeps_equals_signs_in_values() -> None:
 # -- personas, engines ---------------------------------------------------------------------
 
 
-# The mounted `personas` (crux_lab.personas.cli when present) and the built-in fallback.
-PERSONAS_APPS = [(app, ["personas"]), (personas_fallback, [])]
+# The mounted `personas` sub-app (crux_lab.personas.cli).
+PERSONAS_APPS = [(app, ["personas"])]
 
 
-@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted", "fallback"])
+@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted"])
 def test_personas_list_json(runner: CliRunner, persona_library: Path, cli: typer.Typer, prefix: list[str]) -> None:
     res = runner.invoke(cli, [*prefix, "list", "--json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout) == ["ada", "bo"]
 
 
-@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted", "fallback"])
+@pytest.mark.parametrize(("cli", "prefix"), PERSONAS_APPS, ids=["mounted"])
 def test_personas_list_and_show(runner: CliRunner, persona_library: Path, cli: typer.Typer, prefix: list[str]) -> None:
     res = runner.invoke(cli, [*prefix, "list"])
     assert res.exit_code == 0 and "Ada" in res.output and "tides" in res.output
