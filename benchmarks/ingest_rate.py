@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _report import print_and_save  # benchmarks/ is on sys.path when run as a script
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "benchmarks" / "results" / "ingest_rate.json"
@@ -105,12 +106,7 @@ def main() -> None:
         "python": platform.python_version(),
         "loadavg_1m": round(os.getloadavg()[0], 2),
     }
-    width = max(map(len, rows))
-    for k, v in rows.items():
-        print(f"{k:<{width}}  {v}")
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-    print(f"wrote {OUT}")
+    print_and_save(rows, OUT)
 
 
 if __name__ == "__main__":

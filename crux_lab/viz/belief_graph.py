@@ -17,6 +17,7 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from crux_lab.personas.models import BeliefGraph, CorpusChunk, Persona
+from crux_lab.viz._text import wrap
 
 TYPE_COLORS: dict[str, str] = {
     "core_value": "#7b3294",
@@ -25,20 +26,6 @@ TYPE_COLORS: dict[str, str] = {
     "inference": "#5aae61",
 }
 POLARITY_COLORS: dict[int, str] = {1: "#1a9850", -1: "#d73027"}
-
-
-def _wrap(text: str, width: int = 60) -> str:
-    """Escape ``text`` and wrap it with <br> for a plotly hover."""
-    words, lines, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > width:
-            lines.append(line)
-            line = w
-        else:
-            line = f"{line} {w}".strip()
-    if line:
-        lines.append(line)
-    return "<br>".join(html.escape(x) for x in lines)
 
 
 def graph_layout(graph: BeliefGraph, how: Literal["layered", "spring"] = "layered", seed: int = 0) -> dict[str, tuple[float, float]]:
@@ -108,12 +95,12 @@ def belief_graph_figure(
         hover = []
         for n in nodes:
             grounding = [
-                f"<i>[{html.escape(chunks[c].kind)}; {html.escape(chunks[c].date or 'undated')}]</i> {_wrap(chunks[c].text[:300])}"
+                f"<i>[{html.escape(chunks[c].kind)}; {html.escape(chunks[c].date or 'undated')}]</i> {wrap(chunks[c].text[:300], max_lines=1_000)}"
                 for c in n.grounding[:3] if c in chunks
             ]
             missing = [html.escape(c) for c in n.grounding if c not in chunks]
             hover.append(
-                f"<b>{_wrap(n.concept)}</b><br>{html.escape(n.type)} · confidence {n.confidence:.2f} "
+                f"<b>{wrap(n.concept, max_lines=1_000)}</b><br>{html.escape(n.type)} · confidence {n.confidence:.2f} "
                 f"({len(n.grounding)} source(s))"
                 + ("<br>" + "<br>".join(grounding) if grounding else "")
                 + (f"<br>sources: {', '.join(missing)}" if missing else "")
