@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,26 @@ def _load_run_metrics(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunMan
     con.unregister("_run_metrics")
 
 
+@contextmanager
+def _writing(db: DB) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection inside one transaction: committed on success, rolled back on any error.
+
+    A connection we opened is closed afterwards; one passed in belongs to the caller.
+    """
+    con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    finally:
+        if con is not db:
+            con.close()
+
+
 def ingest(
     paths: Sequence[str | Path],
     db: DB = None,
@@ -159,23 +180,13 @@ def ingest(
     """
     manifests, duplicates = _manifests(paths)
     report = IngestReport(duplicates=duplicates)
-    con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
-    try:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for i in range(0, len(manifests), CHUNK):
-                chunk = manifests[i : i + CHUNK]
-                _load_chunk(con, chunk, report)
-                if on_run is not None:
-                    for m in chunk:
-                        on_run(m.run_dir)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-    finally:
-        if con is not db:
-            con.close()
+    with _writing(db) as con:
+        for i in range(0, len(manifests), CHUNK):
+            chunk = manifests[i : i + CHUNK]
+            _load_chunk(con, chunk, report)
+            if on_run is not None:
+                for m in chunk:
+                    on_run(m.run_dir)
     return report
 
 
@@ -197,32 +208,22 @@ def record_metrics(
     unknown = set(details) - set(metrics)
     if unknown:
         raise StoreError(f"details given for metrics not recorded: {', '.join(sorted(unknown))}.")
-    con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
-    try:
+    rows = [
+        {"run_id": run_id, "name": name, "value": None if math.isnan(v) else float(v), "detail": details.get(name)}
+        for name, v in metrics.items()
+    ]
+    arrow_rows = to_arrow("metrics", rows).drop_columns(["recorded_at"])
+    with _writing(db) as con:
         found = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()
         if not found or not found[0]:
             raise StoreError(f"run {run_id} is not in the database; ingest its run folder first.")
-        rows = [
-            {"run_id": run_id, "name": name, "value": None if math.isnan(v) else float(v), "detail": details.get(name)}
-            for name, v in metrics.items()
-        ]
-        arrow_rows = to_arrow("metrics", rows).drop_columns(["recorded_at"])
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(
-                "DELETE FROM metrics WHERE run_id = ? AND name IN (SELECT unnest(?))",
-                [run_id, list(metrics)],
-            )
-            con.register("_new_metrics", arrow_rows)
-            con.execute("INSERT INTO metrics BY NAME SELECT * FROM _new_metrics")
-            con.unregister("_new_metrics")
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-    finally:
-        if con is not db:
-            con.close()
+        con.execute(
+            "DELETE FROM metrics WHERE run_id = ? AND name IN (SELECT unnest(?))",
+            [run_id, list(metrics)],
+        )
+        con.register("_new_metrics", arrow_rows)
+        con.execute("INSERT INTO metrics BY NAME SELECT * FROM _new_metrics")
+        con.unregister("_new_metrics")
     return len(rows)
 
 
