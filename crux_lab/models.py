@@ -467,6 +467,11 @@ class DebateConfig(Model):
     # Per-purpose overrides of the model allocation: {"crux_turn": {"tier": "fast", "temperature": 0.5}}
     allocation: dict[str, dict[str, Any]] = Field(default_factory=dict)
     deck: str | None = None
+    # The model each tier called ({"strong": ..., "fast": ...}, crux_lab.llm.tier_models) and
+    # the server of the openai backend: provenance, and part of the run id when set. Left out
+    # of dumps while empty, so the run ids of runs without them stay as they were.
+    models: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    base_url: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def run_id(self) -> str:
         """Stable id: a hash of the parameters and the seed (see DESIGN.md "One writer")."""

@@ -61,6 +61,8 @@ class DebateRun:
                 knobs=config.sim,
                 cassette=cassette,
                 realtime=realtime,
+                models=config.models,
+                base_url=config.base_url,
             )
         self.ledger = Ledger(backend, run_id=self.run_id)
         self.result = DebateResult(

@@ -5,7 +5,12 @@
   Model ids per tier: ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST``, else
   ``crux_lab/data/prices.json`` ``default_models``.
 - ``replay``: answers only from a JSONL cassette (``--cassette PATH``), no API calls.
+- ``openai``: any OpenAI-compatible server (OpenAI, OpenRouter, vLLM, Ollama, the llama.cpp
+  server of ``crux-lab local-model start``): ``base_url`` and a model per tier; the key comes
+  from ``OPENAI_API_KEY``, none for a server on this machine.
 - ``auto``: anthropic when ``ANTHROPIC_API_KEY`` is set, else simulated.
+
+:func:`tier_models` is the one allocation of models to the fast and strong tiers, per backend.
 
 Passing a cassette with any live backend records into it (and replays what it already holds),
 so a paid run can be reproduced later with ``--backend replay --cassette PATH``.
@@ -30,11 +35,71 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
+from crux_lab.llm.pricing import default_model
 from crux_lab.models import SimulatorKnobs, Tier
 from crux_lab.personas.models import Persona, Proposition
 
-BACKENDS = ("auto", "simulated", "anthropic", "replay")
+BACKENDS = ("auto", "simulated", "anthropic", "openai", "replay")
 API_KEY_ENV = "ANTHROPIC_API_KEY"
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+MODEL_ENV = {Tier.strong: "CRUX_LAB_MODEL_STRONG", Tier.fast: "CRUX_LAB_MODEL_FAST"}
+
+
+def tier_models(backend: str, models: Mapping[str, str] | None = None) -> dict[Tier, str]:
+    """The one allocation: the model each tier of ``backend`` calls.
+
+    Explicit ``models`` (``--model-strong`` / ``--model-fast``, ``DebateConfig.models``) win.
+    Otherwise anthropic uses ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST``, else the
+    price table's ``default_models``; the simulator (and replay, for calls it was not given)
+    prices its calls as those defaults; openai has no default (the server is asked which
+    model it serves, see :func:`resolve_openai_models`), so its mapping may be incomplete.
+
+    >>> tier_models("openai", {"strong": "qwen3", "fast": "qwen3"})[Tier.fast]
+    'qwen3'
+    >>> tier_models("simulated")[Tier.strong] == default_model(Tier.strong)
+    True
+    """
+    chosen = {Tier(k): v.strip() for k, v in (models or {}).items() if v and v.strip()}
+    if backend == "openai":
+        return chosen
+    if backend == "anthropic":
+        defaults = {t: os.environ.get(MODEL_ENV[t], "").strip() or default_model(t) for t in Tier}
+    else:
+        defaults = {t: default_model(t) for t in Tier}
+    return {**defaults, **chosen}
+
+
+def allocation_help() -> str:
+    """The tier allocation in one line, for ``crux-lab debate --help``."""
+    a = tier_models("anthropic")
+    return (
+        f"Tiers: anthropic strong={a[Tier.strong]} fast={a[Tier.fast]} "
+        f"(${MODEL_ENV[Tier.strong]}, ${MODEL_ENV[Tier.fast]}); openai: --model-strong/--model-fast, "
+        f"else the one model the server lists; simulated: priced as the anthropic defaults. "
+        f"Each purpose's tier: crux_lab.llm.base.ALLOCATION."
+    )
+
+
+def resolve_openai_models(
+    models: Mapping[str, str] | None, base_url: str | None
+) -> dict[Tier, str]:
+    """Both tiers' models for the openai backend: the given ones, the missing ones filled with
+    the server's only model. Raises :class:`BackendUnavailable` (one line) when the server
+    cannot be reached, or serves several models and none was named."""
+    chosen = tier_models("openai", models)
+    if all(t in chosen for t in Tier):
+        return chosen
+    from crux_lab.llm.openai_backend import resolve_base_url, served_models
+
+    url = resolve_base_url(base_url)
+    served = served_models(url)
+    if len(served) != 1:
+        listed = f"it lists {', '.join(served[:8])}" + (" ..." if len(served) > 8 else "") if served else "it lists none"
+        raise BackendUnavailable(
+            f"name the models for the openai backend: --model-strong M --model-fast M "
+            f"(the server at {url} {listed})"
+        )
+    return {t: chosen.get(t, served[0]) for t in Tier}
 
 
 class UnknownBackend(ValueError):
@@ -63,6 +128,8 @@ def make_backend(
     knobs: SimulatorKnobs | None = None,
     cassette: Path | None = None,
     realtime: bool = False,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
 ) -> Backend:
     """Build the backend called ``name`` (after resolving ``auto``).
 
@@ -85,6 +152,10 @@ def make_backend(
         from crux_lab.llm.simulated import SimulatedBackend
 
         backend = SimulatedBackend(personas, propositions, seed=seed, knobs=knobs, realtime=realtime)
+    elif resolved == "openai":
+        from crux_lab.llm.openai_backend import OpenAIBackend
+
+        backend = OpenAIBackend(models=resolve_openai_models(models, base_url), base_url=base_url)
     else:
         if not os.environ.get(API_KEY_ENV, "").strip():
             from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
@@ -92,7 +163,7 @@ def make_backend(
             raise BackendUnavailable(MISSING_KEY_MESSAGE)
         from crux_lab.llm.anthropic_backend import AnthropicBackend
 
-        backend = AnthropicBackend()
+        backend = AnthropicBackend(models=tier_models("anthropic", models))
     if cassette is not None:
         from crux_lab.llm.replay import ReplayBackend
 
@@ -100,7 +171,13 @@ def make_backend(
     return backend
 
 
-def describe_backend_choice(name: str, *, cassette: Path | None = None) -> str:
+def describe_backend_choice(
+    name: str,
+    *,
+    cassette: Path | None = None,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+) -> str:
     """One line saying which backend a run uses and why; print it at the start of a run.
 
     It never shows the key, only whether it is set.
@@ -120,14 +197,25 @@ def describe_backend_choice(name: str, *, cassette: Path | None = None) -> str:
         what = f"answers from the cassette {cassette}, no API calls" if cassette else (
             "answers from a recorded cassette (pass --cassette PATH), no API calls"
         )
+    elif resolved == "openai":
+        from crux_lab.llm.openai_backend import is_local, resolve_base_url
+
+        url = resolve_base_url(base_url)
+        chosen = tier_models("openai", models)
+        listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast) if t in chosen)
+        if is_local(url):
+            billing = "a server on this machine: no key, no cost"
+        elif os.environ.get(OPENAI_KEY_ENV, "").strip():
+            billing = f"{OPENAI_KEY_ENV} is set; calls are billed to your key"
+        else:
+            billing = f"unavailable: {OPENAI_KEY_ENV} is not set"
+        what = f"OpenAI-compatible server at {url} ({listed or 'models from the server'}); {billing}"
     elif not has_key:
         what = f"unavailable: {API_KEY_ENV} is not set (export {API_KEY_ENV}=sk-ant-... first)"
     else:
-        from crux_lab.llm.anthropic_backend import configured_models
-
-        chosen = configured_models()
-        models = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
-        what = f"Claude via the Anthropic API ({models}); calls are billed to your key"
+        chosen = tier_models("anthropic", models)
+        listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
+        what = f"Claude via the Anthropic API ({listed}); calls are billed to your key"
     line = f"backend: {resolved} ({why}) - {what}"
     if cassette is not None and resolved != "replay":
         line += f"; cassette {cassette}: recorded calls replay, new ones are recorded"
@@ -137,6 +225,8 @@ def describe_backend_choice(name: str, *, cassette: Path | None = None) -> str:
 __all__ = [
     "API_KEY_ENV",
     "BACKENDS",
+    "MODEL_ENV",
+    "OPENAI_KEY_ENV",
     "Backend",
     "BackendUnavailable",
     "CassetteMiss",
@@ -148,7 +238,10 @@ __all__ = [
     "LLMResponse",
     "TurnHint",
     "UnknownBackend",
+    "allocation_help",
     "describe_backend_choice",
     "make_backend",
     "resolve_backend_name",
+    "resolve_openai_models",
+    "tier_models",
 ]

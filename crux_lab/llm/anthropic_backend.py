@@ -32,9 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import email.utils
-import json
 import os
-import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -42,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from crux_lab.llm.base import (
     BackendUnavailable,
@@ -51,7 +49,14 @@ from crux_lab.llm.base import (
     LLMRequest,
     LLMResponse,
 )
-from crux_lab.llm.pricing import cost_usd, default_model, model_entry, model_settings
+from crux_lab.llm.pricing import cost_usd, model_entry, model_settings
+from crux_lab.llm.structured import (
+    StructuredOutputInvalid,
+    extract_json,
+    parse_structured,
+    repair_instruction,
+    user_content,
+)
 from crux_lab.models import Tier, Usage
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -62,17 +67,18 @@ MISSING_KEY_MESSAGE = (
     f"or use --backend simulated to run offline."
 )
 
-MODEL_ENV = {Tier.strong: "CRUX_LAB_MODEL_STRONG", Tier.fast: "CRUX_LAB_MODEL_FAST"}
-
-
 def configured_models() -> dict[Tier, str]:
-    """Model id per tier: ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST`` when set,
-    else the price table's ``default_models``.
+    """Model id per tier (:func:`crux_lab.llm.tier_models`, the one allocation):
+    ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST`` when set, else the price table's
+    ``default_models``.
 
+    >>> from crux_lab.llm.pricing import default_model
     >>> configured_models()[Tier.strong] == (os.environ.get("CRUX_LAB_MODEL_STRONG") or default_model(Tier.strong))
     True
     """
-    return {tier: os.environ.get(MODEL_ENV[tier], "").strip() or default_model(tier) for tier in Tier}
+    from crux_lab.llm import tier_models
+
+    return tier_models("anthropic")
 
 
 # HTTP attempts of the call running in the current task (the middleware appends to it).
@@ -160,85 +166,6 @@ class _Reply:
     model: str
 
 
-class StructuredOutputInvalid(ValueError):
-    """The answer is not JSON, or not JSON that validates against the schema."""
-
-
-def extract_json(text: str) -> str:
-    """The JSON object inside an answer: code fences and surrounding prose removed.
-
-    >>> extract_json('```json\\n{"a": 1}\\n```')
-    '{"a": 1}'
-    >>> extract_json('Here it is: {"a": {"b": 2}} Hope that helps.')
-    '{"a": {"b": 2}}'
-    >>> extract_json("no json here")
-    'no json here'
-    """
-    stripped = text.strip()
-    fenced = re.match(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", stripped, re.DOTALL)
-    if fenced:
-        stripped = fenced.group(1).strip()
-    if stripped.startswith(("{", "[")):
-        return stripped
-    start, end = stripped.find("{"), stripped.rfind("}")
-    if start != -1 and end > start:
-        return stripped[start : end + 1]
-    return stripped
-
-
-def parse_structured(text: str, schema: type[BaseModel]) -> BaseModel:
-    """Parse and validate an answer; raises :class:`StructuredOutputInvalid` with a short reason.
-
-    >>> from pydantic import BaseModel
-    >>> class Vote(BaseModel):
-    ...     side: str
-    >>> parse_structured('{"side": "YES"}', Vote).side
-    'YES'
-    >>> parse_structured('{"side": ', Vote)
-    Traceback (most recent call last):
-    ...
-    crux_lab.llm.anthropic_backend.StructuredOutputInvalid: not valid JSON: Expecting value at line 1 column 9
-    """
-    blob = extract_json(text)
-    try:
-        data = json.loads(blob)
-    except json.JSONDecodeError as exc:
-        raise StructuredOutputInvalid(
-            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    try:
-        return schema.model_validate(data)
-    except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in exc.errors()[:10]
-        ]
-        more = f" (and {exc.error_count() - 10} more)" if exc.error_count() > 10 else ""
-        raise StructuredOutputInvalid(
-            f"JSON does not match the schema {schema.__name__}: " + "; ".join(problems) + more
-        ) from None
-
-
-def user_content(request: LLMRequest) -> str:
-    """The user message: the request's text, plus the JSON contract when a schema is set."""
-    schema = request.schema_json()
-    if schema is None:
-        return request.user
-    return (
-        f"{request.user}\n\n"
-        "Answer with exactly one JSON object and nothing else (no prose, no code fences). "
-        "It must validate against this JSON Schema:\n"
-        f"{json.dumps(schema, ensure_ascii=False, sort_keys=True)}"
-    )
-
-
-def repair_instruction(problem: str) -> str:
-    return (
-        f"Your previous answer could not be used: {problem}. Reply again with only the "
-        "corrected JSON object, valid against the JSON Schema given above."
-    )
-
-
 def _usage_of(message: Any) -> Usage:
     u = message.usage
     return Usage(
@@ -268,7 +195,7 @@ class AnthropicBackend:
     def __init__(
         self,
         *,
-        models: Mapping[Tier | str, str] | None = None,
+        models: Mapping[Tier, str] | Mapping[str, str] | None = None,
         max_concurrency: int = 8,
         timeout_s: float = 60.0,
         max_retries: int = 4,

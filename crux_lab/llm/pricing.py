@@ -8,9 +8,11 @@ model, whether the model accepts a sampling temperature and which ``effort`` to 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from crux_lab.models import Tier, Usage
@@ -18,10 +20,43 @@ from crux_lab.models import Tier, Usage
 PER_MILLION = 1_000_000
 
 
-@lru_cache(maxsize=1)
+PRICES_ENV = "CRUX_LAB_PRICES"
+
+
+class PriceTableInvalid(ValueError):
+    """The user's price file cannot be read."""
+
+
 def price_table() -> dict[str, Any]:
+    """The built-in table with ``$CRUX_LAB_PRICES`` (a JSON file of the same shape) laid over it.
+
+    The user's file adds or replaces whole model rows (``models``), ``aliases`` and
+    ``default_models``: e.g. ``{"models": {"gpt-4.1": {"input": 2.0, "output": 8.0,
+    "cache_write": 0, "cache_read": 0.5}}}``.
+    """
+    return _price_table(os.environ.get(PRICES_ENV, "").strip())
+
+
+@lru_cache(maxsize=4)
+def _price_table(user_file: str) -> dict[str, Any]:
     text = resources.files("crux_lab").joinpath("data/prices.json").read_text(encoding="utf-8")
     table: dict[str, Any] = json.loads(text)
+    if not user_file:
+        return table
+    try:
+        user = json.loads(Path(user_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PriceTableInvalid(
+            f"${PRICES_ENV}={user_file} is not a readable JSON price table ({exc}); "
+            f"fix the file or unset {PRICES_ENV}"
+        ) from None
+    if not isinstance(user, dict) or not all(isinstance(user.get(k, {}), dict) for k in ("models", "aliases", "default_models")):
+        raise PriceTableInvalid(
+            f"${PRICES_ENV}={user_file} must be a JSON object with 'models' (and optionally "
+            f"'aliases', 'default_models') mappings, like crux_lab/data/prices.json"
+        )
+    for key in ("models", "aliases", "default_models"):
+        table[key] = {**table.get(key, {}), **user.get(key, {})}
     return table
 
 

@@ -56,10 +56,10 @@ def test_anthropic_without_a_key_says_how_to_set_it(monkeypatch: pytest.MonkeyPa
 
 
 def test_unknown_backend_lists_the_valid_ones() -> None:
-    with pytest.raises(UnknownBackend, match="Valid backends: auto, simulated, anthropic, replay"):
-        build("openai")
+    with pytest.raises(UnknownBackend, match="Valid backends: auto, simulated, anthropic, openai, replay"):
+        build("gemini")
     with pytest.raises(UnknownBackend):
-        describe_backend_choice("openai")
+        describe_backend_choice("gemini")
 
 
 def test_replay_needs_a_cassette(tmp_path: Path) -> None:

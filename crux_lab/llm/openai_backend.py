@@ -1,0 +1,553 @@
+"""An OpenAI-compatible backend: Chat Completions through the official ``openai`` SDK.
+
+One class serves OpenAI itself, OpenRouter, Together, vLLM, Ollama, LM Studio and the
+llama.cpp server (``crux-lab local-model start``): a base URL and a model per tier.
+
+- **Key.** ``OPENAI_API_KEY`` from the environment, handed to the SDK only. A server on this
+  machine (127.0.0.1, localhost) needs none; a remote one without a key is refused up front.
+- **Structured output.** With ``structured="auto"`` a request with a schema is sent with
+  ``response_format: {"type": "json_schema", ...}``, ``strict`` when the schema has a strict
+  form (:func:`crux_lab.llm.structured.strict_schema`). A server that rejects the schema
+  (HTTP 400 naming it) is asked again without it, and that model is not sent one again: the
+  prompt contract carries the schema instead. The user message always states the contract
+  too (a grammar-constrained local model is never shown the schema otherwise). Every reply is
+  validated with the pydantic schema; an invalid one (not JSON, off-schema, or cut off at
+  ``max_tokens``) gets one repair turn, then :class:`LLMOutputError`.
+- **Retries** are the SDK's own (408/409/429/5xx, connection errors, ``retry-after``);
+  ``LLMResponse.retries`` counts them from the SDK's ``x-stainless-retry-count`` header.
+- **Usage.** ``prompt_tokens_details.cached_tokens`` becomes ``cache_read_tokens``;
+  ``input_tokens`` is the uncached rest, as the Anthropic backend records it.
+- **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
+  (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
+- **Context.** When the context size is known (``context_tokens``, or a llama.cpp server's
+  ``/props``), a prompt estimated longer than it fails before the call, naming both sizes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import ipaddress
+import os
+import re
+import time
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+from pydantic import BaseModel
+
+from crux_lab.llm.base import (
+    BackendUnavailable,
+    LLMCallFailed,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+)
+from crux_lab.llm.pricing import cost_usd, model_settings
+from crux_lab.llm.structured import (
+    StructuredOutputInvalid,
+    extract_json,
+    parse_structured,
+    repair_instruction,
+    strict_schema,
+    user_content,
+)
+from crux_lab.models import Tier, Usage
+
+try:
+    from crux_lab.scrub import register as _register_secret
+    from crux_lab.scrub import scrub as _scrub
+except ImportError:  # pragma: no cover - before the shared scrubber lands
+
+    def _scrub(text: str) -> str:
+        return text
+
+    def _register_secret(value: str | None) -> None:
+        return None
+
+
+API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Sent as the bearer token to a server on this machine when no key is set (llama.cpp,
+# Ollama and LM Studio ignore it unless started with a key of their own).
+NO_KEY = "no-key"
+START_LOCAL_HINT = "start the local one with `crux-lab local-model start` (or `make local-model`)"
+
+Structured = Literal["auto", "json_schema", "prompt"]
+
+# HTTP attempts of the call running in the current task (the request hook appends to it).
+_attempts: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "crux_lab_openai_attempts", default=None
+)
+
+
+def resolve_base_url(base_url: str | None) -> str:
+    """``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's; without a trailing slash.
+
+    >>> resolve_base_url("http://127.0.0.1:8080/v1/")
+    'http://127.0.0.1:8080/v1'
+    """
+    url = (base_url or os.environ.get(BASE_URL_ENV, "") or DEFAULT_BASE_URL).strip()
+    return url.rstrip("/")
+
+
+def is_local(base_url: str) -> bool:
+    """True for a server on this machine (no key needed, no cost).
+
+    >>> is_local("http://127.0.0.1:8080/v1"), is_local("http://localhost:11434/v1")
+    (True, True)
+    >>> is_local("https://api.openai.com/v1")
+    False
+    """
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(base_url: str) -> str | None:
+    """Why ``base_url`` cannot be a server address, or None when it looks like one.
+
+    >>> check_base_url("127.0.0.1:8080")
+    "--base-url '127.0.0.1:8080' is not an http(s) URL: write it like http://127.0.0.1:8080/v1"
+    >>> check_base_url("http://127.0.0.1:8080/v1") is None
+    True
+    """
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return (
+            f"--base-url {base_url!r} is not an http(s) URL: write it like http://127.0.0.1:8080/v1"
+        )
+    return None
+
+
+def server_root(base_url: str) -> str:
+    """The server's root (llama.cpp serves ``/health`` and ``/props`` there, not under /v1).
+
+    >>> server_root("http://127.0.0.1:8080/v1")
+    'http://127.0.0.1:8080'
+    """
+    return re.sub(r"/v1$", "", base_url.rstrip("/"))
+
+
+def missing_key_message(base_url: str) -> str:
+    return (
+        f"the openai backend needs an API key for {base_url}: set it in the environment, "
+        f"e.g. `export {API_KEY_ENV}=...` (never in a file under version control); a local "
+        f"server needs none ({START_LOCAL_HINT})."
+    )
+
+
+def unreachable_message(base_url: str, detail: str) -> str:
+    where = f"the local server at {base_url}" if is_local(base_url) else f"the server at {base_url}"
+    fix = START_LOCAL_HINT if is_local(base_url) else "check --base-url and your network"
+    return f"cannot reach {where} ({detail}); {fix}, or pass the right --base-url."
+
+
+@dataclass
+class _Reply:
+    text: str
+    usage: Usage
+    retries: int
+    finish_reason: str | None
+    model: str
+
+
+def _usage_of(completion: Any) -> Usage:
+    u = getattr(completion, "usage", None)
+    if u is None:
+        return Usage(calls=1)
+    prompt = int(u.prompt_tokens or 0)
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+    cached = min(cached, prompt)
+    return Usage(
+        calls=1,
+        input_tokens=prompt - cached,
+        output_tokens=int(u.completion_tokens or 0),
+        cache_read_tokens=cached,
+    )
+
+
+def _merge(a: Usage, b: Usage) -> Usage:
+    return (a + b).model_copy(update={"calls": 1})
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    """The server's own message from an error body (OpenAI and llama.cpp shapes)."""
+    body: Any = exc.body
+    text = str(exc.message)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            text = str(error["message"])
+        elif isinstance(error, str):
+            text = error
+    # A server may echo the key back in its error body.
+    return _scrub(text)[:500]
+
+
+_SCHEMA_REJECTED = re.compile(r"response_format|json_schema|schema|grammar", re.IGNORECASE)
+_CONTEXT_EXCEEDED = re.compile(r"context|too long|maximum.*tokens", re.IGNORECASE)
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible Chat Completions server (see the module docstring)."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        models: Mapping[Tier, str] | Mapping[str, str],
+        base_url: str | None = None,
+        api_key: str | None = None,
+        http_client: httpx2.AsyncClient | None = None,
+        max_concurrency: int = 4,
+        timeout_s: float = 300.0,
+        max_retries: int = 3,
+        structured: Structured = "auto",
+        context_tokens: int | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        self.base_url = resolve_base_url(base_url)
+        problem = check_base_url(self.base_url)
+        if problem:
+            raise BackendUnavailable(problem)
+        self.models: dict[Tier, str] = {Tier(t): m.strip() for t, m in models.items() if m.strip()}
+        missing = [t.value for t in Tier if t not in self.models]
+        if missing:
+            raise BackendUnavailable(
+                f"the openai backend needs a model for the {' and '.join(missing)} tier: "
+                f"pass --model-strong M --model-fast M"
+            )
+        self.local = is_local(self.base_url)
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+        if not key.strip():
+            if not self.local:
+                raise BackendUnavailable(missing_key_message(self.base_url))
+            key = NO_KEY
+        elif api_key is not None:
+            _register_secret(key.strip())  # a key given in code is scrubbed from every artifact
+        self.max_concurrency = max_concurrency
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.structured: Structured = structured
+        self.context_tokens = context_tokens
+        self._context_probed = context_tokens is not None
+        # Models that rejected a response_format schema: they get the prompt contract only.
+        self._no_schema: set[str] = set()
+        client = http_client or openai.DefaultAsyncHttpxClient()
+        client.event_hooks["request"] = [*client.event_hooks.get("request", []), _count_attempt]
+        # The SDK client holds the key; this object keeps no copy of it.
+        self._client = openai.AsyncOpenAI(
+            api_key=key.strip(),
+            base_url=self.base_url,
+            http_client=client,
+            timeout=timeout_s,
+            max_retries=max_retries,
+        )
+        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._probe_lock: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        models = ", ".join(f"{t.value}={m}" for t, m in self.models.items())
+        return f"OpenAIBackend({self.base_url}, {models}, structured={self.structured})"
+
+    def model_for(self, tier: Tier) -> str:
+        return self.models[tier]
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        sem = self._semaphores.get(loop)
+        if sem is None:
+            sem = asyncio.Semaphore(self.max_concurrency)
+            self._semaphores[loop] = sem
+        return sem
+
+    # -- context size ------------------------------------------------------------------
+
+    async def _context_size(self, purpose: str) -> int | None:
+        """``context_tokens``, else a llama.cpp server's per-slot ``n_ctx`` (asked once)."""
+        if self._context_probed:
+            return self.context_tokens
+        loop = asyncio.get_running_loop()
+        lock = self._probe_lock.setdefault(loop, asyncio.Lock())
+        async with lock:
+            if self._context_probed:
+                return self.context_tokens
+            try:
+                props = await self._client.get(
+                    server_root(self.base_url) + "/props",
+                    cast_to=object,
+                    options={"max_retries": 0, "timeout": min(self.timeout_s, 10.0)},
+                )
+            except openai.APIConnectionError as exc:
+                raise LLMCallFailed(
+                    purpose, unreachable_message(self.base_url, _connection_detail(exc))
+                ) from None
+            except openai.OpenAIError:
+                props = None  # not a llama.cpp server: the context size stays unknown
+            settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+            n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+            self.context_tokens = int(n_ctx) if isinstance(n_ctx, int) and n_ctx > 0 else None
+            self._context_probed = True
+            return self.context_tokens
+
+    async def _check_context(self, request: LLMRequest, messages: list[dict[str, str]]) -> None:
+        n_ctx = await self._context_size(request.purpose)
+        if n_ctx is None:
+            return
+        from crux_lab.tokens import count_tokens
+
+        # An estimate (crux_lab.tokens): a prompt just under the limit may still be refused
+        # by the server, whose own message is then passed on.
+        prompt = sum(count_tokens(m["content"]) + 4 for m in messages)
+        if prompt >= n_ctx:
+            raise LLMCallFailed(
+                request.purpose,
+                f"the prompt is about {prompt} tokens but the model's context is {n_ctx} tokens "
+                f"({self.base_url}); use a model with a longer context or restart the local "
+                f"server with a larger --ctx-size",
+            )
+
+    # -- one call ----------------------------------------------------------------------
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        model = self.model_for(request.tier)
+        async with self._semaphore():
+            started = time.perf_counter()
+            messages: list[dict[str, str]] = []
+            if request.system.strip():
+                messages.append({"role": "system", "content": request.system})
+            messages.append({"role": "user", "content": user_content(request)})
+            await self._check_context(request, messages)
+            first = await self._send(request, model, messages)
+            if request.output_schema is None:
+                if not first.text.strip():
+                    raise LLMOutputError(
+                        request.purpose,
+                        f"the answer has no text (finish_reason={first.finish_reason})",
+                        usage=first.usage,
+                        retries=first.retries,
+                        after_repair=False,
+                    )
+                return self._response(first, first.text, None, started, repaired=False)
+            try:
+                parsed = parse_structured(first.text, request.output_schema)
+                return self._response(first, extract_json(first.text), parsed, started, repaired=False)
+            except StructuredOutputInvalid as problem:
+                reason = str(problem)
+                if first.finish_reason == "length":
+                    reason += " (the answer was cut off at the token limit: be more concise)"
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": first.text.strip() or "(no answer)"},
+                    {"role": "user", "content": repair_instruction(reason)},
+                ]
+            try:
+                second = await self._send(request, model, messages)
+            except LLMCallFailed as exc:
+                exc.usage = _merge(first.usage, exc.usage or Usage())
+                exc.retries += first.retries
+                raise
+            both = _Reply(
+                text=second.text,
+                usage=_merge(first.usage, second.usage),
+                retries=first.retries + second.retries,
+                finish_reason=second.finish_reason,
+                model=second.model,
+            )
+            try:
+                parsed = parse_structured(second.text, request.output_schema)
+            except StructuredOutputInvalid as problem:
+                raise LLMOutputError(
+                    request.purpose, str(problem), usage=both.usage, retries=both.retries
+                ) from None
+            return self._response(both, extract_json(second.text), parsed, started, repaired=True)
+
+    def cost_of(self, model: str, usage: Usage) -> float:
+        """$0 on a server on this machine; else the price table's price (0 if unknown)."""
+        return 0.0 if self.local else cost_usd(model, usage)
+
+    def _response(
+        self, reply: _Reply, text: str, parsed: BaseModel | None, started: float, *, repaired: bool
+    ) -> LLMResponse:
+        return LLMResponse(
+            text=text,
+            parsed=parsed,
+            model=reply.model,
+            backend=self.name,
+            usage=reply.usage,
+            latency_s=round(time.perf_counter() - started, 6),
+            cost_usd=self.cost_of(reply.model, reply.usage),
+            retries=reply.retries,
+            repaired=repaired,
+        )
+
+    def response_format(self, request: LLMRequest, model: str) -> dict[str, Any] | None:
+        """The ``response_format`` of a request, or None when the prompt contract alone is used."""
+        schema = request.schema_json()
+        if schema is None or self.structured == "prompt" or model in self._no_schema:
+            return None
+        strict = strict_schema(schema)
+        name = re.sub(r"[^a-zA-Z0-9_-]", "_", request.output_schema.__name__ if request.output_schema else "reply")
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name[:64], "schema": strict or schema, "strict": strict is not None},
+        }
+
+    def request_params(
+        self, request: LLMRequest, model: str, messages: list[dict[str, str]]
+    ) -> dict[str, Any]:
+        """Keyword arguments of ``chat.completions.create`` (no credentials in here)."""
+        params: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "max_completion_tokens": request.max_tokens,
+        }
+        if model_settings(model).sampling_params:
+            params["temperature"] = request.temperature
+        fmt = self.response_format(request, model)
+        if fmt is not None:
+            params["response_format"] = fmt
+        return params
+
+    async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> _Reply:
+        params = self.request_params(request, model, messages)
+        try:
+            return await self._exchange(request, model, params)
+        except openai.BadRequestError as exc:
+            message = _error_message(exc)
+            if (
+                "response_format" in params
+                and self.structured == "auto"
+                and _SCHEMA_REJECTED.search(message)
+                and not _CONTEXT_EXCEEDED.search(message)
+            ):
+                # The server cannot take this schema: the prompt contract carries it from now on.
+                self._no_schema.add(model)
+                params.pop("response_format")
+                try:
+                    return await self._exchange(request, model, params)
+                except openai.OpenAIError as again:
+                    raise self._failure(request, again) from None
+            raise self._failure(request, exc) from None
+        except openai.OpenAIError as exc:
+            raise self._failure(request, exc) from None
+
+    async def _exchange(self, request: LLMRequest, model: str, params: dict[str, Any]) -> _Reply:
+        attempts: list[int] = []
+        token = _attempts.set(attempts)
+        try:
+            completion = await self._client.chat.completions.create(**params)
+        except openai.OpenAIError as exc:
+            exc.crux_lab_retries = max(len(attempts) - 1, 0)  # type: ignore[attr-defined]
+            raise
+        finally:
+            _attempts.reset(token)
+        retries = max(len(attempts) - 1, 0)
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            raise LLMCallFailed(
+                request.purpose,
+                f"the server at {self.base_url} answered without a choice: {str(completion)[:120]!r}; "
+                f"is --base-url an OpenAI-compatible endpoint (it usually ends in /v1)?",
+                retries=retries,
+            )
+        choice = choices[0]
+        refusal = getattr(choice.message, "refusal", None)
+        if refusal:
+            raise LLMCallFailed(
+                request.purpose,
+                f"the model declined to answer: {str(refusal)[:200]}",
+                retries=retries,
+                usage=_usage_of(completion),
+            )
+        return _Reply(
+            text=choice.message.content or "",
+            usage=_usage_of(completion),
+            retries=retries,
+            finish_reason=choice.finish_reason,
+            model=getattr(completion, "model", None) or model,
+        )
+
+    def _failure(self, request: LLMRequest, exc: openai.OpenAIError) -> LLMCallFailed:
+        """One clear LLMCallFailed for an SDK error (the SDK error, which holds the request, is dropped)."""
+        retries = int(getattr(exc, "crux_lab_retries", 0))
+        if isinstance(exc, openai.APITimeoutError):
+            detail = f"timed out after {self.timeout_s:g}s per attempt ({self.base_url})"
+            return LLMCallFailed(request.purpose, detail, retries=retries)
+        if isinstance(exc, openai.APIConnectionError):
+            detail = unreachable_message(self.base_url, _connection_detail(exc))
+            return LLMCallFailed(request.purpose, detail, retries=retries)
+        if isinstance(exc, openai.APIStatusError):
+            message = _error_message(exc)
+            status = exc.status_code
+            if status == 401:
+                message += f" (the server refused the key: check {API_KEY_ENV})"
+            elif status == 404:
+                model = self.model_for(request.tier)
+                message = f"{message} (model '{model}' at {self.base_url}: check --model-{request.tier.value})"
+            return LLMCallFailed(request.purpose, message, status=status, retries=retries)
+        return LLMCallFailed(request.purpose, f"{type(exc).__name__}: {str(exc)[:300]}", retries=retries)
+
+
+def _connection_detail(exc: openai.APIConnectionError) -> str:
+    cause = exc.__cause__
+    while cause is not None and cause.__cause__ is not None:
+        cause = cause.__cause__
+    text = str(cause) if cause is not None and str(cause) else exc.message
+    return text.splitlines()[0][:160] if text else "connection error"
+
+
+async def _count_attempt(request: httpx2.Request) -> None:
+    seen = _attempts.get()
+    if seen is not None:
+        seen.append(int(request.headers.get("x-stainless-retry-count", "0") or 0))
+
+
+def served_models(base_url: str, *, api_key: str | None = None, timeout_s: float = 5.0) -> list[str]:
+    """The model ids ``GET {base_url}/models`` lists (raises :class:`BackendUnavailable` with
+    a one-line reason when the server cannot be reached)."""
+    url = resolve_base_url(base_url)
+    problem = check_base_url(url)
+    if problem:
+        raise BackendUnavailable(problem)
+    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+    headers = {"Authorization": f"Bearer {key.strip() or NO_KEY}"}
+    try:
+        response = httpx2.get(url + "/models", headers=headers, timeout=timeout_s)
+    except httpx2.HTTPError as exc:
+        detail = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        raise BackendUnavailable(unreachable_message(url, detail)) from None
+    if response.status_code == 401:
+        raise BackendUnavailable(missing_key_message(url))
+    if response.status_code != 200:
+        return []
+    try:
+        data = response.json().get("data", [])
+    except ValueError:
+        return []
+    return [str(item["id"]) for item in data if isinstance(item, dict) and item.get("id")]

@@ -1,0 +1,105 @@
+"""A fake OpenAI-compatible server behind httpx2.MockTransport: canned chat completions,
+llama.cpp's ``/props`` and ``/v1/models``, and every request captured.
+
+The real ``openai`` SDK talks to it, so retries, headers and parsing run for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+
+FAKE_OPENAI_KEY = "sk-proj-test-FAKEKEY-9876543210fedcba"
+LOCAL_URL = "http://127.0.0.1:8080/v1"
+REMOTE_URL = "https://llm.example.test/v1"
+
+Reply = httpx2.Response | Exception
+
+
+def completion(
+    text: str = "Hello.",
+    *,
+    model: str = "smollm2",
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached_tokens: int | None = None,
+    finish_reason: str = "stop",
+) -> httpx2.Response:
+    """A 200 response carrying one chat completion."""
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
+    return httpx2.Response(
+        200,
+        json={
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 1,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": finish_reason,
+                }
+            ],
+            "usage": usage,
+        },
+    )
+
+
+def error(status: int, text: str, headers: dict[str, str] | None = None, kind: str = "invalid_request_error") -> httpx2.Response:
+    return httpx2.Response(
+        status, headers=headers or {}, json={"error": {"code": status, "message": text, "type": kind}}
+    )
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    raw: bytes
+
+
+@dataclass
+class FakeOpenAI:
+    """Serves ``replies`` to chat completions in order (the last repeats); ``n_ctx`` is what
+    ``/props`` reports (None: ``/props`` is 404, as on servers other than llama.cpp)."""
+
+    replies: list[Reply]
+    n_ctx: int | None = None
+    models: list[str] = field(default_factory=lambda: ["smollm2"])
+    requests: list[Seen] = field(default_factory=list)
+
+    async def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        raw = request.content
+        body = json.loads(raw) if raw else {}
+        self.requests.append(Seen(request.method, request.url.path, dict(request.headers), body, raw))
+        await asyncio.sleep(0)
+        if request.url.path == "/props":
+            if self.n_ctx is None:
+                return httpx2.Response(404, json={"error": {"message": "File Not Found"}})
+            return httpx2.Response(200, json={"default_generation_settings": {"n_ctx": self.n_ctx}})
+        if request.url.path.endswith("/models"):
+            return httpx2.Response(200, json={"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+        reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+        if isinstance(reply, Exception):
+            raise reply
+        return httpx2.Response(reply.status_code, headers=reply.headers, content=reply.content)
+
+    @property
+    def chats(self) -> list[Seen]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(self))

@@ -1,0 +1,278 @@
+"""OpenAIBackend through the real openai SDK against a mocked transport (no network, no key)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+from pydantic import BaseModel, Field
+
+from crux_lab.llm import pricing
+from crux_lab.llm.base import BackendUnavailable, LLMCallFailed, LLMOutputError, LLMRequest
+from crux_lab.llm.ledger import Ledger
+from crux_lab.llm.openai_backend import NO_KEY, OpenAIBackend
+from crux_lab.models import Tier
+
+from .fake_openai import FAKE_OPENAI_KEY, LOCAL_URL, REMOTE_URL, FakeOpenAI, completion, error
+
+MODELS = {"strong": "smollm2", "fast": "smollm2-fast"}
+
+
+class Vote(BaseModel):
+    side: str = Field(pattern="^(YES|NO)$")
+    confidence: float = Field(ge=0, le=1)
+    reason: str = ""
+
+
+class Tally(BaseModel):
+    counts: dict[str, int]
+
+
+def backend(api: FakeOpenAI, base_url: str = LOCAL_URL, **kwargs: object) -> OpenAIBackend:
+    return OpenAIBackend(models=MODELS, base_url=base_url, http_client=api.client(), **kwargs)  # type: ignore[arg-type]
+
+
+def take(**kwargs: object) -> LLMRequest:
+    fields: dict[str, object] = {"purpose": "take", "system": "You are Ada.", "user": "Your take?"}
+    fields.update(kwargs)
+    return LLMRequest(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def _no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("CRUX_LAB_PRICES", raising=False)
+
+
+async def test_success_reports_text_usage_with_cached_tokens_and_no_cost_locally() -> None:
+    api = FakeOpenAI([completion("Markets clear.", prompt_tokens=1200, completion_tokens=80, cached_tokens=900)])
+    r = await backend(api).generate(take(temperature=0.85, max_tokens=400))
+    assert r.text == "Markets clear." and r.backend == "openai" and r.model == "smollm2"
+    assert (r.usage.input_tokens, r.usage.cache_read_tokens, r.usage.output_tokens) == (300, 900, 80)
+    assert r.cost_usd == 0.0 and r.retries == 0 and not r.repaired
+    body = api.chats[0].body
+    assert body["model"] == "smollm2"
+    assert body["messages"] == [
+        {"role": "system", "content": "You are Ada."},
+        {"role": "user", "content": "Your take?"},
+    ]
+    assert body["temperature"] == 0.85 and body["max_completion_tokens"] == 400
+    assert "response_format" not in body
+    # No key is set and the server is local: a placeholder goes in the header, nothing else.
+    assert api.chats[0].headers["authorization"] == f"Bearer {NO_KEY}"
+
+
+async def test_fast_tier_calls_the_fast_model() -> None:
+    api = FakeOpenAI([completion(model="smollm2-fast")])
+    r = await backend(api).generate(take(tier=Tier.fast))
+    assert api.chats[0].body["model"] == "smollm2-fast" and r.model == "smollm2-fast"
+
+
+async def test_a_schema_goes_out_as_a_strict_json_schema_and_the_reply_is_validated() -> None:
+    api = FakeOpenAI([completion('{"side": "YES", "confidence": 0.7, "reason": "r"}')])
+    r = await backend(api).generate(take(output_schema=Vote))
+    assert isinstance(r.parsed, Vote) and r.parsed.side == "YES" and not r.repaired
+    fmt = api.chats[0].body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+    schema = fmt["json_schema"]["schema"]
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["side", "confidence", "reason"]
+    assert "default" not in json.dumps(schema)
+    # The contract is stated in the prompt too (a grammar-constrained model never sees the schema).
+    assert "JSON Schema" in api.chats[0].body["messages"][-1]["content"]
+
+
+async def test_a_schema_without_a_strict_form_is_sent_non_strict() -> None:
+    api = FakeOpenAI([completion('{"counts": {"a": 1}}')])
+    r = await backend(api).generate(take(output_schema=Tally))
+    assert isinstance(r.parsed, Tally)
+    assert api.chats[0].body["response_format"]["json_schema"]["strict"] is False
+
+
+async def test_a_server_that_rejects_the_schema_falls_back_to_the_prompt_contract() -> None:
+    api = FakeOpenAI(
+        [
+            error(400, "JSON schema conversion failed: unsupported keyword"),
+            completion('{"side": "NO", "confidence": 0.2}'),
+        ]
+    )
+    b = backend(api)
+    r = await b.generate(take(output_schema=Vote))
+    assert isinstance(r.parsed, Vote) and r.parsed.side == "NO"
+    first, second = api.chats
+    assert "response_format" in first.body and "response_format" not in second.body
+    assert "JSON Schema" in second.body["messages"][-1]["content"]
+    # The model is not sent a schema again.
+    await b.generate(take(output_schema=Vote))
+    assert "response_format" not in api.chats[2].body
+
+
+async def test_structured_prompt_mode_never_sends_a_schema() -> None:
+    api = FakeOpenAI([completion('{"side": "NO", "confidence": 0.2}')])
+    await backend(api, structured="prompt").generate(take(output_schema=Vote))
+    assert "response_format" not in api.chats[0].body
+
+
+async def test_an_invalid_reply_is_repaired_once() -> None:
+    api = FakeOpenAI(
+        [
+            completion("Sure! I think YES.", prompt_tokens=100, completion_tokens=10),
+            completion('{"side": "YES", "confidence": 0.9}', prompt_tokens=150, completion_tokens=12),
+        ]
+    )
+    r = await backend(api).generate(take(output_schema=Vote))
+    assert r.repaired and isinstance(r.parsed, Vote)
+    assert (r.usage.calls, r.usage.input_tokens, r.usage.output_tokens) == (1, 250, 22)
+    repair = api.chats[1].body["messages"]
+    assert repair[-2] == {"role": "assistant", "content": "Sure! I think YES."}
+    assert "not valid JSON" in repair[-1]["content"]
+    assert api.chats[1].body["response_format"] == api.chats[0].body["response_format"]
+
+
+async def test_a_reply_off_schema_twice_raises_llm_output_error_with_the_usage() -> None:
+    api = FakeOpenAI([completion('{"side": "MAYBE", "confidence": 3}', prompt_tokens=50, completion_tokens=5)])
+    with pytest.raises(LLMOutputError) as info:
+        await backend(api).generate(take(output_schema=Vote))
+    assert len(api.chats) == 2
+    assert "after one repair" in str(info.value) and "side" in str(info.value)
+    assert info.value.usage is not None and info.value.usage.input_tokens == 100
+
+
+async def test_a_reply_looping_to_max_tokens_is_repaired_then_fails() -> None:
+    looping = completion('{"side": "YES", "reason": "' + "very " * 40, finish_reason="length")
+    api = FakeOpenAI([looping])
+    with pytest.raises(LLMOutputError):
+        await backend(api).generate(take(output_schema=Vote, max_tokens=60))
+    assert "cut off at the token limit" in api.chats[1].body["messages"][-1]["content"]
+
+
+async def test_429_is_retried_by_the_sdk_and_counted() -> None:
+    api = FakeOpenAI([error(429, "slow down", {"retry-after-ms": "5"}, kind="rate_limit_error"), completion("ok")])
+    r = await backend(api).generate(take())
+    assert (r.text, r.retries) == ("ok", 1)
+    assert [c.headers["x-stainless-retry-count"] for c in api.chats] == ["0", "1"]
+
+
+async def test_retries_exhausted_report_the_status_and_the_count() -> None:
+    api = FakeOpenAI([error(503, "loading model", {"retry-after-ms": "1"}, kind="unavailable_error")])
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api, max_retries=2).generate(take())
+    assert info.value.status == 503 and info.value.retries == 2 and "loading model" in str(info.value)
+    assert len(api.chats) == 3
+
+
+async def test_server_down_is_one_line_naming_the_url_and_how_to_start_it() -> None:
+    api = FakeOpenAI([httpx2.ConnectError("[Errno 111] Connection refused")])
+
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("[Errno 111] Connection refused")
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(refuse))
+    b = OpenAIBackend(models=MODELS, base_url=LOCAL_URL, http_client=client, max_retries=0)
+    with pytest.raises(LLMCallFailed) as info:
+        await b.generate(take())
+    message = str(info.value)
+    assert "\n" not in message
+    assert LOCAL_URL in message and "crux-lab local-model start" in message
+    assert "Connection refused" in message
+    assert api.requests == []
+
+
+async def test_an_unknown_model_passes_on_the_servers_message() -> None:
+    api = FakeOpenAI([error(404, "The model `gpt-nope` does not exist or you do not have access to it.", kind="not_found_error")])
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api).generate(take())
+    assert info.value.status == 404
+    assert "The model `gpt-nope` does not exist" in str(info.value)
+    assert "--model-strong" in str(info.value)
+
+
+async def test_a_prompt_longer_than_the_context_fails_before_the_call() -> None:
+    api = FakeOpenAI([completion()], n_ctx=64)
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api).generate(take(user="word " * 200))
+    message = str(info.value)
+    assert "context is 64 tokens" in message and "--ctx-size" in message
+    prompt_size = int(message.split("the prompt is about ")[1].split(" ")[0])
+    assert prompt_size > 200
+    assert api.chats == []  # never sent
+    assert [r.path for r in api.requests] == ["/props"]
+
+
+async def test_the_context_is_asked_once_and_short_prompts_go_through() -> None:
+    api = FakeOpenAI([completion()], n_ctx=4096)
+    b = backend(api)
+    await b.generate(take())
+    await b.generate(take())
+    assert [r.path for r in api.requests] == ["/props", "/v1/chat/completions", "/v1/chat/completions"]
+    assert b.context_tokens == 4096
+
+
+async def test_the_servers_own_context_error_is_passed_on_not_taken_for_a_schema_problem() -> None:
+    text = "request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it"
+    api = FakeOpenAI([error(400, text, kind="exceed_context_size_error")])
+    with pytest.raises(LLMCallFailed) as info:
+        await backend(api).generate(take(output_schema=Vote))
+    assert text in str(info.value) and info.value.status == 400
+    assert len(api.chats) == 1
+
+
+def test_a_remote_server_needs_a_key_and_a_local_one_does_not() -> None:
+    with pytest.raises(BackendUnavailable, match="export OPENAI_API_KEY="):
+        OpenAIBackend(models=MODELS, base_url=REMOTE_URL)
+    OpenAIBackend(models=MODELS, base_url=LOCAL_URL)
+    with pytest.raises(BackendUnavailable, match="--model-strong M --model-fast M"):
+        OpenAIBackend(models={"strong": "m"}, base_url=LOCAL_URL)
+    with pytest.raises(BackendUnavailable, match="not an http"):
+        OpenAIBackend(models=MODELS, base_url="127.0.0.1:8080")
+
+
+async def test_the_key_goes_only_into_the_auth_header_and_never_into_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    api = FakeOpenAI([completion("fine"), error(401, f"Incorrect API key provided: {FAKE_OPENAI_KEY}")])
+    b = backend(api, base_url=REMOTE_URL)
+    r = await b.generate(take())
+    assert api.chats[0].headers["authorization"] == f"Bearer {FAKE_OPENAI_KEY}"
+    assert FAKE_OPENAI_KEY.encode() not in api.chats[0].raw
+    assert FAKE_OPENAI_KEY not in repr(b) and FAKE_OPENAI_KEY not in r.model_dump_json()
+    ledger = Ledger(b, run_id="r")
+    with pytest.raises(LLMCallFailed) as info:
+        await ledger.generate(take())
+    assert info.value.status == 401 and "OPENAI_API_KEY" in str(info.value)
+    assert FAKE_OPENAI_KEY not in str(info.value) and info.value.__cause__ is None
+    assert FAKE_OPENAI_KEY not in ledger.calls[-1].model_dump_json()
+
+
+async def test_a_remote_model_is_priced_from_the_user_price_table(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"models": {"smollm2": {"input": 2.0, "output": 8.0, "cache_write": 0, "cache_read": 0.5}}}))
+    monkeypatch.setenv("CRUX_LAB_PRICES", str(prices))
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    api = FakeOpenAI([completion(prompt_tokens=1_000_000, completion_tokens=100_000, cached_tokens=500_000)])
+    r = await backend(api, base_url=REMOTE_URL).generate(take())
+    assert r.cost_usd == pytest.approx(0.5 * 2.0 + 0.5 * 0.5 + 0.1 * 8.0)
+    assert r.cost_usd == pricing.cost_usd("smollm2", r.usage)
+    # The same model on a local server costs nothing.
+    local = await backend(FakeOpenAI([completion(prompt_tokens=1_000_000)])).generate(take())
+    assert local.cost_usd == 0.0
+
+
+def test_a_broken_price_file_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bad = tmp_path / "prices.json"
+    bad.write_text("{not json")
+    monkeypatch.setenv("CRUX_LAB_PRICES", str(bad))
+    with pytest.raises(pricing.PriceTableInvalid, match="CRUX_LAB_PRICES"):
+        pricing.cost_usd("x", pricing.Usage())
+
+
+async def test_the_ledger_records_cached_prompt_tokens() -> None:
+    api = FakeOpenAI([completion(prompt_tokens=1000, cached_tokens=800)])
+    ledger = Ledger(backend(api), run_id="r")
+    await ledger.generate(take(cache_system=True))
+    row = ledger.calls[0]
+    assert (row.backend, row.model, row.input_tokens, row.cache_read_tokens) == ("openai", "smollm2", 200, 800)
