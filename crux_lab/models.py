@@ -88,6 +88,9 @@ class Regime(StrEnum):
     consensus = "consensus"
     polarized = "polarized"
     partial = "partial"
+    # Nothing was found to disagree on: detection found no opposed claims, or the personas
+    # took no view. Never reported as consensus, which needs stated agreement on named claims.
+    no_disagreement_found = "no_disagreement_found"
     unknown = "unknown"
 
 
@@ -139,14 +142,14 @@ class DialogueTurn(Model):
     aspect_id: str | None = None
     room_id: str | None = None
     reply_to: str | None = None
-    # Proposition ids the speaker addressed (filled by the simulator or a classifier);
-    # lets benchmarks score crux recovery against planted ground truth.
+    # Ids of the engine's own claims or arguments the turn addresses, as the model named them
+    # in its reply (never a deck's ground-truth ids). The store keeps the column's old name.
     proposition_ids: list[str] = Field(default_factory=list)
     stance: Literal["pro", "con", "uncertain"] | None = None
     confidence: float | None = None
     timestamp: float = Field(default_factory=time.time)
-    # The reason for updating a concession names (a met flip condition, evidence), when a
-    # backend annotated one; a real LLM leaves it empty and metrics fall back to the text.
+    # The reason a concession names (a met flip condition, evidence), as the model stated it
+    # in its reply's ``named_reason`` field; empty when it named none.
     # Left out of dumps while empty, so records (and the store's turns columns) stay as before.
     named_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
@@ -435,7 +438,8 @@ class LLMCall(Model):
     latency_s: float = 0.0
     cost_usd: float = 0.0
     retries: int = 0
-    outcome: Literal["ok", "repaired", "error", "replayed"] = "ok"
+    # "replayed" only in runs written before the ledger recorded the answering backend instead.
+    outcome: Literal["ok", "repaired", "error", "cancelled", "replayed"] = "ok"
     error: str | None = None
     request_hash: str = ""
 
@@ -452,6 +456,11 @@ class SimulatorKnobs(Model):
     missed_attack: float = Field(0.0, ge=0.0, le=1.0)
     vague_crux: float = Field(0.0, ge=0.0, le=1.0)
     drift: float = Field(0.0, ge=0.0, le=1.0)
+    # Extractor roles misread a turn: recognise the wrong claim (or none), or misclassify a type.
+    misread: float = Field(0.0, ge=0.0, le=1.0)
+
+
+MAX_TURNS = 10_000
 
 
 class DebateConfig(Model):
@@ -459,8 +468,10 @@ class DebateConfig(Model):
     persona_ids: list[str] = Field(min_length=1)
     engine: str = "dialogue"
     backend: str = "simulated"
-    seed: int = 0
-    max_turns: int = Field(30, gt=0)
+    # Bounds are checked before any call: a seed must fit the store's BIGINT, and a turn
+    # budget beyond MAX_TURNS is a typo (it would run for days, then fail to store).
+    seed: int = Field(0, ge=0, le=2**63 - 1)
+    max_turns: int = Field(30, gt=0, le=MAX_TURNS)
     sim: SimulatorKnobs = Field(default_factory=SimulatorKnobs)
     # Engine-specific parameters (e.g. max_rounds, aspects); each engine validates its own.
     params: dict[str, Any] = Field(default_factory=dict)

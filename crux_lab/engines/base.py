@@ -7,11 +7,11 @@ An engine is an object with a ``run(ctx)`` async generator that yields typed eve
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from crux_lab.llm.base import Hints, LLMRequest, LLMResponse, TurnHint, allocation_for
 from crux_lab.llm.ledger import Ledger
@@ -83,14 +83,15 @@ def engine_params(ctx: EngineContext, model: type[P]) -> P:
 
 
 def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
-    """The turns so far, as hints (with the metadata the simulator reads)."""
+    """The turns so far, as hints: their text and the fields the engine parsed from each reply."""
     return [
         TurnHint(
             speaker_id=t.persona_id,
             text=t.dialogue,
             move=t.move.value if t.move else None,
-            proposition_ids=list(t.proposition_ids),
             stance=t.stance,
+            named_reason=t.named_reason,
+            addresses=list(t.proposition_ids),
             turn_index=t.turn_index,
         )
         for t in turns
@@ -100,47 +101,73 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
 _STANCES = ("pro", "con", "uncertain")
 _MOVES = {m.value for m in Move}
 
+StanceField = Literal["pro", "con", "uncertain"]
 
-def turn_metadata(response: LLMResponse) -> dict[str, Any]:
-    """The turn fields a backend annotated on its reply, checked and typed.
 
-    Keys: ``proposition_ids`` (list of str), ``stance``, ``move`` (a :class:`Move`) and
-    ``named_reason``; a value the backend did not give (or gave in a shape we do not know) is
-    empty. Real LLM backends annotate nothing, so every value is empty for them.
+class TurnReply(BaseModel):
+    """What every persona turn's reply states besides its words (the prompt asks for each
+    field, see :data:`TURN_FIELDS_PROMPT`). Engines extend it with their own text field."""
 
-    >>> r = LLMResponse(text="", model="m", backend="b", annotations={"move": "CONCEDE", "stance": "con",
-    ...     "proposition_ids": ["p1", None], "named_reason": "rents fell"})
-    >>> meta = turn_metadata(r)
-    >>> meta["move"].value, meta["stance"], meta["proposition_ids"], meta["named_reason"]
-    ('CONCEDE', 'con', ['p1'], 'rents fell')
-    >>> turn_metadata(LLMResponse(text="", model="m", backend="b"))
+    move: str | None = None
+    stance: str | None = None
+    addresses: list[str] = Field(default_factory=list)
+    named_reason: str | None = None
+
+
+TURN_FIELDS_PROMPT = (
+    '"move": one of CLAIM, CHALLENGE, CLARIFY, CONCEDE, REFRAME, PROPOSE_CRUX; '
+    '"stance": "pro", "con" or "uncertain" on the claim you address; '
+    '"addresses": the ids (from the list above) of the claims your turn answers, [] if none; '
+    '"named_reason": if you concede or change your mind, the specific argument or evidence '
+    "that moved you, else null"
+)
+
+
+def turn_fields(parsed: BaseModel | None, known_ids: Collection[str] | None = None) -> dict[str, Any]:
+    """The turn fields a reply states, checked and typed: ``move`` (a :class:`Move`),
+    ``stance``, ``proposition_ids`` (the ``addresses`` the prompt showed; unknown ids dropped)
+    and ``named_reason``. A field the reply left out, or filled with something unknown, is empty.
+
+    >>> r = TurnReply(move="concede", stance="con", addresses=["c1", "c9"], named_reason=" rents fell ")
+    >>> f = turn_fields(r, {"c1", "c2"})
+    >>> f["move"].value, f["stance"], f["proposition_ids"], f["named_reason"]
+    ('CONCEDE', 'con', ['c1'], 'rents fell')
+    >>> turn_fields(None)
     {'proposition_ids': [], 'stance': None, 'move': None, 'named_reason': None}
     """
-    ann = response.annotations
-    props = ann.get("proposition_ids")
-    stance = ann.get("stance")
-    move = ann.get("move")
-    reason = ann.get("named_reason")
+    move = getattr(parsed, "move", None)
+    stance = getattr(parsed, "stance", None)
+    reason = getattr(parsed, "named_reason", None)
+    addresses = getattr(parsed, "addresses", None)
+    move_s = move.value if isinstance(move, Move) else str(move).strip().upper() if isinstance(move, str) else None
+    ids = [str(a) for a in addresses if a is not None] if isinstance(addresses, list) else []
+    if known_ids is not None:
+        ids = [a for a in ids if a in known_ids]
     return {
-        "proposition_ids": [str(p) for p in props if p is not None] if isinstance(props, list) else [],
-        "stance": stance if stance in _STANCES else None,
-        "move": Move(move) if isinstance(move, str) and move in _MOVES else None,
-        "named_reason": reason.strip() if isinstance(reason, str) and reason.strip() else None,
+        "proposition_ids": list(dict.fromkeys(ids)),
+        "stance": stance.strip().lower() if isinstance(stance, str) and stance.strip().lower() in _STANCES else None,
+        "move": Move(move_s) if move_s in _MOVES else None,
+        "named_reason": reason.strip() if isinstance(reason, str) and reason.strip() and reason.strip().lower() not in ("null", "none") else None,
     }
 
 
-def make_turn(response: LLMResponse, **fields: Any) -> DialogueTurn:
-    """A :class:`DialogueTurn` from an LLM reply: the fields the engine gives (id, turn_index,
-    persona_id, dialogue, phase, ...) win; the backend's annotations (:func:`turn_metadata`)
-    fill the annotated fields the engine leaves out or sets to ``None``.
+def turn_metadata(response: LLMResponse) -> dict[str, Any]:
+    """TODO(one channel): transitional; engines move to :func:`turn_fields` on the parsed reply."""
+    return turn_fields(response.parsed)
 
-    >>> r = LLMResponse(text="", model="m", backend="b", annotations={"move": "CLAIM", "stance": "pro", "proposition_ids": ["p2"]})
+
+def make_turn(parsed: BaseModel | None, known_ids: Collection[str] | None = None, **fields: Any) -> DialogueTurn:
+    """A :class:`DialogueTurn` from a persona's reply: the fields the engine gives (id,
+    turn_index, persona_id, dialogue, phase, ...) win; the reply's own fields
+    (:func:`turn_fields`) fill the rest.
+
+    >>> r = TurnReply(move="CLAIM", stance="pro", addresses=["c2"])
     >>> t = make_turn(r, id="t0", turn_index=0, persona_id="a", dialogue="Yes.", phase="opening", stance="con")
     >>> t.move.value, t.stance, t.proposition_ids
-    ('CLAIM', 'con', ['p2'])
+    ('CLAIM', 'con', ['c2'])
     """
     given = {k: v for k, v in fields.items() if v is not None}
-    return DialogueTurn.model_validate(turn_metadata(response) | given)
+    return DialogueTurn.model_validate(turn_fields(parsed, known_ids) | given)
 
 
 class Engine(Protocol):

@@ -120,7 +120,7 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> l
     if not texts:  # a model that returned nothing usable: the topic itself is the one claim
         texts = [ctx.config.topic]
     texts = texts[:high]
-    props = list(response.annotations.get("proposition_ids") or [])
+    props: list[str | None] = []  # TODO(one channel): claims carry no ground truth
     return [
         Claim(id=f"c{i + 1}", text=t, proposition_id=props[i] if i < len(props) and props[i] else None)
         for i, t in enumerate(texts)

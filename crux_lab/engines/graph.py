@@ -223,7 +223,7 @@ def _arg_hint(state: GraphState, a: Argument) -> dict[str, Any]:
 
 
 def _annotated(response: LLMResponse, key: str, i: int) -> ArgMeta:
-    items = response.annotations.get(key) or []
+    items: list[Any] = []  # TODO(one channel): read from the parsed reply
     item = items[i] if i < len(items) and isinstance(items[i], dict) else {}
     pid, stance = item.get("proposition_id"), item.get("stance")
     return ArgMeta(pid if isinstance(pid, str) else None, stance if isinstance(stance, str) else None)

@@ -2,6 +2,13 @@
 
 Engines never know which backend is behind them (DESIGN.md). Real backends ignore
 ``hints``; the persona simulator reads them.
+
+**One channel.** An engine learns only from the reply its own prompt asked for: the fields of
+its output schema, or the text. ``hints`` restate, in structured form, only what the prompt
+text already shows: the topic, who speaks, earlier turns' text and the fields the engine
+itself parsed from earlier replies (move, stance, the ids of the engine's own claims a turn
+addresses). No ground truth (a deck's proposition ids, a persona's planted stances) ever
+travels in a hint, and no backend returns anything beside its reply.
 """
 
 from __future__ import annotations
@@ -18,20 +25,28 @@ from crux_lab.models import Tier, Usage
 
 
 class TurnHint(BaseModel):
-    """A turn so far, with the metadata the simulator needs (who, what move, which propositions)."""
+    """A turn so far, as the prompt shows it: who spoke, the text, and the fields the engine
+    parsed from that turn's reply (move, stance, named reason, and ``addresses``: the ids of
+    the engine's own claims or arguments the turn answered, as its prompt listed them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     speaker_id: str
     text: str
     move: str | None = None
-    proposition_ids: list[str] = Field(default_factory=list)
     stance: str | None = None
+    named_reason: str | None = None
+    addresses: list[str] = Field(default_factory=list)
     turn_index: int | None = None
 
 
 class Hints(BaseModel):
-    """Structured context for the simulator. Real backends ignore it."""
+    """The prompt's context in structured form, for the simulator. Real backends ignore it.
+
+    ``focus`` is the text of the claim the prompt puts in front of the speaker (as shown in
+    the prompt); ``extra`` holds other prompt content the engine built (claims, arguments,
+    disputes, steering), never ground truth.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -41,7 +56,7 @@ class Hints(BaseModel):
     aspect: str | None = None
     phase: str | None = None
     turns: list[TurnHint] = Field(default_factory=list)
-    proposition_id: str | None = None
+    focus: str | None = None
     opponent_id: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -109,10 +124,6 @@ class LLMResponse(BaseModel):
     cost_usd: float = 0.0
     retries: int = 0
     repaired: bool = False
-    # Backend annotations. The simulator reports which propositions a turn addressed and the
-    # stance it took; real backends leave this empty. Engines copy it into turn metadata
-    # generically and never branch on the backend.
-    annotations: dict[str, Any] = Field(default_factory=dict)
 
 
 class LLMError(RuntimeError):

@@ -97,7 +97,7 @@ async def run_room(
         return await sp.speak(
             "crux_turn", pid, instruction.format(question=outcome.question, opponent=label), text,
             phase="crux_room", seen=outcome.turns, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
-            aspect_id=aspect.id if aspect else None, proposition_id=outcome.proposition_id, opponent_id=other,
+            aspect_id=aspect.id if aspect else None, focus=None, opponent_id=other,
             reply_to=outcome.turns[-1].id if outcome.turns else None, room_id=room_id, persona_ids=[a, b],
         )
 
@@ -136,7 +136,7 @@ async def run_room(
             f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :]
         )
         hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(outcome.turns), proposition_id=outcome.proposition_id,
+            persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=None,
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
         user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript)
@@ -159,7 +159,7 @@ async def run_room(
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
         statements = "\n".join(f"- {history(a).label(t.persona_id)}: {t.dialogue}" for t in cores)
         hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(cores), proposition_id=outcome.proposition_id, phase="convergence"
+            persona_ids=[a, b], turns=turn_hints(cores), focus=None, phase="convergence"
         )
         verdict = await sp.structured(
             "exit_check", prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
@@ -204,7 +204,7 @@ async def extract_card(
         question=outcome.question, transcript=transcript, chunks=chunks,
     )
     hints = sp.hints(
-        persona_ids=[a, b], turns=turn_hints(outcome.turns), proposition_id=outcome.proposition_id,
+        persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=None,
         aspect=aspect.label if aspect else None, phase="card",
     )
     reply = await sp.structured("card", user, CardReply, hints)

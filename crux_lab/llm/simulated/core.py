@@ -1,9 +1,21 @@
-"""The persona simulator: a deterministic, seeded backend that answers from ground truth.
+"""The persona simulator: a deterministic, seeded backend, a model like any other.
 
-Each persona carries ``stances.json``: a stance on every proposition of its deck, with
-confidence, machine-checkable flip conditions and a disagreement type. The simulator answers
-every purpose from that ground truth plus the request's ``hints`` (who speaks, the turns so
-far and their metadata). Handlers for each purpose live in sibling modules and register with
+It reads the request and answers it, the way a real model would, with two kinds of roles:
+
+- **speaker roles** (a persona's turn) act from that persona's ground truth, ``stances.json``:
+  a stance on every proposition of its deck, with confidence, machine-checkable flip
+  conditions and a disagreement type. That is the persona's mind, as a system prompt is a
+  real model's;
+- **extractor roles** (decompose, detection, crystallizer, validation, card, summary, exit
+  check, sycophancy check) know nothing but what the request shows: they *read* the turn
+  texts, recognising which of the deck's beliefs a sentence states by word overlap
+  (:meth:`SimContext.recognize`), classify types themselves and answer in their own words
+  (:func:`paraphrase`).
+
+The request's ``hints`` restate only what its prompt shows (who speaks, earlier turns' text
+and the fields the engine parsed from earlier replies); the simulator recovers which
+proposition a turn is about by reading its text (:class:`ReadTurn`). Nothing travels back
+beside the reply. Handlers for each purpose live in sibling modules and register with
 :func:`handler`; nothing here knows which engine is calling.
 
 Failure knobs (probabilities, 0 by default) reproduce what real LLMs do:
@@ -11,7 +23,9 @@ Failure knobs (probabilities, 0 by default) reproduce what real LLMs do:
 - ``sycophancy``: a persona concedes without naming a reason;
 - ``missed_attack``: an extractor leaves out an attack edge between contradictory claims;
 - ``vague_crux``: crux statements and cards come out generic ("they see it differently");
-- ``drift``: a persona states the opposite of its ground-truth stance.
+- ``drift``: a persona states the opposite of its ground-truth stance;
+- ``misread``: an extractor recognises the wrong claim in a turn (or none), or misclassifies
+  a disagreement's type.
 """
 
 from __future__ import annotations
@@ -29,7 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint
 from crux_lab.llm.pricing import cost_usd, default_model
-from crux_lab.models import SimulatorKnobs, Tier, Usage
+from crux_lab.models import DisagreementType, SimulatorKnobs, Tier, Usage
 from crux_lab.personas.models import (
     FlipTrigger,
     Persona,
@@ -73,14 +87,68 @@ def words(text: str) -> set[str]:
 
 
 @dataclass
+class ReadTurn:
+    """A turn of the request as the simulator read it: the hint's fields plus what reading
+    the text recovered (``proposition_ids``: the deck propositions the text states, main one
+    first; ``stance`` on the main one)."""
+
+    speaker_id: str
+    text: str
+    move: str | None = None
+    stance: str | None = None
+    named_reason: str | None = None
+    addresses: list[str] = field(default_factory=list)
+    turn_index: int | None = None
+    proposition_ids: list[str] = field(default_factory=list)
+
+
+RECOGNISE_AT = 0.28  # relevance a sentence needs to count as stating a proposition
+_NEGATIONS = ("it is not the case that", "i disagree", "not true that", "i deny that", "is false")
+_DOUBTS = ("i am not sure that", "i'm not sure", "not sure that", "uncertain whether")
+
+
+def read_stance(text: str) -> StanceValue | None:
+    """The stance a sentence takes on the claim it states, read from its wording.
+
+    >>> read_stance("It is not the case that gold will outperform.")
+    'con'
+    >>> read_stance("I am not sure that rents fall.")
+    'uncertain'
+    >>> read_stance("Rents fall when supply grows.")
+    'pro'
+    """
+    low = text.lower()
+    if any(d in low for d in _DOUBTS):
+        return "uncertain"
+    if any(n in low for n in _NEGATIONS):
+        return "con"
+    return "pro"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text (on . ! ? and line breaks).
+
+    >>> split_sentences("One. Two? Three")
+    ['One.', 'Two?', 'Three']
+    """
+    parts = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
+    return [p.strip() for p in parts if p.strip()]
+
+
+@dataclass
 class SimContext:
-    """What a handler may use: seeded randomness, knobs, ground truth and the hints."""
+    """What a handler may use: seeded randomness, knobs, ground truth, the hints and the
+    request's turns as read (:class:`ReadTurn`)."""
 
     rng: random.Random
     knobs: SimulatorKnobs
     personas: Mapping[str, Persona]
     propositions: Mapping[str, Proposition]
     hints: Hints
+    turns: list[ReadTurn] = field(default_factory=list)
+    seed: int = 0
+    # A sink for handlers not yet rewritten to one channel: never returned to the caller.
+    # TODO(one channel): delete once no handler writes here.
     annotations: dict[str, Any] = field(default_factory=dict)
 
     # -- randomness -------------------------------------------------------
@@ -91,7 +159,15 @@ class SimContext:
     def pick(self, items: Sequence[Any]) -> Any:
         return items[self.rng.randrange(len(items))] if items else None
 
-    # -- ground truth -----------------------------------------------------
+    def stable_chance(self, p: float, *key: str) -> bool:
+        """True with probability ``p``, the same every time for the same ``key`` (a reader who
+        misreads a sentence misreads it the same way each time it reads it)."""
+        if p <= 0.0:
+            return False
+        digest = hashlib.sha256("|".join([str(self.seed), *key]).encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < p
+
+    # -- ground truth (speaker roles) -------------------------------------
     def persona(self, persona_id: str | None = None) -> Persona:
         pid = persona_id or self.hints.speaker_id
         if pid is None or pid not in self.personas:
@@ -103,7 +179,7 @@ class SimContext:
         return self.personas[persona_id].stance_on(proposition_id) if persona_id in self.personas else None
 
     def current_stance(self, persona_id: str, proposition_id: str) -> StanceValue | None:
-        """Ground-truth stance, updated by what happened in the turns so far.
+        """Ground-truth stance, updated by what happened in the turns so far (as read).
 
         A persona's own CONCEDE on a proposition moves it to ``uncertain``; a flip condition whose
         trigger appears in an opponent's turn moves it to the trigger's ``new_stance``.
@@ -112,16 +188,15 @@ class SimContext:
         if truth is None:
             return None
         stance: StanceValue = truth.stance
-        for turn in self.hints.turns:
+        for turn in self.turns:
             if proposition_id not in turn.proposition_ids:
                 continue
             if turn.speaker_id == persona_id:
                 if turn.move == "CONCEDE":
                     stance = "uncertain"
                 continue
-            if fired_trigger(truth, turn) is not None:
-                trig = fired_trigger(truth, turn)
-                assert trig is not None
+            trig = fired_trigger(truth, turn)
+            if trig is not None:
                 stance = trig.new_stance
         return stance
 
@@ -139,6 +214,7 @@ class SimContext:
                 out.append(p)
         return out
 
+    # -- reading (extractor roles) ---------------------------------------
     def relevance(self, proposition: Proposition, text: str) -> float:
         q = words(text)
         if not q:
@@ -151,16 +227,77 @@ class SimContext:
         props = self.deck_propositions(persona_ids)
         return sorted(props, key=lambda p: (-self.relevance(p, text), p.id))
 
+    def recognize(self, text: str, *, at: float = RECOGNISE_AT) -> Proposition | None:
+        """The deck belief a text states, by reading it: the most relevant proposition when it
+        clears ``at``. With probability ``misread`` (stable per text) the reader takes the
+        runner-up instead, or nothing when there is none."""
+        if not text.strip():
+            return None
+        ranked = self.rank_propositions(text)
+        scored = [(self.relevance(p, text), p) for p in ranked[:2]]
+        hits = [p for score, p in scored if score >= at]
+        if not hits:
+            return None
+        if self.stable_chance(self.knobs.misread, "recognize", text):
+            return hits[1] if len(hits) > 1 else None
+        return hits[0]
+
+    def recognize_all(self, text: str) -> list[Proposition]:
+        """Every deck belief a text states: the whole text's main one first, then any sentence
+        that states another on its own."""
+        main = self.recognize(text)
+        found = [main] if main is not None else []
+        for sentence in split_sentences(text):
+            p = self.recognize(sentence, at=0.45)
+            if p is not None and all(p.id != f.id for f in found):
+                found.append(p)
+        return found
+
+    def read_turn(self, turn: TurnHint) -> ReadTurn:
+        """A hint turn as read: the propositions its text states, and its stance on the main
+        one (read from the wording; the engine-parsed stance when the wording says nothing)."""
+        props = self.recognize_all(turn.text)
+        stance = turn.stance
+        if props:
+            main_sentence = max(split_sentences(turn.text) or [turn.text], key=lambda s: self.relevance(props[0], s))
+            stance = read_stance(main_sentence) if turn.move != "CONCEDE" else (turn.stance or "uncertain")
+        return ReadTurn(
+            speaker_id=turn.speaker_id,
+            text=turn.text,
+            move=turn.move,
+            stance=stance,
+            named_reason=turn.named_reason,
+            addresses=list(turn.addresses),
+            turn_index=turn.turn_index,
+            proposition_ids=[p.id for p in props],
+        )
+
+    def classify(self, text: str) -> DisagreementType:
+        """The extractor's own reading of what kind of disagreement a question is (the
+        reader's classification from the wording, misread with probability ``misread``)."""
+        kind = classify_question(text)
+        if self.stable_chance(self.knobs.misread, "classify", text):
+            options = [t for t in DisagreementType if t is not kind]
+            return options[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(options)]
+        return kind
+
+    def paraphrase(self, proposition: Proposition, form: str = "question") -> str:
+        """The proposition in the extractor's own words (see :func:`paraphrase`)."""
+        return paraphrase(proposition.text, form, self.rng)
+
     def focus(self, persona_ids: Sequence[str] | None = None) -> Proposition | None:
         """The proposition a persona most likely talks about now.
 
-        An explicit ``hints.proposition_id`` wins; then what the last opponent turn addressed;
-        then the most relevant contested proposition for the aspect/topic not yet worn out.
+        The claim the prompt puts in front of the speaker (``hints.focus``, read) wins; then what
+        the last opponent turn was about; then the most relevant contested proposition for the
+        aspect/topic not yet worn out.
         """
-        if self.hints.proposition_id and self.hints.proposition_id in self.propositions:
-            return self.propositions[self.hints.proposition_id]
+        if self.hints.focus:
+            prop = self.recognize(self.hints.focus)
+            if prop is not None:
+                return prop
         me = self.hints.speaker_id
-        for turn in reversed(self.hints.turns[-4:]):
+        for turn in reversed(self.turns[-4:]):
             if turn.speaker_id != me and turn.proposition_ids:
                 pid = turn.proposition_ids[0]
                 if pid in self.propositions:
@@ -171,7 +308,7 @@ class SimContext:
         if not ranked:
             return None
         used: dict[str, int] = {}
-        for turn in self.hints.turns:
+        for turn in self.turns:
             for pid in turn.proposition_ids:
                 used[pid] = used.get(pid, 0) + 1
         contested_ids = set()
@@ -265,7 +402,7 @@ def short(text: str, limit: int = 80) -> str:
     return lower_first(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def fired_trigger(truth: PropositionStance, turn: TurnHint) -> FlipTrigger | None:
+def fired_trigger(truth: PropositionStance, turn: ReadTurn) -> FlipTrigger | None:
     """The first flip condition of ``truth`` that ``turn`` (an opponent's) satisfies, if any."""
     text = words(turn.text)
     for trig in truth.flip_conditions:
@@ -278,6 +415,77 @@ def fired_trigger(truth: PropositionStance, turn: TurnHint) -> FlipTrigger | Non
         if trig.keywords and all(k.lower() in " ".join(sorted(text)) or k.lower() in turn.text.lower() for k in trig.keywords):
             return trig
     return None
+
+
+_TYPE_CUES: tuple[tuple[DisagreementType, tuple[str, ...]], ...] = (
+    (DisagreementType.values, ("should", "ought", "fair", "right to", "worth", "moral", "priority", "matter more", "deserve", "legitimate", "acceptable", "justified")),
+    (DisagreementType.horizon, ("long run", "long-term", "short-term", "decade", "years", "eventually", "next", "future", "by 20", "horizon", "in time")),
+    (DisagreementType.definition, ("what counts", "define", "definition", "really a", "mean", "is a ", "kind of", "qualif")),
+    (DisagreementType.evidence, ("evidence", "data", "show", "measured", "record", "studies", "observed", "historically", "outperform", "correlat")),
+    (DisagreementType.premise, ("because", "driven by", "cause", "depends on", "regardless", "assum", "determin", "contingent", "lead to", "leads to")),
+)
+
+
+def classify_question(text: str) -> DisagreementType:
+    """A reader's classification of a disputed question from its wording (first cue wins).
+
+    >>> classify_question("Should rents be capped?").value
+    'values'
+    >>> classify_question("Does the data show that supply lowers rents?").value
+    'evidence'
+    >>> classify_question("Gold is shiny.").value
+    'claim'
+    """
+    low = f" {text.lower()} "
+    for kind, cues in _TYPE_CUES:
+        if any(c in low for c in cues):
+            return kind
+    return DisagreementType.claim
+
+
+_SYNONYMS: dict[str, str] = {
+    "better": "superior", "long-term": "lasting", "store of value": "way to preserve wealth",
+    "outperform": "do better than", "will": "is going to", "increase": "raise", "reduce": "cut",
+    "lower": "bring down", "raise": "push up", "growth": "expansion", "prices": "price levels",
+    "companies": "firms", "government": "the state", "regulation": "rules", "risk": "danger",
+    "important": "central", "main": "chief",
+    "should": "ought to", "must": "has to", "cannot": "can't", "most": "the bulk of",
+    "large": "big", "small": "modest", "rapidly": "quickly", "significant": "substantial",
+    "deterministic": "inevitable", "safe": "secure",
+    "require": "need", "requires": "needs", "allow": "let", "increases": "raises",
+    "reduces": "cuts", "lowers": "brings down", "new": "fresh", "build": "construct",
+    "building": "construction", "housing": "homes", "models": "systems", "open": "public",
+}
+_NAMES = frozenset({"Bitcoin", "Ethereum", "Solana", "Gold's", "Congress", "Europe", "America", "China"})
+_QUESTION_FORMS = (
+    "whether {s}",
+    "Is it really the case that {s}?",
+    "Does the record support the view that {s}?",
+    "At issue: {s} — true or not?",
+)
+_CLAIM_FORMS = ("{S}.", "In short, {s}.", "The point is that {s}.")
+
+
+def paraphrase(text: str, form: str, rng: random.Random) -> str:
+    """Say a declarative ``text`` in other words: a question (or claim) frame and a few
+    synonyms, each swapped at most once.
+
+    >>> p = paraphrase("Gold will outperform Bitcoin in the next crisis.", "question", random.Random(1))
+    >>> p != "Gold will outperform Bitcoin in the next crisis." and "gold" in p.lower()
+    True
+    """
+    body = text.strip().rstrip("?.").strip()
+    body = re.split(r":\s+|;\s+", body)[0]  # the claim, without its gloss
+    chosen = [w for w in sorted(_SYNONYMS, key=len, reverse=True) if rng.random() < 0.5]
+    if chosen:
+        pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in chosen) + r")\b", re.I)
+        body = pattern.sub(lambda m: _SYNONYMS[m.group(1).lower()], body)
+    first, _, rest = body.partition(" ")
+    named = first.isupper() or first.rstrip("'s") in _NAMES  # an acronym or a name keeps its capital
+    s = (first if named else first.lower()) + (f" {rest}" if rest else "")
+    forms = _QUESTION_FORMS if form == "question" else _CLAIM_FORMS
+    out = forms[rng.randrange(len(forms))].format(s=s, S=s[:1].upper() + s[1:])
+    return out[:1].upper() + out[1:]
 
 
 def _latency(tier: Tier, output_tokens: int) -> float:
@@ -309,6 +517,7 @@ class SimulatedBackend:
         self.realtime = realtime
         self.latency_scale = latency_scale
         self._seen: dict[str, int] = {}
+        self._read: dict[tuple[str, ...], ReadTurn] = {}
 
     def model_for(self, tier: Tier) -> str:
         # Simulated calls are priced as the default Anthropic model of their tier, so that
@@ -337,7 +546,9 @@ class SimulatedBackend:
             personas=self.personas,
             propositions=self.propositions,
             hints=request.hints,
+            seed=self.seed,
         )
+        ctx.turns = [self._read_turn(ctx, t) for t in request.hints.turns]
         result = fn(ctx, request)
         parsed: BaseModel | None = None
         if isinstance(result, str):
@@ -365,8 +576,15 @@ class SimulatedBackend:
             usage=usage,
             latency_s=latency,
             cost_usd=cost_usd(model, usage),
-            annotations=ctx.annotations,
         )
+
+    def _read_turn(self, ctx: SimContext, turn: TurnHint) -> ReadTurn:
+        # Reading a turn is deterministic for its text and the personas present: cache it.
+        key = (turn.speaker_id, turn.text, turn.move or "", turn.stance or "", ",".join(ctx.hints.persona_ids), str(turn.turn_index))
+        read = self._read.get(key)
+        if read is None:
+            read = self._read[key] = ctx.read_turn(turn)
+        return read
 
 
 def _load_handlers() -> None:

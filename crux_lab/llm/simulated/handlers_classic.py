@@ -170,7 +170,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """How urgently the speaker wants the floor, and to do what (from the last posts)."""
     me = ctx.persona()
     props = claim_propositions(ctx)
-    turns = ctx.hints.turns
+    turns = ctx.turns
     noise = ctx.rng.uniform(-0.05, 0.05)
     spoken = {t.speaker_id for t in turns}
     if turns and turns[-1].speaker_id == me.id:
@@ -215,7 +215,7 @@ def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Who holds what on each claim (latest post per agent), crux candidates, stated flips."""
     props = claim_propositions(ctx)
     latest: dict[str, dict[str, str]] = {}
-    for turn in ctx.hints.turns:
+    for turn in ctx.turns:
         for pid in turn.proposition_ids:
             if turn.stance:
                 latest.setdefault(pid, {})[turn.speaker_id] = turn.stance
@@ -230,7 +230,7 @@ def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         if groups["pro"] and groups["con"]:
             candidates.append(VAGUE_CRUX if ctx.chance(ctx.knobs.vague_crux) else prop.question)
     flips = []
-    for turn in ctx.hints.turns:
+    for turn in ctx.turns:
         m = FLIP_PATTERN.search(turn.text)
         if m:
             flips.append({"persona_id": turn.speaker_id, "condition": m.group(1).strip()})
@@ -282,7 +282,7 @@ def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         paths += [f"{f.rstrip('.')} (would move one side on: {claims[i] if i < len(claims) else prop.text})" for f in flips]
         fault_lines.append(f"{', '.join(pro_ids)} vs {', '.join(con_ids)} on {lower_first(prop.question)}")
     ledger = []
-    for turn in ctx.hints.turns:
+    for turn in ctx.turns:
         for pid in turn.proposition_ids[:1]:
             truth = ctx.truth(turn.speaker_id, pid)
             if truth is not None:

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from crux_lab.llm.base import LLMRequest, TurnHint
-from crux_lab.llm.simulated.core import OPPOSITE, SimContext, handler, lower_first
+from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.simulated.core import OPPOSITE, ReadTurn, SimContext, handler, lower_first
 from crux_lab.llm.simulated.handlers_speech import is_vague
 from crux_lab.personas.models import Proposition, StanceValue
 
@@ -45,15 +45,15 @@ def schema_fields(request: LLMRequest) -> set[str]:
     return set(request.output_schema.model_fields) if request.output_schema is not None else set()
 
 
-def cluster_turns(ctx: SimContext) -> list[TurnHint]:
+def cluster_turns(ctx: SimContext) -> list[ReadTurn]:
     wanted = ctx.hints.extra.get("cluster")
     if not wanted:
-        return list(ctx.hints.turns)
+        return list(ctx.turns)
     keep = set(wanted)
-    return [t for t in ctx.hints.turns if t.turn_index in keep]
+    return [t for t in ctx.turns if t.turn_index in keep]
 
 
-def said_stance(ctx: SimContext, turn: TurnHint, proposition_id: str) -> StanceValue | None:
+def said_stance(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> StanceValue | None:
     """The stance a turn took on a proposition: its own for the main one, the speaker's held
     stance for the further positions an opening lists."""
     if turn.proposition_ids and turn.proposition_ids[0] == proposition_id:
@@ -70,7 +70,7 @@ def claim_text(prop: Proposition, stance: StanceValue | None) -> str:
     return f"It is uncertain whether {lower_first(prop.text.rstrip('.'))}."
 
 
-def reason_from(ctx: SimContext, turn: TurnHint, proposition_id: str) -> str:
+def reason_from(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> str:
     """The reason a turn gave for its stance: the supporting point it actually used (the stock
     reason or a belief the stance rests on), else the stock reason."""
     from crux_lab.llm.simulated.handlers_speech import support_pool
@@ -95,13 +95,13 @@ def assumptions_for(ctx: SimContext, speaker: str, proposition_id: str) -> list[
     return [nodes[i].concept for i in truth.belief_node_ids if i in nodes and nodes[i].type == "assumption"][:2]
 
 
-def concession_kind(ctx: SimContext, turn: TurnHint, proposition_id: str) -> tuple[str, str | None]:
+def concession_kind(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> tuple[str, str | None]:
     """full (moved to the other side), partial (a named reason) or scope (no reason named)."""
     truth = ctx.truth(turn.speaker_id, proposition_id)
     m = CONDITION.search(turn.text)
     reason = m.group(1).strip() if m else None
     if reason is None and FAIR_POINT in turn.text:
-        earlier = [t for t in ctx.hints.turns if t.speaker_id != turn.speaker_id
+        earlier = [t for t in ctx.turns if t.speaker_id != turn.speaker_id
                    and (t.turn_index or 0) < (turn.turn_index or 0) and proposition_id in t.proposition_ids[:1]]
         reason = reason_from(ctx, earlier[-1], proposition_id).rstrip(".") if earlier else "the opponent's point"
     if truth is not None and truth.stance in ("pro", "con") and turn.stance == OPPOSITE[truth.stance]:
@@ -111,9 +111,9 @@ def concession_kind(ctx: SimContext, turn: TurnHint, proposition_id: str) -> tup
     return "scope", None
 
 
-def crux_note(ctx: SimContext, cluster: list[TurnHint]) -> dict[str, Any] | None:
+def crux_note(ctx: SimContext, cluster: list[ReadTurn]) -> dict[str, Any] | None:
     """A crux proposed in the cluster; acknowledged when another speaker named the same one."""
-    by_prop: dict[str, list[TurnHint]] = {}
+    by_prop: dict[str, list[ReadTurn]] = {}
     for t in cluster:
         if t.move == "PROPOSE_CRUX" and t.proposition_ids:
             by_prop.setdefault(t.proposition_ids[0], []).append(t)
@@ -136,7 +136,7 @@ def crux_note(ctx: SimContext, cluster: list[TurnHint]) -> dict[str, Any] | None
 # ---------------------------------------------------------------------------
 
 
-def _arg_stance(ctx: SimContext, arg: dict[str, Any], by_index: dict[int, TurnHint]) -> StanceValue | None:
+def _arg_stance(ctx: SimContext, arg: dict[str, Any], by_index: dict[int, ReadTurn]) -> StanceValue | None:
     pid = arg.get("proposition_id")
     if not pid:
         return None
@@ -150,7 +150,7 @@ def _arg_stance(ctx: SimContext, arg: dict[str, Any], by_index: dict[int, TurnHi
 def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
     graph = ctx.hints.extra.get("graph") or {}
     args: list[dict[str, Any]] = list(graph.get("arguments") or [])
-    by_index = {t.turn_index: t for t in ctx.hints.turns if t.turn_index is not None}
+    by_index = {t.turn_index: t for t in ctx.turns if t.turn_index is not None}
     stance_of = {a["id"]: _arg_stance(ctx, a, by_index) for a in args}
     existing = {(a["speaker_id"], a.get("proposition_id")): a for a in args if a.get("proposition_id")}
     new_args: list[dict[str, Any]] = []
@@ -236,7 +236,7 @@ def discover_graph(ctx: SimContext) -> dict[str, Any]:
     graph = ctx.hints.extra.get("graph") or {}
     args: list[dict[str, Any]] = list(graph.get("arguments") or [])
     have = {tuple(x) for x in graph.get("attacks") or []}
-    by_index = {t.turn_index: t for t in ctx.hints.turns if t.turn_index is not None}
+    by_index = {t.turn_index: t for t in ctx.turns if t.turn_index is not None}
     stance_of = {a["id"]: _arg_stance(ctx, a, by_index) for a in args}
     out = []
     for i, a in enumerate(args):
@@ -275,7 +275,7 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
     cluster = cluster_turns(ctx)
 
     # what each speaker said on each proposition in the cluster (latest stance, its turns)
-    said: dict[str, dict[str, tuple[StanceValue | None, list[int], TurnHint]]] = {}
+    said: dict[str, dict[str, tuple[StanceValue | None, list[int], ReadTurn]]] = {}
     for t in cluster:
         for pid in t.proposition_ids:
             if pid not in ctx.propositions:
@@ -296,7 +296,7 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
         return {"dispute_id": did, "speaker_id": speaker, "side": _side(st), "statement": claim_text(prop, st),
                 "confidence": truth.confidence if truth else None, "derived_from_turns": turns}
 
-    def reason_items(did: str, pid: str, per: dict[str, tuple[StanceValue | None, list[int], TurnHint]]) -> None:
+    def reason_items(did: str, pid: str, per: dict[str, tuple[StanceValue | None, list[int], ReadTurn]]) -> None:
         for speaker, (st, turns, last) in per.items():
             if _side(st) is None:
                 continue

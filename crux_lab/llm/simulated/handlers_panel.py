@@ -16,8 +16,8 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
-from crux_lab.llm.base import LLMRequest, TurnHint
-from crux_lab.llm.simulated.core import SimContext, fired_trigger, handler, lower_first
+from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.simulated.core import ReadTurn, SimContext, fired_trigger, handler, lower_first
 from crux_lab.personas.models import Proposition
 
 # Probability that one detection vote misses a real opposition, or invents a vague one.
@@ -38,7 +38,7 @@ def _name(ctx: SimContext, pid: str) -> str:
     return ctx.personas[pid].name if pid in ctx.personas else pid
 
 
-def _opposed_pairs(ctx: SimContext, turns: list[TurnHint]) -> list[tuple[str, str, Proposition]]:
+def _opposed_pairs(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Proposition]]:
     """(a, b, proposition) for each pair of speakers whose turns took opposite sides on one
     proposition, in order of first appearance."""
     last: dict[tuple[str, str], str] = {}
@@ -82,7 +82,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     proposition is a direct, specific opposition; relevance is keyword overlap with the topic."""
     items = []
     context = f"{ctx.hints.topic} {ctx.hints.aspect or ''}"
-    for a, b, prop in _opposed_pairs(ctx, ctx.hints.turns):
+    for a, b, prop in _opposed_pairs(ctx, ctx.turns):
         if ctx.chance(DETECT_MISS):
             continue
         items.append(
@@ -94,7 +94,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "claim": prop.question,
             }
         )
-    speakers = list(dict.fromkeys(t.speaker_id for t in ctx.hints.turns))
+    speakers = list(dict.fromkeys(t.speaker_id for t in ctx.turns))
     if len(speakers) >= 2 and ctx.chance(DETECT_SPURIOUS):
         a, b = ctx.rng.sample(speakers, 2)
         items.append(
@@ -110,17 +110,17 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 
 def _room_props(ctx: SimContext) -> list[str]:
-    counts = Counter(pid for t in ctx.hints.turns for pid in t.proposition_ids)
-    if ctx.hints.proposition_id:
-        counts[ctx.hints.proposition_id] += 1000
+    counts = Counter(pid for t in ctx.turns for pid in t.proposition_ids)
+    if (focus := ctx.recognize(ctx.hints.focus or "")) is not None:
+        counts[focus.id] += 1000
     return [pid for pid, _ in counts.most_common()]
 
 
 @handler("exit_check")
 def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Exit check and convergence check, answered from the room's turns."""
-    turns = ctx.hints.turns
-    last_by: dict[str, TurnHint] = {}
+    turns = ctx.turns
+    last_by: dict[str, ReadTurn] = {}
     for t in turns:
         last_by[t.speaker_id] = t
     finals = list(last_by.values())[-2:]
@@ -200,8 +200,8 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 @handler("summarize")
 def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """One or two sentences: who argued what, and where they clashed."""
-    firsts: dict[str, TurnHint] = {}
-    for t in ctx.hints.turns:
+    firsts: dict[str, ReadTurn] = {}
+    for t in ctx.turns:
         firsts.setdefault(t.speaker_id, t)
     parts = []
     for pid, t in list(firsts.items())[:4]:
@@ -210,7 +210,7 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             verb = "affirmed" if t.stance == "pro" else "denied"
             parts.append(f"{_name(ctx, pid)} {verb} that {lower_first(prop.text.rstrip('.'))}")
     text = ("; ".join(parts) + ".") if parts else "The panel restated general views."
-    clashes = _opposed_pairs(ctx, ctx.hints.turns)
+    clashes = _opposed_pairs(ctx, ctx.turns)
     if clashes:
         a, b, prop = clashes[0]
         text += f" {_name(ctx, a)} and {_name(ctx, b)} clashed on {lower_first(prop.question.rstrip('?'))}."
@@ -220,14 +220,14 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 @handler("anti_sycophancy_check")
 def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Judge the last turn: does it capitulate, and if so, for a named reason or a met condition?"""
-    if not ctx.hints.turns:
+    if not ctx.turns:
         return {"capitulates": False}
-    turn = ctx.hints.turns[-1]
+    turn = ctx.turns[-1]
     me = ctx.hints.speaker_id or turn.speaker_id
     capitulates = turn.move == "CONCEDE" or bool(_CONCEDE.search(turn.text))
     named = "met my condition" in turn.text.lower()
     met = False
-    previous = [t for t in ctx.hints.turns[:-1] if t.speaker_id != me]
+    previous = [t for t in ctx.turns[:-1] if t.speaker_id != me]
     if previous and turn.proposition_ids and me in ctx.personas:
         truth = ctx.truth(me, turn.proposition_ids[0])
         met = truth is not None and fired_trigger(truth, previous[-1]) is not None

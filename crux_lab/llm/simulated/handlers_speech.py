@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from crux_lab.llm.base import LLMRequest, TurnHint
-from crux_lab.llm.simulated.core import OPPOSITE, SimContext, fired_trigger, handler, lower_first
+from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.simulated.core import (
+    OPPOSITE,
+    ReadTurn,
+    SimContext,
+    fired_trigger,
+    handler,
+    lower_first,
+)
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
 TEXT_FIELDS = ("dialogue", "utterance", "text", "content", "message", "statement", "argument")
@@ -32,8 +39,8 @@ def fill_schema(request: LLMRequest, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def last_opponent_turn(ctx: SimContext, me: str) -> TurnHint | None:
-    for turn in reversed(ctx.hints.turns):
+def last_opponent_turn(ctx: SimContext, me: str) -> ReadTurn | None:
+    for turn in reversed(ctx.turns):
         if turn.speaker_id != me:
             return turn
     return None
@@ -67,7 +74,7 @@ def fresh_support(ctx: SimContext, persona: Persona, truth: PropositionStance | 
     pool = support_pool(persona, truth)
     if not pool:
         return None
-    said = " ".join(t.text for t in ctx.hints.turns if t.speaker_id == persona.id)
+    said = " ".join(t.text for t in ctx.turns if t.speaker_id == persona.id)
     unused = [x for x in pool if x.rstrip(".") not in said]
     return str(ctx.pick(unused or pool))
 
@@ -77,7 +84,7 @@ def next_topic(ctx: SimContext, me: str, exclude: set[str]) -> Proposition | Non
     others = [p for p in ctx.hints.persona_ids if p != me]
     contested = {p.id: p for o in others for p in ctx.contested(me, o)}
     used: dict[str, int] = {}
-    for turn in ctx.hints.turns:
+    for turn in ctx.turns:
         for pid in turn.proposition_ids:
             used[pid] = used.get(pid, 0) + 1
     pool = [p for p in contested.values() if p.id not in exclude]
@@ -108,7 +115,7 @@ def recent_run(ctx: SimContext) -> tuple[str | None, int]:
     """The proposition the last turns were about and for how many turns in a row."""
     run_prop: str | None = None
     n = 0
-    for turn in reversed(ctx.hints.turns):
+    for turn in reversed(ctx.turns):
         pid = turn.proposition_ids[0] if turn.proposition_ids else None
         if run_prop is None:
             run_prop = pid
@@ -150,7 +157,7 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     against = last_opponent_turn(ctx, me.id)
     named_reason: str | None = None
     move = "CLAIM"
-    if purpose in ("opening", "take", "closing", "resolution") or not ctx.hints.turns:
+    if purpose in ("opening", "take", "closing", "resolution") or not ctx.turns:
         move = "CLAIM"
     elif moved_on:
         move = "REFRAME" if steering != "stuck" else "CLAIM"
@@ -240,7 +247,7 @@ PRESSING_FROM = 0.85  # by an opponent at least this confident
 PRESSING_POINTS = 2  # who has made this many distinct points on it
 
 
-def persuasive_point(ctx: SimContext, me: str, against: TurnHint, my_confidence: float) -> str | None:
+def persuasive_point(ctx: SimContext, me: str, against: ReadTurn, my_confidence: float) -> str | None:
     """The opponent's latest point if it should persuade ``me`` to grant part of its case."""
     if my_confidence >= PERSUADABLE_BELOW or not against.proposition_ids:
         return None
@@ -248,7 +255,7 @@ def persuasive_point(ctx: SimContext, me: str, against: TurnHint, my_confidence:
     theirs = ctx.truth(against.speaker_id, pid)
     if theirs is None or theirs.confidence < PRESSING_FROM:
         return None
-    points = {t.text for t in ctx.hints.turns if t.speaker_id == against.speaker_id and pid in t.proposition_ids[:1]}
+    points = {t.text for t in ctx.turns if t.speaker_id == against.speaker_id and pid in t.proposition_ids[:1]}
     if len(points) < PRESSING_POINTS:
         return None
     sentences = [x.strip() for x in against.text.split(". ") if x.strip()]

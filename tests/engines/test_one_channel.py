@@ -1,0 +1,35 @@
+"""One channel, for every engine: a debate on the simulator, with each request and reply
+checked by :class:`tests.engines.leakcheck.LeakCheckingBackend`, leaks no ground truth, and
+still finds the disagreement from what the replies said."""
+
+from __future__ import annotations
+
+import pytest
+
+from crux_lab.engines import available
+from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.models import DebateConfig
+from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.runner import run_debate
+from tests.engines.leakcheck import LeakCheckingBackend
+
+TOPIC = "Is Bitcoin a better long-term store of value than gold?"
+PAIRS = {
+    "panel": ["michael-saylor", "peter-schiff", "arthur-hayes"],
+    "crux_rooms": ["michael-saylor", "peter-schiff", "arthur-hayes"],
+}
+
+
+@pytest.mark.parametrize("engine", sorted(available()))
+async def test_no_ground_truth_reaches_a_hint_a_reply_or_an_extractor(engine: str) -> None:
+    ids = PAIRS.get(engine, ["michael-saylor", "peter-schiff"])
+    personas = load_personas(ids)
+    props = propositions_for(ids)
+    backend = LeakCheckingBackend(SimulatedBackend(personas, props, seed=3), props, topic=TOPIC)
+    config = DebateConfig(topic=TOPIC, persona_ids=ids, engine=engine, max_turns=14, seed=3)
+    result = await run_debate(config, backend=backend)
+    assert backend.requests, "the engine made no call"
+    assert backend.violations == []
+    # From what the replies said alone, the engine still finds where these two disagree.
+    found = len(result.cruxes) + len(result.crux_cards) + len(result.disputes)
+    assert found > 0, f"{engine} found no disagreement between two opposed personas"
