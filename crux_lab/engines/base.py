@@ -13,9 +13,16 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from crux_lab.llm.base import Hints, LLMRequest, LLMResponse, TurnHint, allocation_for
+from crux_lab.llm.base import (
+    Hints,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+    TurnHint,
+    allocation_for,
+)
 from crux_lab.llm.ledger import Ledger
-from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn, Move
+from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn, EngineError, Move
 from crux_lab.personas.models import Deck, Persona
 
 
@@ -71,6 +78,31 @@ class EngineContext:
 
     async def call(self, request: LLMRequest) -> LLMResponse:
         return await self.backend.generate(request)
+
+    async def call_or_warn(self, request: LLMRequest) -> tuple[LLMResponse | None, EngineError | None]:
+        """Make a call whose reply the debate can do without: a reply that stays off-schema
+        after the backend's one repair comes back as ``(None, warning)``, and the engine
+        yields the warning and skips that step (the debate goes on, the log stays valid)."""
+        try:
+            return await self.backend.generate(request), None
+        except LLMOutputError as exc:
+            return None, EngineError(level="warning", purpose=request.purpose, error=f"skipped: {exc}")
+
+    def grounding(self, persona_id: str, query: str, opponent_id: str | None = None) -> str:
+        """The persona's per-turn belief grounding for ``query`` (the claim under discussion):
+        its most relevant beliefs and source excerpts, within the retrieval token budget; ""
+        when the persona has no belief graph or nothing is relevant. Add it to the persona's
+        turn message."""
+        persona = self.personas.get(persona_id)
+        if persona is None or persona.beliefs is None or not query.strip():
+            return ""
+        from crux_lab.personas.retrieval import grounding_for
+
+        opponent = self.personas[opponent_id].name if opponent_id in self.personas else None
+        key = ("grounding", persona_id, query, opponent)
+        if key not in self.scratch:
+            self.scratch[key] = grounding_for(persona, query, opponent=opponent)
+        return str(self.scratch[key])
 
 
 P = TypeVar("P", bound=EngineParams)

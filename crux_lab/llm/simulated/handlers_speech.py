@@ -227,6 +227,7 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         }
     )
     confidence = truth.confidence if truth else 0.5
+    addresses = shown_ids_about(ctx, prop)
     if move == "CONCEDE":
         confidence = round(confidence * 0.5, 3)
     return fill_schema(
@@ -238,8 +239,19 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             "confidence": confidence,
             "reasoning": truth.reason if truth else "",
             "position": {"pro": "YES", "con": "NO"}.get(stance or "", "NUANCED"),
+            "addresses": addresses,
+            "named_reason": named_reason,
         },
     )
+
+
+def shown_ids_about(ctx: SimContext, prop: Proposition | None) -> list[str]:
+    """The ids, among those the prompt listed (``hints.extra['shown']``: id -> text), of the
+    items that state ``prop``, as the speaker reads them."""
+    shown = ctx.hints.extra.get("shown") or {}
+    if prop is None or not isinstance(shown, dict):
+        return []
+    return [str(i) for i, text in shown.items() if (p := ctx.recognize(str(text))) is not None and p.id == prop.id]
 
 
 PERSUADABLE_BELOW = 0.65  # a stance held with less confidence than this can be argued down
