@@ -43,12 +43,16 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``error: message`` on stderr and exit (2 = bad input, 1 = the run failed)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}")
+    from crux_lab.scrub import scrub
+
+    err_console.print(f"[bold red]error:[/] {escape(scrub(message))}")
     raise typer.Exit(code)
 
 
 def note(message: str) -> None:
-    err_console.print(message)
+    from crux_lab.scrub import scrub
+
+    err_console.print(scrub(message))
 
 
 # ---------------------------------------------------------------------------
@@ -511,10 +515,14 @@ def db_info(db: DbOption = None) -> None:
     except StoreError as exc:
         fail(str(exc))
     try:
+        try:
+            counts = table_counts(con, resolve_db_path(db))
+        except StoreError as exc:
+            fail(str(exc))
         out_console.print(f"database: {resolve_db_path(db)}")
         out_console.print(f"migrations: {', '.join(applied_migrations(con))}")
         table = Table("table", "rows")
-        for name, n in table_counts(con).items():
+        for name, n in counts.items():
             table.add_row(name, f"{n:,}")
         out_console.print(table)
     finally:

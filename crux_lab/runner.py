@@ -15,8 +15,9 @@ from pathlib import Path
 from crux_lab.analysis.metrics import run_metrics
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
+from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, make_backend
-from crux_lab.llm.ledger import Ledger
+from crux_lab.llm.ledger import Ledger, live_backend, run_backend
 from crux_lab.models import (
     AgentTurn,
     CruxMessage,
@@ -28,6 +29,7 @@ from crux_lab.models import (
     MessagePosted,
 )
 from crux_lab.personas.loader import deck_for, load_personas, propositions_for
+from crux_lab.scrub import scrub
 
 
 class DebateRun:
@@ -46,6 +48,8 @@ class DebateRun:
         check_personas(self.engine, config.persona_ids)
         self.params = validate_params(self.engine, config)
         check_config(self.engine, config, self.params)
+        # Numbers that cannot be stored and min > max pairs fail here, before any call.
+        check_params(self.params.model_dump(), "params")
         self.config = config
         self.run_id = config.run_id()
         self.personas = load_personas(config.persona_ids)
@@ -66,7 +70,7 @@ class DebateRun:
             )
         self.ledger = Ledger(backend, run_id=self.run_id)
         self.result = DebateResult(
-            run_id=self.run_id, config=config, engine=config.engine, backend=backend.name
+            run_id=self.run_id, config=config, engine=config.engine, backend=live_backend(backend)
         )
         self.ctx = EngineContext(
             config=config,
@@ -100,7 +104,7 @@ class DebateRun:
                     self.result.events.append(event)
                     _collect_turn(self.result, event)
                     if log is not None:
-                        log.write(event.model_dump_json() + "\n")
+                        log.write(scrub(event.model_dump_json()) + "\n")
                         log.flush()
                     yield event
                     if self._stop:
@@ -110,17 +114,19 @@ class DebateRun:
             finally:
                 await gen.aclose()
         except LLMError as exc:
-            err = EngineError(seq=len(self.result.events), error=str(exc), level="error")
+            err = EngineError(seq=len(self.result.events), error=scrub(str(exc)), level="error")
             self.result.events.append(err)
-            self.result.error = str(exc)
+            self.result.error = err.error
             if log is not None:
-                log.write(err.model_dump_json() + "\n")
+                log.write(scrub(err.model_dump_json()) + "\n")
             yield err
         finally:
             # An engine that saw ctx.cancelled and returned early is not complete either.
             self.result.complete = finished and not self.ctx.cancelled and self.result.error is None
             self.result.usage = self.ledger.usage()
             self.result.llm_calls = list(self.ledger.calls)
+            # The backend that answered ("replay" only when a cassette answered every call).
+            self.result.backend = run_backend(self.result.llm_calls, self.result.backend)
             self.result.duration_s = round(time.perf_counter() - started, 4)
             # Per-debate metrics; run_metrics never raises, so a metric bug cannot lose a result.
             self.result.metrics = run_metrics(self.result, self.personas)

@@ -33,22 +33,64 @@ class SchemaTooNew(StoreError):
     """The database (or a run folder) was written by a newer crux_lab."""
 
 
+class DatabaseLocked(DatabaseUnavailable):
+    """Another process holds the database (a writer, or readers while we want to write)."""
+
+
+CORRUPT_MARKERS = (
+    "not a valid duckdb database",
+    "corrupt",
+    "checksum",
+    "could not read enough bytes",
+    "invalid block",
+    "serializ",
+    "failed to read",
+    "database file",
+)
+
+
+def is_corruption(text: str) -> bool:
+    """True when a DuckDB error says the file itself is damaged (not a lock, not bad SQL).
+
+    >>> is_corruption("Corrupt database file: computed checksum 1 does not match")
+    True
+    >>> is_corruption("Conflicting lock is held in /x (PID 3)")
+    False
+    """
+    low = text.lower()
+    return any(marker in low for marker in CORRUPT_MARKERS)
+
+
+def corrupt_message(path: Path | str, detail: str) -> str:
+    """The one-line error for a damaged database file, with the two fixes."""
+    first = detail.strip().splitlines()[0][:160] if detail.strip() else "unreadable"
+    return (
+        f"{path} is damaged or not a DuckDB database ({first}). Fix: restore it from a backup, "
+        f"or move it aside (mv {path} {path}.damaged) and rebuild it from the run folders "
+        f"with `crux-lab db ingest` (every run is kept in its run folder), or use another "
+        f"file with --db / CRUX_LAB_DB."
+    )
+
+
 def _describe_open_error(path: Path, exc: Exception) -> str:
     text = str(exc)
-    if "not a valid DuckDB database" in text:
-        return (
-            f"{path} is not a valid DuckDB database (corrupt, empty, or another format). "
-            f"Move it aside, or pass another path with --db / CRUX_LAB_DB."
-        )
-    if "lock" in text.lower():
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if is_corruption(text):
+        return corrupt_message(path, text)
+    if "conflicting lock" in text.lower() or "could not set lock" in text.lower():
         return (
             f"{path} is in use by another process; DuckDB allows one writer at a time. "
             f"Close the other program (a notebook or another crux-lab command holding the "
-            f"database) and retry. ({text.splitlines()[0]})"
+            f"database) and retry. ({first})"
         )
     if "version" in text.lower() and "storage" in text.lower():
-        return f"{path} was written by a newer DuckDB than this one; upgrade duckdb. ({text.splitlines()[0]})"
-    return f"cannot open the database {path}: {text.splitlines()[0]}. Pass a writable path with --db / CRUX_LAB_DB."
+        return f"{path} was written by a newer DuckDB than this one; upgrade duckdb. ({first})"
+    return f"cannot open the database {path}: {first}. Pass a writable path with --db / CRUX_LAB_DB."
+
+
+def is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "conflicting lock" in text or "could not set lock" in text
 
 
 def _check_path(path: Path, read_only: bool) -> None:
@@ -85,12 +127,16 @@ def connect(
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
-        raise DatabaseUnavailable(_describe_open_error(path, exc)) from None
+        error = DatabaseLocked if is_lock_error(exc) else DatabaseUnavailable
+        raise error(_describe_open_error(path, exc)) from None
     try:
         if read_only or not migrate_schema:
             check_schema(con, path)
         else:
             migrate(con, path)
+    except duckdb.Error as exc:  # the file opened, but its catalog or a block is damaged
+        con.close()
+        raise DatabaseUnavailable(_describe_open_error(path, exc)) from None
     except BaseException:
         con.close()
         raise

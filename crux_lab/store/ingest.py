@@ -1,6 +1,8 @@
 """Load run folders into DuckDB: one transaction, idempotent by run id.
 
-``ingest`` replaces every row of each run it loads (delete, then ``INSERT ... BY NAME``
+Every run folder is validated first (:func:`~crux_lab.store.runfiles.validate_run`: manifest,
+``result.json``, ``events.jsonl``, table row counts), so a truncated file is refused before
+anything is written. ``ingest`` replaces every row of each run it loads (delete, then ``INSERT ... BY NAME``
 from the runs' Parquet files, one statement per table for a batch of runs) inside a single
 transaction: if any run folder is unreadable,
 nothing of that call is left in the database. A run's own per-debate metrics (its
@@ -13,21 +15,29 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from crux_lab.store.db import SchemaTooNew, StoreError, connect
+from crux_lab.store.db import (
+    DatabaseUnavailable,
+    SchemaTooNew,
+    StoreError,
+    connect,
+    corrupt_message,
+    is_corruption,
+)
 from crux_lab.store.migrations import migration_names
+from crux_lab.store.paths import resolve_db_path
 from crux_lab.store.runfiles import (
     METRICS,
     RunFolderError,
     RunManifest,
     find_run_dirs,
-    read_manifest,
+    validate_run,
 )
 from crux_lab.store.tables import RUN_TABLES, to_arrow
 
@@ -54,7 +64,7 @@ def _manifests(paths: Sequence[str | Path]) -> tuple[list[RunManifest], list[Pat
     by_id: dict[str, RunManifest] = {}
     duplicates: list[Path] = []
     for run_dir in find_run_dirs(list(paths)):
-        m = read_manifest(run_dir)
+        m = validate_run(run_dir)  # result.json, events.jsonl and tables checked before any write
         newer = [name for name in m.migrations if name not in known]
         if newer:
             raise SchemaTooNew(
@@ -153,13 +163,19 @@ def _writing(db: DB) -> Iterator[duckdb.DuckDBPyConnection]:
     A connection we opened is closed afterwards; one passed in belongs to the caller.
     """
     con = db if isinstance(db, duckdb.DuckDBPyConnection) else connect(db)
+    where = "the database" if isinstance(db, duckdb.DuckDBPyConnection) else resolve_db_path(db)
     try:
         con.execute("BEGIN TRANSACTION")
         try:
             yield con
             con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
+        except BaseException as exc:
+            with suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+            if isinstance(exc, duckdb.Error):
+                if is_corruption(str(exc)):
+                    raise DatabaseUnavailable(corrupt_message(where, str(exc))) from None
+                raise IngestError(f"{where}: {str(exc).strip().splitlines()[0]}; nothing was written.") from None
             raise
     finally:
         if con is not db:

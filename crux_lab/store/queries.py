@@ -11,7 +11,15 @@ from typing import Any
 
 import duckdb
 
-from crux_lab.store.db import StoreError, applied_migrations, connect
+from crux_lab.store.db import (
+    DatabaseUnavailable,
+    StoreError,
+    applied_migrations,
+    connect,
+    corrupt_message,
+    is_corruption,
+)
+from crux_lab.store.paths import resolve_db_path
 
 
 class QueryError(StoreError):
@@ -58,6 +66,9 @@ def query(sql: str, db: str | Path | duckdb.DuckDBPyConnection | None = None, pa
             columns = [d[0] for d in cur.description] if cur.description else []
             rows = cur.fetchall() if cur.description else []
         except duckdb.Error as exc:
+            if is_corruption(str(exc)):
+                where = "the database" if isinstance(db, duckdb.DuckDBPyConnection) else resolve_db_path(db)
+                raise DatabaseUnavailable(corrupt_message(where, str(exc))) from None
             raise QueryError(str(exc).strip().splitlines()[0]) from None
     finally:
         if con is not db:
@@ -65,8 +76,20 @@ def query(sql: str, db: str | Path | duckdb.DuckDBPyConnection | None = None, pa
     return QueryResult(columns, rows)
 
 
-def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Row count of every table (views and the ``_migrations`` bookkeeping table excluded)."""
+def table_counts(con: duckdb.DuckDBPyConnection, path: Path | str = "the database") -> dict[str, int]:
+    """Row count of every table (views and the ``_migrations`` bookkeeping table excluded).
+
+    A damaged block raises :class:`DatabaseUnavailable` naming ``path`` and the fix.
+    """
+    try:
+        return _table_counts(con)
+    except duckdb.Error as exc:
+        if is_corruption(str(exc)):
+            raise DatabaseUnavailable(corrupt_message(path, str(exc))) from None
+        raise QueryError(str(exc).strip().splitlines()[0]) from None
+
+
+def _table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     names = [
         r[0]
         for r in con.execute(

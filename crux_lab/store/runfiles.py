@@ -11,6 +11,11 @@ A run folder ``<runs>/<run_id>/`` holds::
 
 It is written into a hidden temporary folder beside it and renamed into place, so a reader
 never sees a half-written run folder; rewriting a run (same run id) swaps the folder whole.
+Everything written goes through :mod:`crux_lab.scrub` first (no API key reaches a file).
+
+:func:`validate_run` is the test of a run folder that ingest and sweeps trust: the manifest
+reads, ``result.json`` is a whole DebateResult of that run id, every line of
+``events.jsonl`` is an event, and every table file holds the rows the manifest counts.
 """
 
 from __future__ import annotations
@@ -26,9 +31,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from crux_lab.models import DebateEvent, DebateResult, parse_event
+from crux_lab.scrub import scrub, scrub_model
+from crux_lab.scrub import write_text as write_scrubbed
 from crux_lab.store.migrations import migration_names
 from crux_lab.store.paths import default_runs_dir
 from crux_lab.store.tables import RUN_TABLES, crux_lab_version, result_rows, to_arrow
@@ -88,13 +97,13 @@ def render_transcript(result: DebateResult) -> str:
 
 
 def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> dict[str, int]:
-    (folder / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
+    write_scrubbed(folder / "result.json", result.model_dump_json(indent=1))
     with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
         for event in result.events:
-            fh.write(event.model_dump_json() + "\n")
-    (folder / "transcript.md").write_text(render_transcript(result), encoding="utf-8")
+            fh.write(scrub(event.model_dump_json()) + "\n")
+    write_scrubbed(folder / "transcript.md", render_transcript(result))
     if result.metrics:  # per-debate metrics; ingest loads them into the metrics table
-        (folder / METRICS).write_text(json.dumps(result.metrics, indent=1, sort_keys=True), encoding="utf-8")
+        write_scrubbed(folder / METRICS, json.dumps(result.metrics, indent=1, sort_keys=True))
     tables = folder / "tables"
     tables.mkdir()
     counts: dict[str, int] = {}
@@ -113,7 +122,7 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
         "complete": result.complete,
         "tables": counts,
     }
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    write_scrubbed(folder / MANIFEST, json.dumps(manifest, indent=1))
     return counts
 
 
@@ -124,6 +133,8 @@ def write_run(result: DebateResult, out_dir: str | Path | None = None, *, sweep_
     """
     out = Path(out_dir) if out_dir is not None else default_runs_dir()
     out.mkdir(parents=True, exist_ok=True)
+    # One scrub of the whole result: every file and Parquet row below derives from it.
+    result = scrub_model(result)
     final = out / result.run_id
     tmp = Path(tempfile.mkdtemp(prefix=f".{result.run_id}.", suffix=".tmp", dir=out))
     try:
@@ -176,6 +187,84 @@ def find_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
     return found
 
 
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return f"field '{where}': {err['msg']}"
+
+
+def validate_run(run_dir: str | Path) -> RunManifest:
+    """Check a run folder end to end before anything trusts it (ingest, sweep resume).
+
+    Raises :class:`RunFolderError` naming the file, the field and the fix; nothing is
+    written. Reading the whole result and event log costs milliseconds per run.
+    """
+    manifest = read_manifest(run_dir)
+    folder = manifest.run_dir
+    fix = f"rewrite the run (rerun it) or move {folder} aside"
+    result_path = folder / "result.json"
+    try:
+        result = DebateResult.model_validate_json(result_path.read_bytes())
+    except FileNotFoundError:
+        raise RunFolderError(f"{result_path}: missing; {fix}.") from None
+    except ValidationError as exc:
+        raise RunFolderError(f"{result_path}: not a whole DebateResult ({_first_error(exc)}); {fix}.") from None
+    if result.run_id != manifest.run_id:
+        raise RunFolderError(
+            f"{result_path}: field 'run_id' is {result.run_id!r} but the manifest says "
+            f"{manifest.run_id!r}; {fix}."
+        )
+    events_path = folder / "events.jsonl"
+    try:
+        with events_path.open(encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    parse_event(line)
+                except (ValidationError, ValueError) as exc:
+                    detail = _first_error(exc) if isinstance(exc, ValidationError) else str(exc)[:200]
+                    raise RunFolderError(
+                        f"{events_path}, line {number}: not an event ({detail}); {fix}."
+                    ) from None
+    except FileNotFoundError:
+        raise RunFolderError(f"{events_path}: missing; {fix}.") from None
+    except UnicodeDecodeError:
+        raise RunFolderError(f"{events_path}: not UTF-8 text; {fix}.") from None
+    for table, expected in manifest.tables.items():
+        if expected <= 0:
+            continue
+        path = manifest.table_path(table)
+        try:
+            rows = pq.read_metadata(path).num_rows
+        except (OSError, pa.ArrowException) as exc:
+            raise RunFolderError(f"{path}: unreadable Parquet ({str(exc).splitlines()[0]}); {fix}.") from None
+        if rows != expected:
+            raise RunFolderError(
+                f"{path}: holds {rows} row(s) but the manifest's field 'tables.{table}' says "
+                f"{expected}; {fix}."
+            )
+    return manifest
+
+
+def run_folder_status(run_dir: str | Path) -> str | None:
+    """None when ``run_dir`` holds a complete, valid run; otherwise why not, in a few words.
+
+    A sweep treats a cell as done exactly when this is None.
+    """
+    folder = Path(run_dir)
+    if not (folder / MANIFEST).is_file():
+        return "no run folder" if not folder.exists() else "no manifest (not a finished run folder)"
+    try:
+        validate_run(folder)
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (RunFolderError, OSError, json.JSONDecodeError) as exc:
+        return f"invalid: {exc}"
+    if data.get("complete") is False:
+        return "incomplete run (interrupted or stopped on an error)"
+    return None
+
+
 def load_result(run_dir: str | Path) -> DebateResult:
     """The DebateResult stored in a run folder."""
     path = Path(run_dir) / "result.json"
@@ -183,6 +272,11 @@ def load_result(run_dir: str | Path) -> DebateResult:
         return DebateResult.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RunFolderError(f"{path}: missing; not a run folder.") from None
+    except ValidationError as exc:
+        raise RunFolderError(
+            f"{path}: not a whole DebateResult ({_first_error(exc)}); rerun the debate or "
+            f"move {path.parent} aside."
+        ) from None
 
 
 def read_events(run_dir: str | Path) -> Iterator[DebateEvent]:

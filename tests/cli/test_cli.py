@@ -361,7 +361,9 @@ def test_cassette_records_then_replays_the_same_debate(runner: CliRunner, env: d
     assert res.exit_code == 0, res.output
     replayed = DebateResult.model_validate_json(env["out"].read_text())
     assert [t.dialogue for t in replayed.transcript] == [t.dialogue for t in recorded.transcript]
-    assert {c.outcome for c in replayed.llm_calls} == {"replayed"}
+    assert {c.backend for c in replayed.llm_calls} == {"replay"} and replayed.backend == "replay"
+    assert {c.outcome for c in replayed.llm_calls} <= {"ok", "repaired"}
+    assert recorded.backend == "simulated"  # recording with --cassette keeps the real backend
     assert "backend: replay" in flat(res.output)
 
 

@@ -84,7 +84,7 @@ def test_database_from_newer_schema_is_refused(db_path: Path) -> None:
 def test_corrupt_database_file_gets_a_clear_message(tmp_path: Path) -> None:
     bad = tmp_path / "bad.duckdb"
     bad.write_bytes(b"this is not duckdb" * 500)
-    with pytest.raises(DatabaseUnavailable, match="not a valid DuckDB database.*--db"):
+    with pytest.raises(DatabaseUnavailable, match="damaged or not a DuckDB database.*move it aside.*db ingest.*--db"):
         connect(bad)
     assert bad.read_bytes().startswith(b"this is not duckdb")  # left untouched
 
@@ -204,7 +204,8 @@ def test_failed_ingest_leaves_nothing_behind(tmp_path: Path, db_path: Path, make
     before = ingest([good_a], db_path)  # something already there stays as it was
     assert before.run_ids
     baseline = counts(db_path)
-    with pytest.raises(IngestError, match=r"turns\.parquet.*rewrite or remove"):
+    # Validation refuses the damaged folder before anything is written.
+    with pytest.raises(RunFolderError, match=r"turns\.parquet: unreadable Parquet.*rewrite the run"):
         ingest([good_a, corrupt, good_b], db_path)
     assert counts(db_path) == baseline
 
@@ -213,9 +214,9 @@ def test_truncated_table_is_caught_by_the_manifest_count(tmp_path: Path, db_path
     run_dir = write_run(result, tmp_path)
     table = pq.read_table(run_dir / "tables" / "turns.parquet")
     pq.write_table(table.slice(0, 1), run_dir / "tables" / "turns.parquet")
-    with pytest.raises(IngestError, match="manifest says 3"):
+    with pytest.raises(RunFolderError, match="holds 1 row.*'tables.turns' says 3"):
         ingest([run_dir], db_path)
-    assert counts(db_path)["runs"] == 0
+    assert not db_path.exists()  # refused before the database was even opened
 
 
 def test_ingest_refuses_non_run_folders_before_touching_the_db(tmp_path: Path, db_path: Path) -> None:
