@@ -177,6 +177,66 @@ def _check_personas(raw: str) -> list[str]:
     return ids
 
 
+def _tier_help() -> str:
+    try:
+        from crux_lab.tiers import allocation_help
+
+        return allocation_help()
+    except Exception as exc:  # a broken price table must not break --help
+        return f"(tier allocation unavailable: {exc})"
+
+
+_TIER_HELP = _tier_help()
+
+
+def _llm_settings(
+    resolved: str, base_url: str | None, model_strong: str | None, model_fast: str | None, config_file: Path | None
+) -> tuple[dict[str, str], str | None]:
+    """The models per tier and the server URL a live backend will use, or a clear failure.
+
+    For openai the server is asked once (it must answer before anything is spent or written),
+    and a missing model is filled with the one model it lists.
+    """
+    settings: dict[str, Any] = {}
+    if config_file is not None:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            fail(f"--llm-config {config_file} cannot be read: {str(exc).splitlines()[0]}")
+        known = {"base_url", "model_strong", "model_fast"}
+        if not isinstance(loaded, dict) or set(loaded) - known:
+            fail(f"--llm-config {config_file} must be a mapping with keys {', '.join(sorted(known))}.")
+        settings = dict(loaded)
+    url = base_url or settings.get("base_url")
+    chosen = {
+        tier: str(value)
+        for tier, value in (("strong", model_strong or settings.get("model_strong")), ("fast", model_fast or settings.get("model_fast")))
+        if value
+    }
+    if resolved not in ("anthropic", "openai"):
+        if url or chosen:
+            fail(f"--base-url/--model-strong/--model-fast/--llm-config apply to the anthropic and openai backends, not {resolved}.")
+        return {}, None
+    from crux_lab.llm import BackendUnavailable, resolve_openai_models, tier_models
+
+    if resolved == "anthropic":
+        if url:
+            fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
+        return {t.value: m for t, m in tier_models("anthropic", chosen).items()}, None
+    from crux_lab.llm.openai_backend import OpenAIBackend, resolve_base_url, served_models
+
+    url = resolve_base_url(url)
+    try:
+        OpenAIBackend(models={"strong": "check", "fast": "check"}, base_url=url)  # URL and key
+        served_models(url)  # the server answers (one line naming the URL if not)
+        models = resolve_openai_models(chosen, url)
+    except BackendUnavailable as exc:
+        fail(str(exc))
+    return {t.value: m for t, m in models.items()}, url
+
+
 def _backend_choice(name: str, cassette: Path | None) -> str:
     """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
     from crux_lab.llm import API_KEY_ENV, BACKENDS, UnknownBackend, resolve_backend_name
@@ -287,7 +347,7 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
 def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
-    billed = "" if result.backend == "anthropic" else " (modelled, not billed)"
+    billed = "" if result.backend in ("anthropic", "openai") else " (modelled, not billed)"
     status = "complete" if result.complete else "[yellow]incomplete[/]"
     out_console.print(
         f"[bold]run {result.run_id}[/]  engine {escape(result.engine)}  backend {escape(result.backend)}  {status}"
@@ -317,7 +377,7 @@ def debate(
     topic: Annotated[str, typer.Option("--topic", "-t", help="The question the personas debate.")],
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids (see `crux-lab personas list`).")],
     engine: Annotated[str, typer.Option("--engine", "-e", help="Debate engine (see `crux-lab engines`).")] = "dialogue",
-    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | replay. auto = anthropic when ANTHROPIC_API_KEY is set.")] = "auto",
+    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | openai | replay. auto = anthropic when ANTHROPIC_API_KEY is set. " + _TIER_HELP)] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget (> 0).")] = 30,
     seed: Annotated[int, typer.Option("--seed", help="Seed (the run id hashes it with the other parameters).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the DebateResult JSON here.")] = None,
@@ -326,6 +386,10 @@ def debate(
     cassette: Annotated[Path | None, typer.Option("--cassette", help="Replay cassette (JSONL) to record into or replay from.")] = None,
     db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,
     runs_dir: Annotated[Path | None, typer.Option("--runs-dir", envvar="CRUX_LAB_RUNS", help="Where run folders go (default runs/).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1 (default $OPENAI_BASE_URL, else OpenAI's). Key: $OPENAI_API_KEY, none for a local server.")] = None,
+    model_strong: Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")] = None,
+    model_fast: Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")] = None,
+    llm_config: Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast (the flags win).")] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
     do_ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="Ingest into DuckDB (--no-ingest: only the run folder, e.g. while another process holds the database).")] = True,
 ) -> None:
@@ -348,6 +412,7 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
+    llm_models, llm_url = _llm_settings(resolved, base_url, model_strong, model_fast, llm_config)
     _check_out(out)
     runs_folder = _check_runs_dir(runs_dir)
 
@@ -363,6 +428,7 @@ def debate(
         config = DebateConfig(
             topic=topic.strip(), persona_ids=persona_ids, engine=engine, backend=resolved,
             seed=seed, max_turns=max_turns, sim=knobs, params=params,
+            models=llm_models, base_url=llm_url,
         )
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -381,7 +447,7 @@ def debate(
 
     from crux_lab.llm import describe_backend_choice
 
-    note(escape(describe_backend_choice(backend, cassette=cassette)))
+    note(escape(describe_backend_choice(backend, cassette=cassette, models=llm_models, base_url=llm_url)))
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
     result = _drive(run, max_turns, progress)
 

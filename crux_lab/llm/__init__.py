@@ -23,6 +23,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from crux_lab import tiers
 from crux_lab.llm.base import (
     Backend,
     BackendUnavailable,
@@ -35,49 +36,31 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
-from crux_lab.llm.pricing import default_model
 from crux_lab.models import SimulatorKnobs, Tier
 from crux_lab.personas.models import Persona, Proposition
 
 BACKENDS = ("auto", "simulated", "anthropic", "openai", "replay")
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
-MODEL_ENV = {Tier.strong: "CRUX_LAB_MODEL_STRONG", Tier.fast: "CRUX_LAB_MODEL_FAST"}
+MODEL_ENV = {Tier(t): name for t, name in tiers.MODEL_ENV.items()}
 
 
 def tier_models(backend: str, models: Mapping[str, str] | None = None) -> dict[Tier, str]:
-    """The one allocation: the model each tier of ``backend`` calls.
+    """The one allocation (:mod:`crux_lab.tiers`): the model each tier of ``backend`` calls.
 
     Explicit ``models`` (``--model-strong`` / ``--model-fast``, ``DebateConfig.models``) win.
-    Otherwise anthropic uses ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST``, else the
-    price table's ``default_models``; the simulator (and replay, for calls it was not given)
-    prices its calls as those defaults; openai has no default (the server is asked which
-    model it serves, see :func:`resolve_openai_models`), so its mapping may be incomplete.
+    For openai the mapping may be incomplete (see :func:`resolve_openai_models`).
 
     >>> tier_models("openai", {"strong": "qwen3", "fast": "qwen3"})[Tier.fast]
     'qwen3'
+    >>> from crux_lab.llm.pricing import default_model
     >>> tier_models("simulated")[Tier.strong] == default_model(Tier.strong)
     True
     """
-    chosen = {Tier(k): v.strip() for k, v in (models or {}).items() if v and v.strip()}
-    if backend == "openai":
-        return chosen
-    if backend == "anthropic":
-        defaults = {t: os.environ.get(MODEL_ENV[t], "").strip() or default_model(t) for t in Tier}
-    else:
-        defaults = {t: default_model(t) for t in Tier}
-    return {**defaults, **chosen}
+    return {Tier(t): m for t, m in tiers.models_for(backend, models).items()}
 
 
-def allocation_help() -> str:
-    """The tier allocation in one line, for ``crux-lab debate --help``."""
-    a = tier_models("anthropic")
-    return (
-        f"Tiers: anthropic strong={a[Tier.strong]} fast={a[Tier.fast]} "
-        f"(${MODEL_ENV[Tier.strong]}, ${MODEL_ENV[Tier.fast]}); openai: --model-strong/--model-fast, "
-        f"else the one model the server lists; simulated: priced as the anthropic defaults. "
-        f"Each purpose's tier: crux_lab.llm.base.ALLOCATION."
-    )
+allocation_help = tiers.allocation_help
 
 
 def resolve_openai_models(

@@ -58,18 +58,8 @@ from crux_lab.llm.structured import (
     user_content,
 )
 from crux_lab.models import Tier, Usage
-
-try:
-    from crux_lab.scrub import register as _register_secret
-    from crux_lab.scrub import scrub as _scrub
-except ImportError:  # pragma: no cover - before the shared scrubber lands
-
-    def _scrub(text: str) -> str:
-        return text
-
-    def _register_secret(value: str | None) -> None:
-        return None
-
+from crux_lab.scrub import register as _register_secret
+from crux_lab.scrub import scrub as _scrub
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"

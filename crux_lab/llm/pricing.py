@@ -30,8 +30,8 @@ class PriceTableInvalid(ValueError):
 def price_table() -> dict[str, Any]:
     """The built-in table with ``$CRUX_LAB_PRICES`` (a JSON file of the same shape) laid over it.
 
-    The user's file adds or replaces whole model rows (``models``), ``aliases`` and
-    ``default_models``: e.g. ``{"models": {"gpt-4.1": {"input": 2.0, "output": 8.0,
+    The user's file adds or replaces whole model rows (``models``) and ``aliases`` (the
+    default models per tier are :mod:`crux_lab.tiers`'s business): e.g. ``{"models": {"gpt-4.1": {"input": 2.0, "output": 8.0,
     "cache_write": 0, "cache_read": 0.5}}}``.
     """
     return _price_table(os.environ.get(PRICES_ENV, "").strip())
@@ -50,18 +50,19 @@ def _price_table(user_file: str) -> dict[str, Any]:
             f"${PRICES_ENV}={user_file} is not a readable JSON price table ({exc}); "
             f"fix the file or unset {PRICES_ENV}"
         ) from None
-    if not isinstance(user, dict) or not all(isinstance(user.get(k, {}), dict) for k in ("models", "aliases", "default_models")):
+    if not isinstance(user, dict) or not all(isinstance(user.get(k, {}), dict) for k in ("models", "aliases")):
         raise PriceTableInvalid(
-            f"${PRICES_ENV}={user_file} must be a JSON object with 'models' (and optionally "
-            f"'aliases', 'default_models') mappings, like crux_lab/data/prices.json"
+            f"${PRICES_ENV}={user_file} must be a JSON object with a 'models' (and optionally "
+            f"an 'aliases') mapping, like crux_lab/data/prices.json"
         )
-    for key in ("models", "aliases", "default_models"):
+    for key in ("models", "aliases"):
         table[key] = {**table.get(key, {}), **user.get(key, {})}
     return table
 
 
 def default_model(tier: Tier) -> str:
-    """Default Anthropic model id for a tier.
+    """Default Anthropic model id for a tier (``default_models``; :mod:`crux_lab.tiers` reads
+    the same row for the one allocation).
 
     >>> default_model(Tier.fast).startswith("claude-")
     True
