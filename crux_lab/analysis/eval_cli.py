@@ -92,7 +92,9 @@ def recovery(
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Do not write run folders or the database.")] = False,
 ) -> None:
-    """Run engines on synthetic scenarios with planted cruxes and score crux recovery."""
+    """Run engines on synthetic scenarios with planted cruxes and score crux recovery by text:
+each crux found is matched to a planted one by its words (embeddings at a threshold calibrated
+on held-out paraphrases), never by ids."""
     from crux_lab.analysis.recovery import run_recovery, summarize
     from crux_lab.analysis.scenarios import ScenarioError, generate_scenarios
     from crux_lab.engines import available
@@ -119,7 +121,11 @@ def recovery(
 
         run = run_recovery(planted, names, lib, seed=seed, sim=knobs, runs_dir=runs_dir, db=db,
                            store=not no_store, on_result=progress)
+    from crux_lab.analysis.calibration import default_calibration
+
     knob_text = ", ".join(f"{k}={v}" for k, v in knobs.model_dump().items() if v) or "default knobs"
+    calibration = default_calibration()
+    console.print(f"Matched by text only; {calibration.describe()}.", highlight=False)
     console.print(recovery_table(summarize(run.scores), f"Crux recovery: {len(planted)} scenario(s), seed {seed}, {knob_text}"))
     for key, err in run.failures.items():
         console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False)
@@ -128,7 +134,8 @@ def recovery(
     if json_out is not None:
         from dataclasses import asdict
 
-        json_out.write_text(json.dumps({"knobs": knobs.model_dump(), "seed": seed, "summary": summarize(run.scores),
+        json_out.write_text(json.dumps({"knobs": knobs.model_dump(), "seed": seed, "calibration": asdict(calibration),
+                                        "summary": summarize(run.scores),
                                         "scores": [asdict(s) for s in run.scores]}, indent=1, default=str))
     if run.failures and not run.results:
         raise typer.Exit(1)

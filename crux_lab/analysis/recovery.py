@@ -1,44 +1,32 @@
-"""Ground-truth crux recovery: did the engine find the cruxes planted in a scenario?
+"""Crux recovery: did the engine find the cruxes planted in a scenario? Scored by text alone.
 
 Scenarios (:mod:`crux_lab.analysis.scenarios`) plant contested propositions of known
 disagreement types and consensus propositions. After a debate, every crux-like item it
 reports (crux cards, cruxes, DCG disputes: :func:`crux_lab.analysis.metrics.crux_texts`) is
-matched to at most one planted proposition:
+matched to at most one planted proposition **by its words**, never by an id:
 
-1. **by id** when the item carries ``proposition_ids`` (the simulator annotates them; a real
-   LLM run does not), unless its text is generic: an item whose specificity proxy
-   (:func:`~crux_lab.analysis.metrics.question_specificity`) is below
-   :data:`GENERIC_FLOOR` recovers nothing, whatever its tags say ("we simply see this
-   differently" names no crux);
-2. else **by embedding**: cosine similarity (all-MiniLM-L6-v2, :mod:`crux_lab.embed`) of the
-   item text with each planted proposition's text and question (the larger counts); the best
-   proposition matches when its similarity is at least :data:`MATCH_THRESHOLD`.
+- an item whose specificity proxy (:func:`~crux_lab.analysis.metrics.question_specificity`)
+  is below :data:`GENERIC_FLOOR` recovers nothing ("we simply see this differently" names
+  no crux);
+- otherwise the cosine similarity (all-MiniLM-L6-v2, :mod:`crux_lab.embed`) of the item's
+  text with each planted proposition's text and question (the larger counts); the best
+  proposition matches when it reaches the threshold.
+
+The threshold is calibrated on a held-out paraphrase set (:mod:`crux_lab.analysis.calibration`:
+hand-written claims from domains no deck or scenario uses, with paraphrases and same-domain
+non-paraphrases), at the best F0.5; ``crux-lab eval recovery`` prints the calibration with
+the result.
 
 Scores, per debate, at the proposition level (paraphrases of one crux count once):
 
 - precision = planted contested propositions found / (distinct propositions matched +
   unmatched items), so a consensus proposition reported as a crux and an item that matches
-  nothing are both false positives;
+  nothing are both false positives; ``nan`` when the debate reported nothing;
 - recall = planted contested propositions found / planted contested propositions;
-- F1; type accuracy = recovered cruxes whose (majority) reported type equals the planted type,
+- F1, 0 when nothing was found (a debate that finds nothing scores 0, it is not left out);
+- type accuracy = recovered cruxes whose (majority) reported type equals the planted type,
   over those reported with a type (``nan`` if none is typed);
-- false common ground = common-ground items that match (by id, else embedding) a planted
-  contested proposition.
-
-Threshold (0.70). Calibrated with ``benchmarks/recovery_threshold.py`` on labelled items: every
-crux item and common-ground statement that blitz, graph, dialogue and dcg report on 6 scenarios
-carrying a simulator id (its label), plus each planted proposition's two stock reasons and its
-flip condition (the texts an extractor paraphrases from); about 215 items per seed. An item is a
-true positive when its best match is its label and reaches the threshold; a false positive when
-a wrong proposition wins and reaches it, or when, with its label left out, another proposition
-of the scenario reaches it. Because a recovery benchmark must not credit a crux that was not
-found, the threshold maximises F0.5 (precision-weighted): 0.70 on seed 0 (P 1.00, R 0.39,
-F0.5 0.763) and within 0.01 of the best (0.75) on seed 1 (P 0.98, R 0.40). Below 0.65 the
-left-out false positives climb fast (propositions of one scenario share a domain and a city);
-F1 alone would pick 0.40 at precision 0.55. The price: engine items recall about 0.79 of
-their labels by embedding, and a crux worded as a *reason* (not the proposition) almost never
-matches, so ``use_ids=False`` scores are a lower bound. The benchmark prints the sweep and
-writes ``benchmarks/results/recovery_threshold.json``.
+- false common ground = common-ground items that match a planted contested proposition.
 """
 
 from __future__ import annotations
@@ -59,7 +47,6 @@ from crux_lab.models import DebateResult, SimulatorKnobs
 
 __all__ = [
     "GENERIC_FLOOR",
-    "MATCH_THRESHOLD",
     "Match",
     "RecoveryRun",
     "RecoveryScore",
@@ -71,7 +58,6 @@ __all__ = [
     "summarize",
 ]
 
-MATCH_THRESHOLD = 0.70
 GENERIC_FLOOR = 0.4  # the simulator's vague cruxes score 0.375; real cruxes 0.6 and up
 METRIC_NAMES = (
     "recovery_precision", "recovery_recall", "recovery_f1", "recovery_type_accuracy", "false_common_ground",
@@ -86,7 +72,7 @@ class Encoder(Protocol):
 class Match:
     text: str
     proposition_id: str | None
-    how: str  # "id" | "embedding" | "generic" | "none"
+    how: str  # "embedding" | "generic" | "none"
     similarity: float | None = None
 
 
@@ -111,25 +97,22 @@ def similarity_to_propositions(texts: Sequence[str], scenario: Scenario, encoder
 
 def match_texts(
     texts: Sequence[str],
-    ids: Sequence[Sequence[str]],
     scenario: Scenario,
-    encoder: Encoder | None,
+    encoder: Encoder | None = None,
     *,
-    threshold: float = MATCH_THRESHOLD,
-    use_ids: bool = True,
+    threshold: float | None = None,
 ) -> list[Match]:
-    """Match each text (with its proposition ids, possibly empty) to a planted proposition; see
-    the module docstring for the rule. ``encoder`` may be None only if every text has an id."""
-    planted = {p.id for p in scenario.propositions}
+    """Match each text to a planted proposition by its words (see the module docstring);
+    ``threshold`` defaults to the calibrated one."""
+    if threshold is None:
+        from crux_lab.analysis.calibration import default_calibration
+
+        threshold = default_calibration().threshold
     out: list[Match | None] = []
     need: list[int] = []
-    for k, (text, pids) in enumerate(zip(texts, ids, strict=True)):
+    for k, text in enumerate(texts):
         if question_specificity(text) < GENERIC_FLOOR:
             out.append(Match(text, None, "generic"))
-            continue
-        known = [p for p in pids if p in planted] if use_ids else []
-        if known:
-            out.append(Match(text, known[0], "id"))
         else:
             out.append(None)
             need.append(k)
@@ -164,7 +147,6 @@ class RecoveryScore:
     type_accuracy: float
     n_typed: int
     false_common_ground: int
-    matched_by_id: int
     matched_by_embedding: int
     generic_items: int
     recovered: dict[str, str | None] = field(default_factory=dict)  # planted id -> reported type
@@ -185,13 +167,11 @@ def score_recovery(
     scenario: Scenario,
     encoder: Encoder | None = None,
     *,
-    threshold: float = MATCH_THRESHOLD,
-    use_ids: bool = True,
+    threshold: float | None = None,
 ) -> RecoveryScore:
     """Score one debate's cruxes against the scenario's planted ones (module docstring)."""
     items: list[CruxText] = crux_texts(result)
-    matches = match_texts([i.text for i in items], [i.proposition_ids for i in items], scenario, encoder,
-                          threshold=threshold, use_ids=use_ids)
+    matches = match_texts([i.text for i in items], scenario, encoder, threshold=threshold)
     contested = scenario.contested
     matched_props = {m.proposition_id for m in matches if m.proposition_id}
     unmatched = {m.text.strip().lower() for m in matches if m.proposition_id is None}
@@ -199,7 +179,8 @@ def score_recovery(
     predicted = len(matched_props) + len(unmatched)
     precision = len(found) / predicted if predicted else math.nan
     recall = len(found) / len(contested) if contested else math.nan
-    f1 = 2 * precision * recall / (precision + recall) if predicted and (precision + recall) > 0 else (0.0 if predicted else math.nan)
+    # Nothing found scores F1 = 0: a debate that finds nothing must pull the mean down.
+    f1 = 2 * precision * recall / (precision + recall) if predicted and (precision + recall) > 0 else 0.0
     recovered: dict[str, str | None] = {}
     for pid in sorted(found):
         types = [i.disagreement_type for i, m in zip(items, matches, strict=True) if m.proposition_id == pid and i.disagreement_type]
@@ -207,8 +188,7 @@ def score_recovery(
     typed = {pid: t for pid, t in recovered.items() if t is not None}
     correct = sum(1 for pid, t in typed.items() if contested[pid].value == t)
     cg = result.common_ground
-    cg_matches = match_texts([g.statement for g in cg], [g.proposition_ids for g in cg], scenario, encoder,
-                             threshold=threshold, use_ids=use_ids) if cg else []
+    cg_matches = match_texts([g.statement for g in cg], scenario, encoder, threshold=threshold) if cg else []
     false_cg = sum(1 for m in cg_matches if m.proposition_id in contested)
     return RecoveryScore(
         run_id=result.run_id, engine=result.engine, scenario=scenario.id, n_items=len(items),
@@ -216,7 +196,6 @@ def score_recovery(
         precision=precision, recall=recall, f1=f1,
         type_accuracy=correct / len(typed) if typed else math.nan, n_typed=len(typed),
         false_common_ground=false_cg,
-        matched_by_id=sum(1 for m in matches if m.how == "id"),
         matched_by_embedding=sum(1 for m in matches if m.how == "embedding"),
         generic_items=sum(1 for m in matches if m.how == "generic"),
         recovered=recovered, missed=sorted(set(contested) - found),
