@@ -19,6 +19,15 @@ independent component has few alternatives.
 (['h1', 's1'], 'partial')
 >>> rep.crux_assumptions[0].settling_question
 'What observable evidence would settle whether adoption is deterministic?'
+>>> rep.regime.description
+'Partial: 1 of 3 arguments in common ground; 2 preferred extensions, 2 camps of personas.'
+>>> [(s.personas, sorted(s.arguments)) for s in rep.sides]
+[(('hayes',), ['h1']), (('saylor',), ['s1'])]
+
+Words: a *camp* is a group of personas (those whose arguments dominate the same preferred
+extensions); a *preferred extension* is one coherent set of arguments. A debate of two
+personas has at most a few camps however many preferred extensions its graph has, and
+reader-facing text reports extensions as extensions, with their count.
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ __all__ = [
     "CruxReport",
     "PivotArgument",
     "RegimeResult",
+    "SideClaims",
     "classify_af_regime",
     "compute_camps",
     "extract_cruxes",
@@ -43,21 +53,35 @@ __all__ = [
     "pivot_arguments",
     "rank_assumptions",
     "settling_question",
+    "sides_statement",
 ]
 
 
 @dataclass(frozen=True)
 class CampResult:
-    """A coherent worldview: a preferred extension and the personas dominating it.
+    """A camp: a group of personas, with one preferred extension that stands for it.
 
-    ``support[p]`` counts persona ``p``'s arguments in the extension outside
-    the common ground; ``personas`` are those with the highest count.
+    ``personas`` are the personas with the most arguments (outside the common ground) in
+    the extension; every preferred extension dominated by the same personas belongs to the
+    same camp, and ``extensions`` counts those seen (at least 1). ``arguments`` is the first
+    such extension; ``support[p]`` counts persona ``p``'s arguments in it outside the
+    common ground.
     """
 
     index: int
     arguments: Extension
     personas: tuple[str, ...]
     support: Mapping[str, int] = field(default_factory=dict)
+    extensions: int = 1
+
+
+@dataclass(frozen=True)
+class SideClaims:
+    """One side of a symmetric-difference crux: a camp's personas and the arguments its
+    extension accepts that the other camp's rejects."""
+
+    personas: tuple[str, ...]
+    arguments: Extension
 
 
 @dataclass(frozen=True)
@@ -105,20 +129,26 @@ class CruxReport:
     regime: RegimeResult
     statuses: Mapping[Arg, Status]
     pivots: tuple[PivotArgument, ...]
+    # The symmetric difference split by side (empty with fewer than two camps).
+    sides: tuple[SideClaims, ...] = ()
 
 
 # ---------------------------------------------------------------------------
 
 
 def settling_question(assumption: str) -> str:
-    """Template question that would settle an assumption.
+    """A readable question that would settle an assumption (a claim in words; "" for none).
 
     >>> settling_question("Rates stay high.")
     'What observable evidence would settle whether rates stay high?'
     >>> settling_question("AI capex pays off")
     'What observable evidence would settle whether AI capex pays off?'
+    >>> settling_question("  ")
+    ''
     """
     text = assumption.strip().rstrip(" .?!")
+    if not text:
+        return ""
     if len(text) > 1 and text[0].isupper() and text[1].islower():
         text = text[0].lower() + text[1:]
     return f"What observable evidence would settle whether {text}?"
@@ -146,18 +176,23 @@ def _best_for(comp: ComponentSpace, mine: Collection[Arg]) -> Extension:
 def compute_camps(
     space: ExtensionSpace, speakers: Mapping[Arg, str] | None = None, max_camps: int = 16
 ) -> tuple[CampResult, ...]:
-    """Camps from a preferred space.
+    """Camps (groups of personas) from a preferred space.
 
-    If the space has at most ``max_camps`` extensions, every extension is a
-    camp. Otherwise, for each persona ``p`` the extension with the most of
+    If the space has at most ``max_camps`` extensions, every extension is
+    considered. Otherwise, for each persona ``p`` the extension with the most of
     ``p``'s arguments (ties: fewest other arguments) is built component by
     component — the score is additive, so the per-component argmax is the
-    global argmax — and distinct results become the camps.
+    global argmax. Extensions dominated by the same personas form one camp, so
+    there are never more camps than groups of personas (without speakers, one
+    camp with no personas).
 
     >>> from crux_lab.argumentation.space import extension_space
     >>> af = ArgumentFramework.from_edges("ab", [("a", "b"), ("b", "a")])
     >>> [c.personas for c in compute_camps(extension_space(af), {"a": "p", "b": "q"})]
     [('p',), ('q',)]
+    >>> af4 = ArgumentFramework.from_edges("abcd", [("a", "b"), ("b", "a"), ("c", "d"), ("d", "c")])
+    >>> [(c.personas, c.extensions) for c in compute_camps(extension_space(af4), dict(zip("abcd", "pqpq")))]
+    [(('p',), 1), (('p', 'q'), 2), (('q',), 1)]
     """
     speakers = speakers or {}
     common = space.fixed
@@ -173,10 +208,13 @@ def compute_camps(
             ext = space.fixed.union(*(_best_for(c, mine) for c in space.components))
             if ext not in exts:
                 exts.append(ext)
+    groups: dict[tuple[str, ...], list[Extension]] = {}
+    for ext in exts:
+        groups.setdefault(_dominant(_support(ext, common, speakers)), []).append(ext)
     camps = []
-    for i, ext in enumerate(exts):
-        sup = _support(ext, common, speakers)
-        camps.append(CampResult(i, ext, _dominant(sup), dict(sorted(sup.items()))))
+    for i, (personas, members) in enumerate(sorted(groups.items())):
+        sup = _support(members[0], common, speakers)
+        camps.append(CampResult(i, members[0], personas, dict(sorted(sup.items())), len(members)))
     return tuple(camps)
 
 
@@ -196,20 +234,34 @@ def rank_assumptions(
     disputed: Collection[Arg],
     assumptions: Mapping[Arg, Sequence[str]] | None = None,
     top_k: int = 3,
+    claims: Mapping[Arg, str] | None = None,
 ) -> tuple[CruxAssumption, ...]:
     """Rank assumptions of disputed arguments.
 
     Key: number of dependent disputed arguments (desc), then the summed degree
     centrality ``deg(a) / (n - 1)`` of those arguments (desc), then text.
-    Arguments without listed assumptions stand for themselves (``str(arg)``).
+    Arguments without listed assumptions stand for their claim (``claims[a]``), else for
+    themselves (``str(arg)``); an argument known only by its id gets no settling question
+    (an internal id is not a question a reader can answer).
 
     >>> af = ArgumentFramework.from_edges("abc", [("a", "b"), ("b", "a"), ("c", "a")])
     >>> [c.assumption for c in rank_assumptions(af, "ab", {"a": ["x", "y"], "b": ["x"]})]
     ['x', 'y']
+    >>> [(c.assumption, c.settling_question) for c in rank_assumptions(af, "a", claims={"a": "Rents fall."})]
+    [('Rents fall.', 'What observable evidence would settle whether rents fall?')]
+    >>> [c.settling_question for c in rank_assumptions(af, "b")]
+    ['']
     """
     deps: dict[str, list[Arg]] = {}
+    bare: set[str] = set()
     for a in sort_args(disputed):
-        for text in (assumptions or {}).get(a) or [str(a)]:
+        texts = list((assumptions or {}).get(a) or [])
+        if not texts:
+            claim = (claims or {}).get(a, "").strip()
+            texts = [claim] if claim else [str(a)]
+            if not claim:
+                bare.add(str(a))
+        for text in texts:
             deps.setdefault(text, []).append(a)
     scale = max(1, len(af) - 1)
     scored = []
@@ -218,7 +270,7 @@ def rank_assumptions(
         scored.append((-len(args), -cent, text, args, cent))
     scored.sort(key=lambda t: (t[0], t[1], t[2]))
     return tuple(
-        CruxAssumption(text, tuple(args), round(cent, 6), settling_question(text))
+        CruxAssumption(text, tuple(args), round(cent, 6), "" if text in bare else settling_question(text))
         for _, _, text, args, cent in scored[:top_k]
     )
 
@@ -236,7 +288,11 @@ def format_count(n: int) -> str:
 
 
 def classify_af_regime(
-    n_arguments: int, common_ground: int, extension_count: int, polarized_share: float = 0.25
+    n_arguments: int,
+    common_ground: int,
+    extension_count: int,
+    polarized_share: float = 0.25,
+    camps: int | None = None,
 ) -> RegimeResult:
     """Seed 01 regimes for a Dung graph.
 
@@ -245,18 +301,55 @@ def classify_af_regime(
       less than ``polarized_share`` of the arguments;
     * partial: several preferred extensions but a larger common ground.
 
+    The description counts preferred extensions as extensions, and camps (groups of
+    personas, :func:`compute_camps`) only when ``camps`` is given.
+
     >>> classify_af_regime(8, 6, 1).regime, classify_af_regime(8, 0, 2).regime
     ('consensus', 'polarized')
     >>> classify_af_regime(8, 4, 2).description
-    'Partial: 4 of 8 arguments in common ground, 2 camps.'
+    'Partial: 4 of 8 arguments in common ground; 2 preferred extensions.'
+    >>> classify_af_regime(8, 0, 16, camps=2).description
+    'Polarized: 0 of 8 arguments in common ground; 16 preferred extensions, 2 camps of personas.'
     """
-    camps = f"{format_count(extension_count)} camp{'s' if extension_count != 1 else ''}"
+    exts = f"{format_count(extension_count)} preferred extension{'s' if extension_count != 1 else ''}"
+    if camps is not None:
+        exts += f", {camps} camp{'s' if camps != 1 else ''} of personas"
     cg = f"{common_ground} of {n_arguments} arguments in common ground"
     if extension_count <= 1:
-        return RegimeResult("consensus", f"Consensus: {cg}, {camps}.")
+        return RegimeResult("consensus", f"Consensus: {cg}; {exts}.")
     if n_arguments == 0 or common_ground / n_arguments < polarized_share:
-        return RegimeResult("polarized", f"Polarized: {cg}, {camps}.")
-    return RegimeResult("partial", f"Partial: {cg}, {camps}.")
+        return RegimeResult("polarized", f"Polarized: {cg}; {exts}.")
+    return RegimeResult("partial", f"Partial: {cg}; {exts}.")
+
+
+def sides_statement(
+    sides: Sequence[SideClaims],
+    claims: Mapping[Arg, str],
+    names: Mapping[str, str] | None = None,
+    *,
+    per_side: int = 2,
+) -> str:
+    """A symmetric-difference crux in words: each side's claims, labelled with its personas
+    (never a bare list of claims joined with "vs."). Arguments without a claim text are left
+    out; a side with none left says so.
+
+    >>> s = (SideClaims(("saylor",), frozenset({"a1"})), SideClaims(("schiff",), frozenset({"a2", "a3"})))
+    >>> sides_statement(s, {"a1": "Bitcoin is scarce.", "a2": "Gold has 5,000 years of history.", "a3": ""},
+    ...                 {"saylor": "Michael Saylor", "schiff": "Peter Schiff"})
+    'Michael Saylor holds that Bitcoin is scarce. Peter Schiff holds that Gold has 5,000 years of history.'
+    """
+    names = names or {}
+    parts = []
+    for side in sides:
+        who = " and ".join(names.get(p, p) for p in side.personas) or "One side"
+        texts = [claims[a].strip().rstrip(".") for a in sort_args(side.arguments) if claims.get(a, "").strip()]
+        if not texts:
+            parts.append(f"{who} states no claim of its own here.")
+            continue
+        shown = "; and that ".join(texts[:per_side])
+        more = f" (and {len(texts) - per_side} more)" if len(texts) > per_side else ""
+        parts.append(f"{who} holds that {shown}{more}.")
+    return " ".join(parts)
 
 
 def pivot_arguments(
@@ -327,6 +420,7 @@ def extract_cruxes(
     top_k: int = 3,
     polarized_share: float = 0.25,
     max_alternatives: int | None = None,
+    claims: Mapping[Arg, str] | None = None,
 ) -> CruxReport:
     """Common ground, camps, symmetric difference, crux assumptions, regime, pivots.
 
@@ -340,7 +434,9 @@ def extract_cruxes(
        (central claims default to each persona's own arguments).
 
     ``max_alternatives`` bounds the work per independent component (raises
-    :class:`~crux_lab.argumentation.space.TooManyAlternatives`).
+    :class:`~crux_lab.argumentation.space.TooManyAlternatives`). ``claims`` gives each
+    argument's claim text: an argument without listed assumptions stands for its claim in
+    the ranked assumptions and their settling questions, never for its id.
     """
     speakers = speakers or {}
     space = extension_space(af, "preferred", max_alternatives)
@@ -348,6 +444,11 @@ def extract_cruxes(
     camps = compute_camps(space, speakers, max_camps)
     top = _top_two(camps)
     symdiff = top[0].arguments ^ top[1].arguments if top else frozenset()
+    sides = (
+        (SideClaims(top[0].personas, top[0].arguments - top[1].arguments),
+         SideClaims(top[1].personas, top[1].arguments - top[0].arguments))
+        if top else ()
+    )
     statuses = space.statuses()
     contested = frozenset(a for a, s in statuses.items() if s == "contested")
     if central_claims is None:
@@ -361,8 +462,12 @@ def extract_cruxes(
         extension_count=space.count(),
         symmetric_difference=symdiff,
         contested=contested,
-        crux_assumptions=rank_assumptions(af, symdiff, assumptions, top_k),
-        regime=classify_af_regime(len(af), len(grounded), space.count(), polarized_share),
+        crux_assumptions=rank_assumptions(af, symdiff, assumptions, top_k, claims),
+        regime=classify_af_regime(
+            len(af), len(grounded), space.count(), polarized_share,
+            camps=sum(1 for c in camps if c.personas) if speakers else None,
+        ),
         statuses=statuses,
         pivots=pivot_arguments(space, central_claims),
+        sides=sides,
     )

@@ -134,7 +134,8 @@ def test_camps_are_preferred_and_statuses_match_oracle(af: ArgumentFramework) ->
 def test_compute_camps_without_speakers() -> None:
     af = ArgumentFramework.from_edges("abcd", [("a", "b"), ("b", "a"), ("c", "d"), ("d", "c")])
     camps = compute_camps(extension_space(af), None, max_camps=3)
-    assert len(camps) == 3 and all(c.personas == () for c in camps)
+    # No speakers, no groups of personas: one camp (no personas) stands for every extension seen.
+    assert len(camps) == 1 and camps[0].personas == () and camps[0].extensions == 3
     assert count_extensions(af) == 4
 
 
