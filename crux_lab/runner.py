@@ -16,8 +16,9 @@ from crux_lab.analysis.metrics import run_metrics
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.limits import check_params
-from crux_lab.llm import Backend, LLMError, make_backend
+from crux_lab.llm import Backend, LLMError, make_backend, resolve_backend_name
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
+from crux_lab.llm.simulated.scope import check_simulated_topic
 from crux_lab.models import (
     AgentTurn,
     CruxMessage,
@@ -28,7 +29,7 @@ from crux_lab.models import (
     EngineError,
     MessagePosted,
 )
-from crux_lab.personas.loader import deck_for, load_personas, propositions_for
+from crux_lab.personas.loader import deck_for, load_decks, load_personas, propositions_for
 from crux_lab.scrub import scrub
 
 
@@ -57,6 +58,10 @@ class DebateRun:
         # A backend the run made is the run's to close; one passed in belongs to the caller.
         self._owns_backend = backend is None
         if backend is None:
+            if resolve_backend_name(config.backend) == "simulated":
+                # The simulator debates only its deck's questions: refuse anything else now,
+                # before a call or a file (a real model debates any topic).
+                check_simulated_topic(config.topic, config.persona_ids, load_decks())
             backend = make_backend(
                 config.backend,
                 personas=self.personas,
