@@ -337,12 +337,23 @@ class Camp(Model):
     label: str = ""
 
 
+class GroundingQuote(Model):
+    """A corpus excerpt a card position rests on: the chunk's own words and where they come from."""
+
+    chunk_id: str
+    text: str
+    source: str = ""
+
+
 class CruxCardPosition(Model):
     position: CardPosition
     reasoning: str
     falsifier: str | None = None
     grounding_quotes: list[str] = Field(
         default_factory=list, description="Corpus chunk ids of the persona (must exist)."
+    )
+    grounding: list[GroundingQuote] = Field(
+        default_factory=list, description="The cited chunks' text and source, in grounding_quotes order."
     )
 
 
