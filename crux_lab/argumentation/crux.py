@@ -331,7 +331,8 @@ def sides_statement(
 ) -> str:
     """A symmetric-difference crux in words: each side's claims, labelled with its personas
     (never a bare list of claims joined with "vs."). Arguments without a claim text are left
-    out; a side with none left says so.
+    out; a side with none left says so. A persona without a name in ``names`` is shown by its
+    id in words ("michael-saylor" -> "Michael Saylor").
 
     >>> s = (SideClaims(("saylor",), frozenset({"a1"})), SideClaims(("schiff",), frozenset({"a2", "a3"})))
     >>> sides_statement(s, {"a1": "Bitcoin is scarce.", "a2": "Gold has 5,000 years of history.", "a3": ""},
@@ -341,7 +342,7 @@ def sides_statement(
     names = names or {}
     parts = []
     for side in sides:
-        who = " and ".join(names.get(p, p) for p in side.personas) or "One side"
+        who = " and ".join(names.get(p) or p.replace("-", " ").replace("_", " ").title() for p in side.personas) or "One side"
         texts = [claims[a].strip().rstrip(".") for a in sort_args(side.arguments) if claims.get(a, "").strip()]
         if not texts:
             parts.append(f"{who} states no claim of its own here.")

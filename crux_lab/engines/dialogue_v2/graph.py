@@ -16,7 +16,7 @@ from crux_lab.argumentation import (
     grounded_labelling,
     preferred_extensions,
 )
-from crux_lab.argumentation.crux import CruxReport
+from crux_lab.argumentation.crux import CruxReport, sides_statement
 from crux_lab.models import (
     Argument,
     ArgumentGraph,
@@ -26,6 +26,7 @@ from crux_lab.models import (
     Camp,
     CommonGround,
     Crux,
+    CruxSide,
     Label,
     Regime,
 )
@@ -165,6 +166,7 @@ class ArgumentGraphState:
             self.framework(),
             {a.id: a.speaker_id for a in self.arguments.values()},
             {a.id: a.assumptions for a in self.arguments.values() if a.assumptions},
+            claims={a.id: a.claim for a in self.arguments.values()},
         )
 
     def contested_frontier(self) -> frozenset[str]:
@@ -222,8 +224,12 @@ def graph_insights(
         cruxes.append(
             Crux(
                 id="crux-symdiff",
-                statement=" vs. ".join(args[a].claim for a in symdiff[:4]),
+                statement=sides_statement(rep.sides, {a: x.claim for a, x in args.items()}),
                 source="symmetric_difference",
+                yes_side=[CruxSide(persona_id=args[a].speaker_id, statement=args[a].claim)
+                          for a in args if rep.sides and a in rep.sides[0].arguments],
+                no_side=[CruxSide(persona_id=args[a].speaker_id, statement=args[a].claim)
+                         for a in args if rep.sides and a in rep.sides[1].arguments],
                 argument_ids=symdiff,
                 proposition_ids=sorted({args[a].proposition_id for a in symdiff if args[a].proposition_id}),
             )
