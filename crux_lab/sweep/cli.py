@@ -21,8 +21,14 @@ def sweep(
     executor: Annotated[str | None, typer.Option("--executor", help="local | dask | dask://host:port (default: the file's executor).")] = None,
     db: DbOption = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Export the sweep report when done.")] = False,
+    status: Annotated[bool, typer.Option("--status", help="Show each cell's state (done on disk, ingested, failed, pending) and run nothing.")] = False,
 ) -> None:
-    """Run every cell not yet done (resumable), ingest each into DuckDB, show progress."""
+    """Run every cell not yet done (resumable), ingest each into DuckDB, show progress.
+
+    A cell is done when its run folder is complete and valid; a done cell is never run again
+    and is ingested if the database lacks it. The database is locked only while a cell is
+    ingested, so queries work while the sweep runs.
+    """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from crux_lab.cli import err_console, fail, note, out_console
@@ -30,8 +36,8 @@ def sweep(
     from crux_lab.sweep.runner import NotebookParameterError, run_sweep, summarize_timings
     from crux_lab.sweep.spec import SweepSpecError, load_sweep
 
-    if workers is not None and workers < 1:
-        fail(f"--workers must be at least 1; got {workers}.")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        fail(f"--workers must be between 1 and {MAX_WORKERS}; got {workers}.")
     if executor is not None and not (executor in ("local", "dask") or executor.startswith("dask://")):
         fail(f"--executor {executor!r}: expected local, dask, or dask://host:port.")
     try:
@@ -39,13 +45,18 @@ def sweep(
     except SweepSpecError as exc:
         fail(str(exc))
     db_path = resolve_db_path(db)
+    if status:
+        _print_status(spec, db_path)
+        return
     try:
-        con = connect(db_path)  # the one writer for the whole sweep
+        # Fail on a bad database before any cell runs; migrate it once, then let go of it.
+        connect(db_path).close()
+        already = _ingested_ids(db_path)
     except StoreError as exc:
         fail(str(exc))
 
     def ingest_one(run_dir: Path) -> None:
-        ingest([run_dir], con)
+        ingest([run_dir], db_path)  # opens, writes one transaction, closes: the lock is brief
 
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[last]}"), TimeElapsedColumn(), console=err_console, transient=False)
@@ -54,7 +65,7 @@ def sweep(
     def started(todo: int, total: int) -> None:
         progress.update(task, total=todo)
         if todo < total:
-            note(f"{total - todo} of {total} cell(s) already done: skipped")
+            note(f"{total - todo} of {total} cell(s) already done on disk: not run again")
 
     def advanced(outcome: object) -> None:
         progress.advance(task)
@@ -62,16 +73,18 @@ def sweep(
 
     try:
         with progress:
-            result = run_sweep(spec, ingest=ingest_one, workers=workers, executor=executor,
+            result = run_sweep(spec, ingest=ingest_one, ingested=already, workers=workers, executor=executor,
                                on_start=started, on_progress=advanced)
     except NotebookParameterError as exc:
         fail(str(exc))
-    finally:
-        con.close()
+    except KeyboardInterrupt:  # before the sweep's own handler was installed: nothing was running
+        note("[yellow]interrupted[/] before any cell started.")
+        raise typer.Exit(130) from None
     t = summarize_timings(result.outcomes)
+    caught_up = f", {len(result.caught_up)} ingested from their run folders" if result.caught_up else ""
     out_console.print(
         f"sweep {spec.name}: {result.count('done')} done, {result.count('failed')} failed, "
-        f"{result.count('incomplete')} incomplete, {len(result.skipped)} skipped "
+        f"{result.count('incomplete')} incomplete, {len(result.skipped)} skipped{caught_up} "
         f"in {result.wall_s:.1f}s (per cell: kernel {t['kernel_s']:.1f}s, cells {t['cells_s']:.1f}s "
         f"of which debate {t['debate_s']:.1f}s, ingest {t['ingest_s']:.2f}s)"
     )
@@ -86,6 +99,52 @@ def sweep(
         _report_sweep(spec.name, spec.path.parent, db)
     if result.count("failed"):
         raise typer.Exit(1)
+
+
+MAX_WORKERS = 256
+
+
+def _ingested_ids(db_path: Path) -> set[str]:
+    """Run ids the database holds (read-only; an absent database holds none)."""
+    from crux_lab.store import query
+
+    if not db_path.exists():
+        return set()
+    return {str(r[0]) for r in query("SELECT run_id FROM runs", db_path).rows}
+
+
+def _print_status(spec: object, db_path: Path) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from crux_lab.cli import fail, out_console
+    from crux_lab.store import StoreError
+    from crux_lab.sweep.runner import NotebookParameterError, cell_states, notebook_defaults
+    from crux_lab.sweep.spec import SweepSpec
+
+    assert isinstance(spec, SweepSpec)
+    try:
+        ingested = _ingested_ids(db_path)
+    except StoreError as exc:
+        fail(str(exc))
+    try:
+        cells = spec.cells(notebook_defaults(spec.notebook))
+    except NotebookParameterError as exc:
+        fail(str(exc))
+    states = cell_states(spec, cells, ingested)
+    grid = sorted(spec.grid) + ["seed"]
+    table = Table("run_id", *grid, "state", "detail")
+    for st in states:
+        detail = st["error"] if st["state"] == "failed" else ("" if st["on_disk"] == "done" else st["on_disk"])
+        table.add_row(st["run_id"], *(escape(str(st["params"].get(k, ""))[:40]) for k in grid),
+                      st["state"], escape(detail[:120]))
+    out_console.print(table)
+    counts: dict[str, int] = {}
+    for st in states:
+        counts[st["state"]] = counts.get(st["state"], 0) + 1
+    order = ("ingested", "done, not ingested", "failed", "pending")
+    out_console.print(f"sweep {spec.name}: " + ", ".join(f"{counts.get(k, 0)} {k}" for k in order)
+                      + f" (of {len(states)}; database {db_path})")
 
 
 def _report_sweep(name: str, experiments: Path, db: Path | None) -> None:

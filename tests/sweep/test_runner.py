@@ -9,7 +9,7 @@ from pathlib import Path
 
 from crux_lab.store import connect, ingest, query
 from crux_lab.sweep.runner import CellOutcome, Manifest, run_sweep
-from crux_lab.sweep.spec import load_sweep
+from crux_lab.sweep.spec import SweepSpec, load_sweep
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
@@ -25,6 +25,11 @@ def tiny_spec(tmp_path: Path, values: list[int], fail: list[bool] | None = None,
 
 def read_value(run_dir: Path) -> int:
     return int(json.loads((run_dir / "value.json").read_text())["value"])
+
+
+def tiny_done(run_dir: Path) -> str | None:
+    """The tiny notebooks write value.json, not a run folder: that file is their truth."""
+    return None if (run_dir / "value.json").is_file() else "no value.json"
 
 
 def test_debate_sweep_ingests_resumes_and_records_a_failure(tmp_path: Path) -> None:
@@ -76,16 +81,16 @@ def test_ctrl_c_keeps_finished_cells_and_marks_the_rest_incomplete(tmp_path: Pat
     def interrupt_after_first(outcome: CellOutcome) -> None:
         raise KeyboardInterrupt  # as if Ctrl-C arrived right after the first cell was ingested
 
-    report = run_sweep(spec, ingest=ingest_one, workers=1, on_progress=interrupt_after_first)
+    report = run_sweep(spec, ingest=ingest_one, workers=1, on_progress=interrupt_after_first, check_done=tiny_done)
     assert report.interrupted
     statuses = Manifest(spec.out_dir / "manifest.json").cells
     done = [rid for rid, c in statuses.items() if c["status"] == "done"]
     incomplete = [rid for rid, c in statuses.items() if c["status"] == "incomplete"]
     assert len(done) == 1 and len(incomplete) == 1
     assert len(ingested) == 1
-    # Resume: only the incomplete cells run.
-    resumed = run_sweep(spec, ingest=ingest_one, workers=2)
-    assert sorted(resumed.skipped) == sorted(done)
+    # Resume: only the incomplete cells run (the database already holds the done one).
+    resumed = run_sweep(spec, ingest=ingest_one, workers=2, check_done=tiny_done, ingested=done)
+    assert sorted(resumed.skipped) == sorted(done) and resumed.caught_up == []
     assert [o.status for o in resumed.outcomes] == ["done"]
     assert sorted(ingested) == [1, 2]
 
@@ -96,7 +101,7 @@ def test_interrupt_during_ingest_leaves_the_cell_incomplete(tmp_path: Path) -> N
     def interrupted_ingest(run_dir: Path) -> None:
         raise KeyboardInterrupt
 
-    report = run_sweep(spec, ingest=interrupted_ingest)
+    report = run_sweep(spec, ingest=interrupted_ingest, check_done=tiny_done)
     assert report.interrupted
     assert [o.status for o in report.outcomes] == ["incomplete"]
     assert Manifest(spec.out_dir / "manifest.json").status(report.outcomes[0].run_id) == "incomplete"
@@ -105,7 +110,8 @@ def test_interrupt_during_ingest_leaves_the_cell_incomplete(tmp_path: Path) -> N
 def test_dask_local_cluster(tmp_path: Path) -> None:
     spec = tiny_spec(tmp_path, [10, -1], executor="dask")
     ingested: list[tuple[int, int]] = []
-    report = run_sweep(spec, ingest=lambda d: ingested.append((read_value(d), os.getpid())), workers=2)
+    report = run_sweep(spec, ingest=lambda d: ingested.append((read_value(d), os.getpid())), workers=2,
+                       check_done=tiny_done)
     statuses = sorted((o.params["value"], o.status) for o in report.outcomes)
     assert statuses == [(-1, "failed"), (10, "done")]
     assert ingested == [(10, os.getpid())]  # ingest runs in the coordinator, not on a worker
@@ -113,32 +119,72 @@ def test_dask_local_cluster(tmp_path: Path) -> None:
     assert all("cell asked to fail" in (o.error or "") for o in failed)
 
 
-def test_real_ctrl_c_on_the_process_group(tmp_path: Path) -> None:
-    """SIGINT to the whole process group, as a terminal sends it: the finished cell stays done
-    and ingested, the running ones are marked incomplete, and no kernel is left behind."""
-    import signal
-    import subprocess
-    import sys
-    import time
+def runfolder_spec(tmp_path: Path, values: list[int], name: str = "rf") -> SweepSpec:
+    text = (f"name: {name}\nnotebook: {DATA / 'runfolder.ipynb'}\nworkers: 2\n"
+            f"grid:\n  value: {json.dumps(values)}\nseeds: [0]\n")
+    (tmp_path / f"{name}.yaml").write_text(text, encoding="utf-8")
+    return load_sweep(tmp_path / f"{name}.yaml")
 
-    spec_path = tmp_path / "s.yaml"
-    spec_path.write_text(f"name: s\nnotebook: {DATA / 'sleepy.ipynb'}\nworkers: 2\ngrid:\n  sleep: [0.0, 600.0, 601.0]\n")
-    code = (
-        "from crux_lab.sweep.runner import run_sweep\nfrom crux_lab.sweep.spec import load_sweep\n"
-        f"r = run_sweep(load_sweep({str(spec_path)!r}), ingest=lambda d: print('INGEST', d.name, flush=True))\n"
-        "print('INTERRUPTED', r.interrupted, flush=True)\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    manifest = tmp_path / "s" / "manifest.json"
-    deadline = time.time() + 180
-    while time.time() < deadline and not (manifest.is_file() and "done" in manifest.read_text()):
-        time.sleep(0.3)
-    time.sleep(2)  # the two sleeping cells are running now
-    os.killpg(proc.pid, signal.SIGINT)
-    out, _ = proc.communicate(timeout=120)
-    cells = Manifest(manifest).cells
-    by_sleep = {c["params"]["sleep"]: c["status"] for c in cells.values()}
-    assert by_sleep == {0.0: "done", 600.0: "incomplete", 601.0: "incomplete"}
-    done_id = next(rid for rid, c in cells.items() if c["status"] == "done")
-    assert out.splitlines() == [f"INGEST {done_id}", "INTERRUPTED True"]
+
+def db_run_ids(db: Path) -> set[str]:
+    return {r[0] for r in query("SELECT run_id FROM runs", db).rows}
+
+
+def test_resume_trusts_the_run_folders_not_the_manifest(tmp_path: Path) -> None:
+    """Issue 16: a new database gets every done cell; a deleted manifest re-runs nothing; a
+    damaged run folder is the one cell that runs again."""
+    spec = runfolder_spec(tmp_path, [1, 2])
+    first_db, second_db = tmp_path / "first.duckdb", tmp_path / "second.duckdb"
+    first = run_sweep(spec, ingest=lambda d: ingest([d], first_db))
+    assert sorted(o.status for o in first.outcomes) == ["done", "done"], first.outcomes
+    ids = {o.run_id for o in first.outcomes}
+    assert db_run_ids(first_db) == ids
+
+    # A new, empty database: nothing runs, both cells are ingested from their folders.
+    launched: list[str] = []
+    second = run_sweep(spec, ingest=lambda d: ingest([d], second_db), ingested=set(),
+                       on_launch=lambda c: launched.append(c.run_id))
+    assert launched == [] and second.outcomes == []
+    assert sorted(second.caught_up) == sorted(ids)
+    assert db_run_ids(second_db) == ids
+
+    # The manifest deleted: still nothing runs, and nothing is ingested twice.
+    (spec.out_dir / "manifest.json").unlink()
+    third = run_sweep(spec, ingest=lambda d: launched.append(f"ingest {d.name}"), ingested=ids,
+                      on_launch=lambda c: launched.append(c.run_id))
+    assert launched == [] and sorted(third.skipped) == sorted(ids)
+
+    # A truncated result.json makes that cell not done: it alone runs again.
+    damaged = sorted(ids)[0]
+    result_json = spec.out_dir / "runs" / damaged / "result.json"
+    result_json.write_bytes(result_json.read_bytes()[:40])
+    fourth = run_sweep(spec, ingest=lambda d: ingest([d], first_db), ingested=ids,
+                       on_launch=lambda c: launched.append(c.run_id))
+    assert launched == [damaged]
+    assert [(o.run_id, o.status) for o in fourth.outcomes] == [(damaged, "done")]
+    assert db_run_ids(first_db) == ids
+
+
+def test_sweep_status_and_catch_up_through_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from crux_lab.cli import app
+
+    spec = runfolder_spec(tmp_path, [5, -1], name="st")
+    db = tmp_path / "st.duckdb"
+    cli = CliRunner()
+    res = cli.invoke(app, ["sweep", str(spec.path), "--db", str(db)])
+    assert res.exit_code == 1, res.output  # the value -1 cell fails
+    ok_id = next(iter(db_run_ids(db)))
+    status = cli.invoke(app, ["sweep", str(spec.path), "--status", "--db", str(db)])
+    flat = " ".join(status.output.split())
+    assert status.exit_code == 0, status.output
+    assert "1 ingested, 0 done, not ingested, 1 failed, 0 pending" in flat
+    assert "cell asked to fail" in flat
+    # A new database: --status says done but not ingested; the sweep ingests without running.
+    new_db = tmp_path / "new.duckdb"
+    status = cli.invoke(app, ["sweep", str(spec.path), "--status", "--db", str(new_db)])
+    assert "0 ingested, 1 done, not ingested, 1 failed" in " ".join(status.output.split())
+    res = cli.invoke(app, ["sweep", str(spec.path), "--db", str(new_db)])
+    assert "1 ingested from their run folders" in " ".join(res.output.split())
+    assert db_run_ids(new_db) == {ok_id}
