@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
-from crux_lab.personas.models import Persona
+from crux_lab.personas.models import Persona, Proposition
 
 NAN = float("nan")
 Truth = Mapping[str, Mapping[str, str]]  # persona id -> proposition id -> "pro"/"con"/"uncertain"
@@ -91,6 +91,31 @@ def contested_propositions(truth: Truth, persona_ids: Sequence[str] | None = Non
     return {prop for prop in props if {"pro", "con"} <= {truth[pid].get(prop) for pid in ids}}
 
 
+def _deck_propositions(persona_ids: Sequence[str]) -> list[Proposition]:
+    try:
+        from crux_lab.personas.loader import propositions_for
+
+        return list(propositions_for(persona_ids).values())
+    except Exception:  # no library (a test's fake personas): ground-truth metrics stay nan
+        return []
+
+
+def _turn_propositions(result: DebateResult, propositions: Sequence[Proposition]) -> list[str | None]:
+    """The proposition each turn states (by its best sentence), memoised on the result."""
+    from crux_lab.analysis.textmatch import name_propositions
+
+    key = (id(result), len(result.transcript), len(propositions))
+    cached = _TURN_PROPS.get(key)
+    if cached is None:
+        cached = name_propositions([t.dialogue for t in result.transcript], propositions, by_sentence=True)
+        _TURN_PROPS.clear()
+        _TURN_PROPS[key] = cached
+    return cached
+
+
+_TURN_PROPS: dict[tuple[int, int, int], list[str | None]] = {}
+
+
 def _mean(values: Iterable[float]) -> float:
     vals = list(values)
     return sum(vals) / len(vals) if vals else NAN
@@ -113,14 +138,15 @@ def topic_coverage(result: DebateResult) -> float:
     return sum(1 for a in result.aspects if a.id in addressed) / len(result.aspects)
 
 
-def proposition_coverage(result: DebateResult, truth: Truth) -> float:
-    """Share of the contested propositions of the debate's personas that some turn addressed.
+def proposition_coverage(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> float:
+    """Share of the contested propositions of the debate's personas that some turn stated,
+    recognised by the turns' words (:mod:`crux_lab.analysis.textmatch`).
 
     Topic coverage measured against ground truth instead of the engine's own decomposition.
-    ``nan`` when no turn carries ``proposition_ids`` or nothing is contested.
+    ``nan`` when no turn states a known proposition or nothing is contested.
     """
     contested = contested_propositions(truth, result.config.persona_ids)
-    said = {pid for t in result.transcript for pid in t.proposition_ids}
+    said = {pid for pid in _turn_propositions(result, propositions) if pid}
     if not contested or not said:
         return NAN
     return len(contested & said) / len(contested)
@@ -351,19 +377,19 @@ def sycophancy_rate(result: DebateResult) -> float:
     return sum(1 for named in flags if not named) / len(flags)
 
 
-def belief_consistency_prompt(result: DebateResult, truth: Truth) -> float:
+def belief_consistency_prompt(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> float:
     """Prompt-to-line consistency (arXiv:2511.00222): share of stance-bearing turns whose stance
-    does not contradict the speaker's prompted (ground-truth) stance on the propositions it
-    addresses. A line contradicts when it says pro where the persona holds con, or vice
+    does not contradict the speaker's prompted (ground-truth) stance on the proposition its
+    words state (recognised by text). A line contradicts when it says pro where the persona holds con, or vice
     versa; ``uncertain`` lines (a legitimate update) never contradict. ``nan`` when no turn
     carries a stance on a proposition the speaker has a ground-truth stance on.
     """
     checked = 0
     consistent = 0
-    for t in result.transcript:
-        if t.stance not in ("pro", "con"):
+    for t, named in zip(result.transcript, _turn_propositions(result, propositions), strict=True):
+        if t.stance not in ("pro", "con") or named is None:
             continue
-        held = [truth.get(t.persona_id, {}).get(p) for p in t.proposition_ids[:1]]
+        held = [truth.get(t.persona_id, {}).get(named)]
         held = [h for h in held if h in ("pro", "con")]
         if not held:
             continue
@@ -418,54 +444,66 @@ def crux_specificity_of_cards(cards: Sequence[CruxCard], topic: str = "") -> flo
 # ---------------------------------------------------------------------------
 
 
-def fake_consensus_items(result: DebateResult, truth: Truth) -> list[str]:
+def fake_consensus_items(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> list[str]:
     """Ids of common-ground items that are contradictory claims reported as agreement.
 
-    Common ground is what *every* participant accepts, so an item is fake when one of its
-    proposition ids is held pro by one of the debate's personas and con by another (whatever
-    personas the item itself names). Two grounded arguments
-    on the same proposition from speakers of opposite ground-truth stances are fake too
-    (reported as ``"args:<a>+<b>"``): the graph accepted both sides of a contradiction.
+    Common ground is what *every* participant accepts, so an item is fake when the
+    proposition its statement states (recognised by its words) is held pro by one of the
+    debate's personas and con by another (whatever personas the item itself names). Two
+    grounded arguments stating the same proposition from speakers of opposite ground-truth
+    stances are fake too (reported as ``"args:<a>+<b>"``): the graph accepted both sides of a
+    contradiction.
     """
+    from crux_lab.analysis.textmatch import name_propositions
+
     out: list[str] = []
     contested = contested_propositions(truth, result.config.persona_ids)
-    for g in result.common_ground:
-        if any(p in contested for p in g.proposition_ids):
+    named = name_propositions([g.statement for g in result.common_ground], propositions)
+    for g, pid in zip(result.common_ground, named, strict=True):
+        if pid in contested:
             out.append(g.id)
-    grounded = [a for a in result.graph.arguments if a.id in set(result.graph.grounded) and a.proposition_id]
+    grounded = [a for a in result.graph.arguments if a.id in set(result.graph.grounded)]
+    arg_props = name_propositions([a.claim for a in grounded], propositions)
     for i, a in enumerate(grounded):
-        for b in grounded[i + 1 :]:
-            if a.proposition_id != b.proposition_id or a.speaker_id == b.speaker_id:
+        for j in range(i + 1, len(grounded)):
+            b = grounded[j]
+            if arg_props[i] is None or arg_props[i] != arg_props[j] or a.speaker_id == b.speaker_id:
                 continue
-            sa = truth.get(a.speaker_id, {}).get(a.proposition_id or "")
-            sb = truth.get(b.speaker_id, {}).get(b.proposition_id or "")
+            sa = truth.get(a.speaker_id, {}).get(arg_props[i] or "")
+            sb = truth.get(b.speaker_id, {}).get(arg_props[j] or "")
             if {sa, sb} == {"pro", "con"}:
                 out.append(f"args:{a.id}+{b.id}")
     return out
 
 
-def fake_consensus_rate(result: DebateResult, truth: Truth) -> float:
-    """Share of reported common-ground items that are contradictory claims (seed 05 "common
-    ground must never be fake"): :func:`fake_consensus_items` among common-ground items whose
-    propositions are known. ``nan`` when the run reports no judgeable common ground."""
-    judged = [g for g in result.common_ground if g.proposition_ids]
+def fake_consensus_rate(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> float:
+    """Share of reported common-ground items that are contradictory claims (common ground
+    must never be fake): :func:`fake_consensus_items` among common-ground items whose words
+    state a known proposition. ``nan`` when the run reports no judgeable common ground."""
+    from crux_lab.analysis.textmatch import name_propositions
+
+    named = name_propositions([g.statement for g in result.common_ground], propositions)
+    judged = [g for g, pid in zip(result.common_ground, named, strict=True) if pid]
     if not judged:
         return NAN
-    fake = set(fake_consensus_items(result, truth))
+    fake = set(fake_consensus_items(result, truth, propositions))
     return sum(1 for g in judged if g.id in fake) / len(judged)
 
 
-def validated_cruxes(result: DebateResult, truth: Truth) -> set[str]:
-    """Contested propositions (ground truth) that at least one crux item names by id."""
+def validated_cruxes(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> set[str]:
+    """Contested propositions (ground truth) that at least one crux item states, by its words."""
+    from crux_lab.analysis.textmatch import name_propositions
+
     contested = contested_propositions(truth, result.config.persona_ids)
-    return {p for item in crux_texts(result) for p in item.proposition_ids if p in contested}
+    named = name_propositions([i.text for i in crux_texts(result)], propositions)
+    return {p for p in named if p in contested}
 
 
-def cost_per_validated_crux(result: DebateResult, truth: Truth) -> float:
+def cost_per_validated_crux(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> float:
     """``usage.cost_usd`` / number of distinct ground-truth contested propositions the debate's
     crux items name (:func:`validated_cruxes`). ``nan`` when none validates (cost per nothing
     is not a number), so compare it together with ``validated_cruxes``."""
-    n = len(validated_cruxes(result, truth))
+    n = len(validated_cruxes(result, truth, propositions))
     return result.usage.cost_usd / n if n else NAN
 
 
@@ -474,10 +512,19 @@ def cost_per_validated_crux(result: DebateResult, truth: Truth) -> float:
 # ---------------------------------------------------------------------------
 
 
-def compute_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:
+def compute_metrics(
+    result: DebateResult,
+    personas: Mapping[str, Persona] | None = None,
+    propositions: Sequence[Proposition] | None = None,
+) -> dict[str, float]:
     """Every per-debate metric, ``nan`` where not applicable. Ground-truth metrics need
-    ``personas`` (their stances are the truth); without them they are ``nan``."""
+    ``personas`` (their stances are the truth) and the planted ``propositions`` (default: the
+    personas' decks), which they match to what the debate said by text; without personas
+    they are ``nan``."""
     truth = truth_table(personas) if personas else {}
+    if personas and propositions is None:
+        propositions = _deck_propositions(result.config.persona_ids)
+    props = list(propositions or ())
     out: dict[str, float] = {
         "topic_coverage": topic_coverage(result),
         "disagreement_compression": disagreement_compression(result),
@@ -489,13 +536,13 @@ def compute_metrics(result: DebateResult, personas: Mapping[str, Persona] | None
     }
     if personas:
         out.update(
-            proposition_coverage=proposition_coverage(result, truth),
-            belief_consistency_prompt=belief_consistency_prompt(result, truth),
+            proposition_coverage=proposition_coverage(result, truth, props),
+            belief_consistency_prompt=belief_consistency_prompt(result, truth, props),
             corpus_grounding=corpus_grounding(result, personas),
-            fake_consensus_rate=fake_consensus_rate(result, truth),
-            fake_consensus_count=float(len(fake_consensus_items(result, truth))),
-            validated_cruxes=float(len(validated_cruxes(result, truth))),
-            cost_per_validated_crux=cost_per_validated_crux(result, truth),
+            fake_consensus_rate=fake_consensus_rate(result, truth, props),
+            fake_consensus_count=float(len(fake_consensus_items(result, truth, props))),
+            validated_cruxes=float(len(validated_cruxes(result, truth, props))),
+            cost_per_validated_crux=cost_per_validated_crux(result, truth, props),
         )
     return out
 

@@ -99,7 +99,7 @@ class EngineContext:
         from crux_lab.personas.retrieval import grounding_for
 
         opponent = self.personas[opponent_id].name if opponent_id in self.personas else None
-        key = ("grounding", persona_id, query, opponent)
+        key = f"grounding|{persona_id}|{opponent}|{query}"
         if key not in self.scratch:
             self.scratch[key] = grounding_for(persona, query, opponent=opponent)
         return str(self.scratch[key])

@@ -34,12 +34,23 @@ from crux_lab.personas.models import (
     Persona,
     PersonaContract,
     PersonaStances,
+    Proposition,
     PropositionStance,
     VoiceProfile,
 )
 
-# Ground truth: p1 and p2 contested between a and b; p3 common ground.
+# Ground truth: p1 and p2 contested between a and b; p3 common ground. Scores that compare
+# with it recognise propositions by the words of what was said, never by ids on the items.
 TRUTH = {"a": {"p1": "pro", "p2": "pro", "p3": "pro"}, "b": {"p1": "con", "p2": "con", "p3": "pro"}}
+PROPS = [
+    Proposition(id="p1", text="Building more market-rate housing lowers rents across the region.",
+                question="Does building more market-rate housing lower rents across the region?"),
+    Proposition(id="p2", text="Rent control does more harm than good over the long run.",
+                question="Does rent control do more harm than good over the long run?"),
+    Proposition(id="p3", text="Homelessness in the city has grown over the last decade.",
+                question="Has homelessness in the city grown over the last decade?"),
+]
+SAY = {p.id: p.text for p in PROPS}
 
 
 def persona(pid: str, chunks: list[str]) -> Persona:
@@ -80,9 +91,10 @@ def test_topic_coverage_counts_aspects_with_a_turn() -> None:
 
 
 def test_proposition_coverage_is_against_contested_truth() -> None:
-    r = debate(transcript=[turn(0, "a", props=("p1",)), turn(1, "b", props=("p3",))])
+    # the ids on the turns are the engine's own (here misleading): only the words count
+    r = debate(transcript=[turn(0, "a", f"I say so. {SAY['p1']}", props=("p2",)), turn(1, "b", SAY["p3"], props=("p2",))])
     assert M.contested_propositions(TRUTH) == {"p1", "p2"}
-    assert M.proposition_coverage(r, TRUTH) == 0.5  # p1 of {p1, p2}; p3 is not contested
+    assert M.proposition_coverage(r, TRUTH, PROPS) == 0.5  # p1 of {p1, p2}; p3 is not contested
 
 
 def test_question_specificity_components() -> None:
@@ -153,13 +165,13 @@ def test_sycophancy_rate_prefers_the_structured_named_reason() -> None:
 
 def test_belief_consistency_prompt_to_line() -> None:
     r = debate(transcript=[
-        turn(0, "a", stance="pro"),        # a holds pro: consistent
-        turn(1, "a", stance="con"),        # contradicts its prompt
-        turn(2, "a", stance="uncertain"),  # not judged
-        turn(3, "b", stance="con"),        # b holds con: consistent
-        turn(4, "b", props=("p9",), stance="pro"),  # no ground truth: not judged
+        turn(0, "a", SAY["p1"], stance="pro"),        # a holds pro: consistent
+        turn(1, "a", SAY["p1"], stance="con"),        # contradicts its prompt
+        turn(2, "a", SAY["p1"], stance="uncertain"),  # not judged
+        turn(3, "b", SAY["p1"], stance="con"),        # b holds con: consistent
+        turn(4, "b", "Bananas are yellow and grow in bunches.", stance="pro"),  # states no proposition
     ])
-    assert M.belief_consistency_prompt(r, TRUTH) == pytest.approx(2 / 3)
+    assert M.belief_consistency_prompt(r, TRUTH, PROPS) == pytest.approx(2 / 3)
 
 
 def test_belief_consistency_line_to_line() -> None:
@@ -191,39 +203,42 @@ def test_corpus_grounding_resolves_chunk_ids_per_persona() -> None:
 
 def test_fake_consensus_rate_and_grounded_contradictions() -> None:
     cg = [
-        CommonGround(id="g1", statement="p1 holds", source="blackboard", proposition_ids=["p1"], persona_ids=["a"]),
-        CommonGround(id="g2", statement="p3 holds", source="blackboard", proposition_ids=["p3"]),
+        CommonGround(id="g1", statement=SAY["p1"], source="blackboard", persona_ids=["a"]),
+        CommonGround(id="g2", statement=SAY["p3"], source="blackboard", proposition_ids=["p1"]),  # id ignored
         CommonGround(id="g3", statement="vague", source="stances"),
     ]
     graph = ArgumentGraph(
         arguments=[
-            Argument(id="x", speaker_id="a", claim="p1", proposition_id="p1"),
-            Argument(id="y", speaker_id="b", claim="not p1", proposition_id="p1"),
-            Argument(id="z", speaker_id="b", claim="p3", proposition_id="p3"),
+            Argument(id="x", speaker_id="a", claim=SAY["p1"]),
+            Argument(id="y", speaker_id="b", claim="Building more market-rate housing does not lower rents across the region."),
+            Argument(id="z", speaker_id="b", claim=SAY["p3"]),
         ],
         grounded=["x", "y", "z"],
     )
     r = debate(common_ground=cg, graph=graph)
-    assert M.fake_consensus_rate(r, TRUTH) == 0.5  # g1 of the judgeable g1, g2
-    assert M.fake_consensus_items(r, TRUTH) == ["g1", "args:x+y"]
-    assert math.isnan(M.fake_consensus_rate(debate(), TRUTH))
+    assert M.fake_consensus_rate(r, TRUTH, PROPS) == 0.5  # g1 of the judgeable g1, g2
+    assert M.fake_consensus_items(r, TRUTH, PROPS) == ["g1", "args:x+y"]
+    assert math.isnan(M.fake_consensus_rate(debate(), TRUTH, PROPS))
 
 
 def test_cost_per_validated_crux() -> None:
     cruxes = [
-        Crux(id="c1", statement="s", source="proposed", proposition_ids=["p1"]),
-        Crux(id="c2", statement="s", source="proposed", proposition_ids=["p2", "p3"]),
-        Crux(id="c3", statement="s", source="proposed", proposition_ids=["p1"]),
+        Crux(id="c1", statement=PROPS[0].question, source="proposed"),
+        Crux(id="c2", statement="Whether rent control does more harm than good in the long run", source="proposed"),
+        Crux(id="c3", statement="Is it true that more market-rate housing lowers regional rents?", source="proposed"),
     ]
     r = debate(cruxes=cruxes, usage=Usage(cost_usd=0.3))
-    assert M.validated_cruxes(r, TRUTH) == {"p1", "p2"}
-    assert M.cost_per_validated_crux(r, TRUTH) == pytest.approx(0.15)
-    only_p3 = debate(cruxes=[cruxes[1].model_copy(update={"proposition_ids": ["p3"]})], usage=Usage(cost_usd=0.3))
-    assert math.isnan(M.cost_per_validated_crux(only_p3, TRUTH))
+    assert M.validated_cruxes(r, TRUTH, PROPS) == {"p1", "p2"}
+    assert M.cost_per_validated_crux(r, TRUTH, PROPS) == pytest.approx(0.15)
+    # an id on the item validates nothing: its words state the common-ground p3
+    only_p3 = debate(cruxes=[Crux(id="c9", statement=PROPS[2].question, source="proposed", proposition_ids=["p1"])],
+                     usage=Usage(cost_usd=0.3))
+    assert math.isnan(M.cost_per_validated_crux(only_p3, TRUTH, PROPS))
 
 
 def test_run_metrics_drop_nan_and_never_raise(monkeypatch: pytest.MonkeyPatch) -> None:
-    r = debate(transcript=[turn(0, "a")], usage=Usage(cost_usd=0.1))
+    r = debate(transcript=[turn(0, "a", SAY["p1"])], usage=Usage(cost_usd=0.1))
+    monkeypatch.setattr(M, "_deck_propositions", lambda ids: PROPS)
     values = M.run_metrics(r, PERSONAS)
     assert "topic_coverage" not in values  # no aspects: not applicable
     assert values["belief_consistency_prompt"] == 1.0
@@ -263,7 +278,7 @@ def test_runner_fills_metrics_and_ingest_stores_them(tmp_path) -> None:
     from crux_lab.runner import run_debate_sync
     from crux_lab.store import connect, ingest, write_run
 
-    cfg = DebateConfig(topic="Housing", persona_ids=["yimby-economist", "tenant-organizer"], engine="blitz", seed=3)
+    cfg = DebateConfig(topic="Does rent control work?", persona_ids=["yimby-economist", "tenant-organizer"], engine="blitz", seed=3)
     result = run_debate_sync(cfg)
     assert result.metrics["validated_cruxes"] >= 1
     assert "belief_consistency_prompt" in result.metrics
