@@ -72,6 +72,7 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.analysis.cli", "app", "report"),
     ("crux_lab.engines.compare", "app", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
+    ("crux_lab.local_model.cli", "app", "local-model"),
 ]
 
 
@@ -285,18 +286,22 @@ def _check_runs_dir(runs_dir: Path | None) -> Path:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    from crux_lab.scrub import scrub
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(scrub(text))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
-    """Run the debate with a rich progress bar (turns against --max-turns) on stderr."""
+def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult, bool]:
+    """Run the debate with a rich progress bar (turns against --max-turns) on stderr.
+
+    Returns the result and whether Ctrl-C stopped it (the caller saves it, then exits 130)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -330,24 +335,28 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> DebateResult:
                     progress.update(task, completed=turns, total=max(max_turns, turns))
                 progress.update(task, last=event.type)
 
+    interrupted = False
     try:
         asyncio.run(consume())
     except KeyboardInterrupt:
         note("[yellow]interrupted: saving the partial debate (complete = false)[/]")
         run.result.complete = False
+        interrupted = True
     except Exception as exc:  # an engine bug: keep what it produced, report it, exit 1 later
         if os.environ.get("CRUX_LAB_DEBUG"):
             raise
         run.result.complete = False
         run.result.error = f"engine {run.config.engine!r} crashed: {type(exc).__name__}: {exc} (set CRUX_LAB_DEBUG=1 for the traceback)"
     result: DebateResult = run.result
-    return result
+    return result, interrupted
 
 
 def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
-    billed = "" if result.backend in ("anthropic", "openai") else " (modelled, not billed)"
+    from crux_lab.llm.ledger import cost_label
+
+    billed = f" ({cost_label(result.backend)})"
     status = "complete" if result.complete else "[yellow]incomplete[/]"
     out_console.print(
         f"[bold]run {result.run_id}[/]  engine {escape(result.engine)}  backend {escape(result.backend)}  {status}"
@@ -396,8 +405,12 @@ def debate(
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
         fail("the topic is empty: pass --topic 'a question to debate'.")
-    if max_turns <= 0:
-        fail(f"--max-turns must be a positive number of turns; got {max_turns}.")
+    from crux_lab.models import MAX_TURNS
+
+    if not 0 < max_turns <= MAX_TURNS:
+        fail(f"--max-turns must be a whole number of turns from 1 to {MAX_TURNS:,}; got {max_turns}. Pass e.g. --max-turns 30.")
+    if not 0 <= seed <= 2**63 - 1:
+        fail(f"--seed must be a whole number from 0 to {2**63 - 1}; got {seed}.")
     knobs = parse_sim(sim or [])
 
     from crux_lab.engines import EngineConfigError
@@ -449,7 +462,7 @@ def debate(
 
     note(escape(describe_backend_choice(backend, cassette=cassette, models=llm_models, base_url=llm_url)))
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
-    result = _drive(run, max_turns, progress)
+    result, interrupted = _drive(run, max_turns, progress)
 
     try:
         run_dir = write_run(result, runs_folder)
@@ -463,6 +476,8 @@ def debate(
     if out is not None:
         _write_atomic(out, result.model_dump_json(indent=1))
     _summary(result, run_dir, db_path if do_ingest else None, out)
+    if interrupted:
+        raise typer.Exit(130)  # as a shell reports a command stopped by Ctrl-C (and as `sweep` does)
     if result.error:
         fail(f"the debate stopped on an error: {result.error}", code=1)
 
