@@ -66,7 +66,10 @@ class CassetteEntry(BaseModel):
     tier: Tier
     model: str
     request: dict[str, Any] = Field(default_factory=dict)
-    response: LLMResponse
+    # What came back: a response, or, for a reply that stayed off-schema after the backend's
+    # repair, the error (replayed as the same LLMOutputError, so the engine takes the same path).
+    response: LLMResponse | None = None
+    error: str | None = None
     recorded_at: float = Field(default_factory=time.time)
 
 
@@ -167,24 +170,25 @@ class ReplayBackend:
         recorded = self._recorded.get(key, {})
         if self.mode != "record" and occurrence in recorded:
             self.hits += 1
-            return self._replayed(request, recorded[occurrence].response)
+            entry = recorded[occurrence]
+            if entry.response is None:
+                raise LLMOutputError(request.purpose, entry.error or "recorded as invalid")
+            return self._replayed(request, entry.response)
         if self.mode == "replay":
             self.misses += 1
             raise CassetteMiss(request.purpose, str(self.cassette), key)
         assert self.inner is not None
-        response = await self.inner.generate(request)
         slot = occurrence + (self._base.get(key, 0) if self.mode == "record" else 0)
-        self._append(
-            CassetteEntry(
-                request_hash=key,
-                occurrence=slot,
-                purpose=request.purpose,
-                tier=request.tier,
-                model=model,
-                request=request.hash_payload(model),
-                response=response,
-            )
+        entry = CassetteEntry(
+            request_hash=key, occurrence=slot, purpose=request.purpose, tier=request.tier, model=model,
+            request=request.hash_payload(model),
         )
+        try:
+            response = await self.inner.generate(request)
+        except LLMOutputError as exc:
+            self._append(entry.model_copy(update={"error": exc.detail}))
+            raise
+        self._append(entry.model_copy(update={"response": response}))
         return response
 
     def _replayed(self, request: LLMRequest, recorded: LLMResponse) -> LLMResponse:

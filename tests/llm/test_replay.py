@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from crux_lab.llm.base import CassetteMiss, Hints, LLMError, LLMRequest, LLMResponse, TurnHint
+from crux_lab.llm.base import (
+    CassetteMiss,
+    Hints,
+    LLMError,
+    LLMOutputError,
+    LLMRequest,
+    LLMResponse,
+    TurnHint,
+)
 from crux_lab.llm.ledger import Ledger
 from crux_lab.llm.replay import CassetteError, ReplayBackend, cassette_stats, load_cassette
 from crux_lab.llm.simulated import SimulatedBackend
@@ -54,7 +62,7 @@ def script() -> list[LLMRequest]:
             speaker_id="bo-office",
             persona_ids=ids,
             topic="Is remote work better?",
-            turns=[TurnHint(speaker_id="ada-remote", text="Remote work raises productivity.", move="CLAIM", proposition_ids=["t.p1"], stance="pro")],
+            turns=[TurnHint(speaker_id="ada-remote", text="Remote work raises productivity.", move="CLAIM", stance="pro")],
         ),
     )
     vote = LLMRequest(
@@ -88,10 +96,10 @@ async def test_record_then_replay_is_identical(tmp_path: Path) -> None:
     replayed = [await player.generate(r) for r in script()]
     assert [r.backend for r in replayed] == ["replay"] * len(live)
     assert [comparable(r) for r in replayed] == [comparable(r) for r in live]
-    # Byte-identical text and annotations; parsed re-validated against the schema.
+    # Byte-identical text; parsed re-validated against the schema.
     assert isinstance(replayed[2].parsed, Speech)
     assert replayed[2].parsed == live[2].parsed
-    assert replayed[0].annotations == live[0].annotations and live[0].annotations
+    assert replayed[0].text == live[0].text
     assert player.hits == len(live) and player.misses == 0
 
 
@@ -305,3 +313,26 @@ def test_a_whole_debate_replays_identically(tmp_path: Path, monkeypatch: pytest.
     assert {c.outcome for c in again.llm_calls} <= {"ok", "repaired"}
     assert again.usage.cost_usd == live.usage.cost_usd
     assert len(load_cassette(cassette)) == len(live.llm_calls)
+
+
+class OffSchema(Numbered):
+    """A backend whose second answer stays off-schema after its repair."""
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        if self.calls == 2:
+            raise LLMOutputError(request.purpose, "no JSON object in the reply")
+        return LLMResponse(text=f"answer {self.calls}", model=self.model_for(request.tier), backend=self.name)
+
+
+async def test_an_off_schema_reply_is_recorded_and_replayed_as_the_same_error(tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    vote = script()[3]
+    recorder = ReplayBackend(cassette, inner=OffSchema(), mode="record")
+    assert (await recorder.generate(vote)).text == "answer 1"
+    with pytest.raises(LLMOutputError):
+        await recorder.generate(vote)
+    player = ReplayBackend(cassette)
+    assert (await player.generate(vote)).text == "answer 1"
+    with pytest.raises(LLMOutputError, match="no JSON object"):
+        await player.generate(vote)  # the engine takes the same path as in the recorded run
