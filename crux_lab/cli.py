@@ -354,9 +354,10 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
 def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
-    from crux_lab.llm.ledger import cost_label
+    from crux_lab.llm.ledger import is_billed
 
-    billed = f" ({cost_label(result.backend)})"
+    # The same words as the reports (viz.transcript.cost_text): only modelled cost is labelled.
+    billed = "" if is_billed(result.backend) else " (modelled, not billed)"
     status = "complete" if result.complete else "[yellow]incomplete[/]"
     out_console.print(
         f"[bold]run {result.run_id}[/]  engine {escape(result.engine)}  backend {escape(result.backend)}  {status}"

@@ -58,6 +58,7 @@ from crux_lab.llm.structured import (
     user_content,
 )
 from crux_lab.models import Tier, Usage
+from crux_lab.scrub import register, scrub
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 
@@ -219,6 +220,7 @@ class AnthropicBackend:
         self.max_concurrency = max_concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        register(key)  # a key passed in code is scrubbed from every artifact like an env key
         # The SDK client holds the key; this object keeps no copy of it.
         self._client = anthropic.AsyncAnthropic(
             api_key=key.strip(),
@@ -356,6 +358,10 @@ class AnthropicBackend:
             message = await self._client.messages.create(
                 **self.request_params(request, model, messages)
             )
+        except asyncio.CancelledError as exc:
+            # Cancelled mid-call (a sibling failed, Ctrl-C): the ledger records the attempts made.
+            exc.retries = max(len(attempts) - 1, 0)  # type: ignore[attr-defined]
+            raise
         except anthropic.APIStatusError as exc:
             raise LLMCallFailed(
                 request.purpose,
@@ -417,9 +423,9 @@ class AnthropicBackend:
 
 
 def _status_detail(exc: anthropic.APIStatusError) -> str:
-    """A short reason from an API error body (the body never holds credentials)."""
+    """A short reason from an API error body, scrubbed: a server may echo the key back."""
     body = exc.body if isinstance(exc.body, dict) else {}
     error = body.get("error") if isinstance(body.get("error"), dict) else None
     if error:
-        return f"{error.get('type', 'error')}: {error.get('message', '')}".strip()
-    return exc.message[:300]
+        return scrub(f"{error.get('type', 'error')}: {error.get('message', '')}".strip())
+    return scrub(exc.message[:300])

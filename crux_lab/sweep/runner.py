@@ -296,7 +296,17 @@ def kill_tree(pid: int, wait_s: float = KILL_WAIT_S) -> None:
     for proc in frozen:
         with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
-    psutil.wait_procs(frozen, timeout=wait_s)
+    # Dead is enough: a killed kernel is a zombie until whoever adopted it reaps it.
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        alive = []
+        for proc in frozen:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(proc)
+        if not alive:
+            return
+        psutil.wait_procs(alive, timeout=0.02)
 
 
 @dataclass
