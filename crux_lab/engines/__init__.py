@@ -15,6 +15,9 @@ _REGISTRY: dict[str, str] = {
     "blitz": "crux_lab.engines.blitz:BlitzEngine",
     "classical": "crux_lab.engines.classical:ClassicalEngine",
     "graph": "crux_lab.engines.graph:GraphEngine",
+    # Baselines: one call from the topic and the personas' contracts to crux cards.
+    "direct": "crux_lab.engines.direct:DirectEngine",
+    "cot": "crux_lab.engines.direct:CotEngine",
 }
 
 

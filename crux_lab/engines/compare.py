@@ -27,7 +27,7 @@ from crux_lab.engines import available
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
 
-ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms")
+ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
 
 
 class CompareError(ValueError):

@@ -43,6 +43,8 @@ EXTRACTOR_PURPOSES = frozenset(
         "worldview",
         "crux_pairs",
         "judge",
+        "direct_cards",
+        "cot_cards",
     }
 )
 

@@ -1,0 +1,257 @@
+"""The worldview step: the buried premise under a disagreement, not the topic restated.
+
+Shared by the engines that want it. Two kinds of call:
+
+1. **positions** (one persona call each, purpose ``worldview_positions``): the persona states
+   its positions on the topic, each with the implicit assumptions it rests on;
+2. **conflicts** (one extractor call per pair, purpose ``crux_pairs``): a reader who sees only
+   the two personas' positions text lists the assumptions that conflict, each typed
+   (empirical, causal, temporal, value or boundary) and with a question that would settle it.
+
+:func:`run_worldview` makes the calls and returns a :class:`Worldview`; :func:`worldview_cruxes`
+turns its conflicts into :class:`~crux_lab.models.Crux` items (``source="assumption"``) whose
+statement is the settling question, so a crux names the premise, and whose sides are the two
+personas' conflicting assumptions. A reply still off-schema after the backend's one repair is
+skipped with a warning (``Worldview.warnings``: yield them).
+
+The five assumption types map onto the project's :class:`~crux_lab.models.DisagreementType`
+(:data:`TYPE_MAP`): empirical -> evidence, causal -> premise, temporal -> horizon,
+value -> values, boundary -> definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from crux_lab.engines.base import EngineContext
+from crux_lab.llm.base import Hints
+from crux_lab.models import Crux, CruxSide, DisagreementType, EngineError
+from crux_lab.personas.prompt import build_system_prompt
+
+AssumptionType = Literal["empirical", "causal", "temporal", "value", "boundary"]
+
+#: Worldview assumption types -> the project's crux taxonomy.
+TYPE_MAP: dict[str, DisagreementType] = {
+    "empirical": DisagreementType.evidence,
+    "causal": DisagreementType.premise,
+    "temporal": DisagreementType.horizon,
+    "value": DisagreementType.values,
+    "boundary": DisagreementType.definition,
+}
+
+POSITIONS_PURPOSE = "worldview_positions"
+CONFLICTS_PURPOSE = "crux_pairs"
+
+
+class Position(BaseModel):
+    """One position a persona takes on the topic, with what it silently assumes."""
+
+    position: str = Field(min_length=1)
+    assumptions: list[str] = Field(default_factory=list)
+
+
+class PositionsReply(BaseModel):
+    positions: list[Position] = Field(default_factory=list)
+
+
+class Conflict(BaseModel):
+    """Two assumptions that cannot both hold, and how one would find out which does."""
+
+    assumption_a: str = Field(min_length=1)
+    assumption_b: str = Field(min_length=1)
+    type: AssumptionType
+    settling_question: str = Field(min_length=1)
+
+
+class ConflictsReply(BaseModel):
+    conflicts: list[Conflict] = Field(default_factory=list)
+
+
+@dataclass
+class PairConflicts:
+    a: str
+    b: str
+    conflicts: list[Conflict]
+
+
+@dataclass
+class Worldview:
+    """What the worldview step found: each persona's positions, each pair's conflicts."""
+
+    positions: dict[str, list[Position]] = field(default_factory=dict)
+    pairs: list[PairConflicts] = field(default_factory=list)
+    warnings: list[EngineError] = field(default_factory=list)
+
+
+POSITIONS_PROMPT = (
+    "Topic: {topic}\n\n{grounding}"
+    "State your positions on this topic: up to {n} claims you would defend, each with the "
+    "implicit assumptions it rests on (what must be true, or what you take for granted, for "
+    "the claim to hold; things you rarely say out loud). Reply as JSON with one field "
+    '"positions": a list of {{"position": one sentence in your own words, "assumptions": a '
+    "list of one-sentence assumptions}}."
+)
+
+CONFLICTS_SYSTEM = (
+    "You find the buried premise under a disagreement. You read two people's stated positions "
+    "and the assumptions under them, and list the assumptions that conflict: pairs that cannot "
+    "both be true, or that weigh things in opposite ways. Never restate the debate topic as a "
+    "conflict: name the premise underneath it."
+)
+
+CONFLICTS_PROMPT = (
+    "Topic: {topic}\n\n{a_name}'s positions:\n{a_text}\n\n{b_name}'s positions:\n{b_text}\n\n"
+    "List the conflicting assumptions between {a_name} and {b_name}. Reply as JSON with one "
+    'field "conflicts": a list of {{"assumption_a": what {a_name} assumes, in one sentence, '
+    '"assumption_b": the assumption of {b_name} that conflicts with it, "type": one of '
+    '"empirical" (a fact about the world), "causal" (what causes what), "temporal" (over what '
+    'time horizon), "value" (what matters more), "boundary" (what a word covers or where a '
+    'category ends), "settling_question": one concrete question whose answer would settle '
+    "which assumption holds (an observation, a measurement or a decision, not the topic)}}. "
+    "[] if their assumptions do not conflict."
+)
+
+
+def positions_text(positions: Sequence[Position]) -> str:
+    """A persona's positions as a reader sees them: one numbered line each, its assumptions
+    indented under it.
+
+    >>> print(positions_text([Position(position="Rents fall.", assumptions=["Supply matters."])]))
+    1. Rents fall.
+       assumes: Supply matters.
+    """
+    lines = []
+    for i, p in enumerate(positions, start=1):
+        lines.append(f"{i}. {p.position.strip()}")
+        lines.extend(f"   assumes: {a.strip()}" for a in p.assumptions if a.strip())
+    return "\n".join(lines) or "(no positions stated)"
+
+
+async def persona_positions(ctx: EngineContext, persona_id: str, topic: str, n: int = 4) -> tuple[list[Position], EngineError | None]:
+    """One persona's positions on ``topic`` with their implicit assumptions (a persona call)."""
+    persona = ctx.personas[persona_id]
+    grounding = ctx.grounding(persona_id, topic)
+    user = POSITIONS_PROMPT.format(
+        topic=topic, n=n, grounding=f"What you know that bears on it:\n{grounding}\n\n" if grounding else ""
+    )
+    request = ctx.request(
+        POSITIONS_PURPOSE,
+        build_system_prompt(persona),
+        user,
+        output_schema=PositionsReply,
+        hints=Hints(topic=topic, persona_ids=ctx.persona_ids, speaker_id=persona_id, phase="worldview"),
+        cache_system=True,
+    )
+    response, warning = await ctx.call_or_warn(request)
+    if response is None or not isinstance(response.parsed, PositionsReply):
+        return [], warning
+    return [p for p in response.parsed.positions[:n] if p.position.strip()], None
+
+
+async def pair_conflicts(
+    ctx: EngineContext, a: str, b: str, positions: dict[str, list[Position]], topic: str
+) -> tuple[list[Conflict], EngineError | None]:
+    """The conflicting assumptions of personas ``a`` and ``b`` (an extractor call that sees
+    only the topic and the two positions texts)."""
+    name = {p: ctx.personas[p].name for p in (a, b)}
+    a_text, b_text = positions_text(positions.get(a, [])), positions_text(positions.get(b, []))
+    user = CONFLICTS_PROMPT.format(topic=topic, a_name=name[a], b_name=name[b], a_text=a_text, b_text=b_text)
+    request = ctx.request(
+        CONFLICTS_PURPOSE,
+        CONFLICTS_SYSTEM,
+        user,
+        output_schema=ConflictsReply,
+        hints=Hints(
+            topic=topic,
+            persona_ids=[a, b],
+            phase="worldview",
+            extra={"positions": {a: a_text, b: b_text}},
+        ),
+    )
+    response, warning = await ctx.call_or_warn(request)
+    if response is None or not isinstance(response.parsed, ConflictsReply):
+        return [], warning
+    return [c for c in response.parsed.conflicts if c.settling_question.strip()], None
+
+
+async def run_worldview(
+    ctx: EngineContext,
+    persona_ids: Sequence[str] | None = None,
+    topic: str | None = None,
+    *,
+    positions_per_persona: int = 4,
+) -> Worldview:
+    """Positions per persona, then conflicts per pair (every pair of ``persona_ids``)."""
+    ids = list(persona_ids or ctx.persona_ids)
+    topic = topic or ctx.config.topic
+    out = Worldview()
+    for pid in ids:
+        positions, warning = await persona_positions(ctx, pid, topic, positions_per_persona)
+        out.positions[pid] = positions
+        if warning is not None:
+            out.warnings.append(warning)
+    for a, b in combinations(ids, 2):
+        if not out.positions.get(a) or not out.positions.get(b):
+            continue
+        conflicts, warning = await pair_conflicts(ctx, a, b, out.positions, topic)
+        if warning is not None:
+            out.warnings.append(warning)
+        out.pairs.append(PairConflicts(a, b, conflicts))
+    return out
+
+
+def worldview_cruxes(view: Worldview, *, prefix: str = "wv") -> list[Crux]:
+    """The conflicts as cruxes: the settling question is the statement (the premise to settle),
+    the two conflicting assumptions are its sides, its type maps through :data:`TYPE_MAP`.
+    The same settling question raised by several pairs is one crux with every side.
+
+    >>> v = Worldview(pairs=[PairConflicts("a", "b", [Conflict(assumption_a="Supply cuts rents.",
+    ...     assumption_b="Rents follow demand.", type="causal",
+    ...     settling_question="Did rents fall where supply rose?")])])
+    >>> c = worldview_cruxes(v)[0]
+    >>> c.statement, c.disagreement_type.value, [s.persona_id for s in c.yes_side + c.no_side]
+    ('Did rents fall where supply rose?', 'premise', ['a', 'b'])
+    """
+    by_question: dict[str, Crux] = {}
+    for pair in view.pairs:
+        for conflict in pair.conflicts:
+            question = conflict.settling_question.strip()
+            key = " ".join(question.lower().split())
+            crux = by_question.get(key)
+            if crux is None:
+                crux = by_question[key] = Crux(
+                    id=f"{prefix}{len(by_question) + 1}",
+                    statement=question,
+                    source="assumption",
+                    disagreement_type=TYPE_MAP[conflict.type],
+                    settling_question=question,
+                    proposed_by=[pair.a, pair.b],
+                )
+            crux.assumptions.extend(x for x in (conflict.assumption_a, conflict.assumption_b) if x not in crux.assumptions)
+            crux.yes_side.append(CruxSide(persona_id=pair.a, statement=conflict.assumption_a))
+            crux.no_side.append(CruxSide(persona_id=pair.b, statement=conflict.assumption_b))
+            crux.proposed_by = list(dict.fromkeys([*crux.proposed_by, pair.a, pair.b]))
+    return list(by_question.values())
+
+
+__all__ = [
+    "CONFLICTS_PURPOSE",
+    "POSITIONS_PURPOSE",
+    "TYPE_MAP",
+    "Conflict",
+    "ConflictsReply",
+    "PairConflicts",
+    "Position",
+    "PositionsReply",
+    "Worldview",
+    "pair_conflicts",
+    "persona_positions",
+    "positions_text",
+    "run_worldview",
+    "worldview_cruxes",
+]

@@ -1,0 +1,256 @@
+"""Simulator handlers for the worldview step and the one-call baselines.
+
+Purposes:
+
+- ``worldview_positions`` (a persona speaks): its positions on the topic from its own ground
+  truth (the propositions most relevant to the topic on which it holds a view), each with the
+  assumptions it rests on (the stance's reason and the beliefs it links);
+- ``crux_pairs`` (an extractor): reads the two personas' positions text it is shown, recognises
+  which claim each position states (:meth:`SimContext.recognize`) and its stance from the
+  wording, and lists the claims the two state with opposite stances as conflicting assumptions,
+  typed by its own classification of the question and with a settling question in its own
+  words (:meth:`SimContext.paraphrase`). As the prompt asks, a conflict that only restates the
+  topic is left out;
+- ``direct_cards`` / ``cot_cards`` (one call that imagines the personas): a strong model
+  given a topic and a persona's contract (for real public figures, a name it knows) can say
+  where that persona stands. The simulator's stand-in for that knowledge is the persona's
+  mind, so this call imagines each persona's stance from it, but only as sharply as the
+  persona holds it: a stance is imagined with probability equal to its confidence (stable
+  per persona and claim), otherwise the card says NUANCED; and it is misread as the opposite
+  with probability ``misread``. Which claims it considers comes from reading the prompt:
+  ``direct`` takes the claims the topic is most about (the gist); ``cot`` reasons first, so
+  it also reads every contract sentence for claims stated in passing, and, as its prompt
+  asks, drops a question that merely restates the topic when it has found a premise under
+  it. Questions are in its own words (:meth:`SimContext.paraphrase`), types its own
+  classification, falsifiers read from each contract's "would change their mind" line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.simulated.core import (
+    OPPOSITE,
+    SimContext,
+    handler,
+    lower_first,
+    split_sentences,
+)
+from crux_lab.models import DisagreementType
+from crux_lab.personas.models import Proposition
+
+# Extractor's classification -> the worldview step's assumption types.
+ASSUMPTION_TYPE = {
+    DisagreementType.evidence: "empirical",
+    DisagreementType.claim: "empirical",
+    DisagreementType.premise: "causal",
+    DisagreementType.horizon: "temporal",
+    DisagreementType.values: "value",
+    DisagreementType.definition: "boundary",
+}
+
+_NEG = re.compile(r"\b(not|no|never|nor|isn't|aren't|won't|doesn't|don't|cannot|can't|bubble|mania)\b", re.I)
+_DOUBT = re.compile(r"\b(not sure|unsure|uncertain|undecided)\b", re.I)
+
+
+def stance_of(sentence: str) -> str:
+    """The stance a sentence takes on the claim it states: a doubt word reads as uncertain, a
+    negation (or a dismissal: bubble, mania) as against, anything else as for.
+
+    >>> stance_of("Bitcoin is a speculative mania, not a store of value."), stance_of("Rents fall.")
+    ('con', 'pro')
+    """
+    if _DOUBT.search(sentence):
+        return "uncertain"
+    return "con" if _NEG.search(sentence) else "pro"
+
+
+def restates(ctx: SimContext, prop: Proposition, topic: str) -> bool:
+    """Does this claim merely restate the topic? (The reader recognises the topic as it.)"""
+    hit = ctx.recognize(topic) if topic.strip() else None
+    return hit is not None and hit.id == prop.id
+
+
+# ---------------------------------------------------------------------------
+# The worldview step
+# ---------------------------------------------------------------------------
+
+
+@handler("worldview_positions")
+def worldview_positions(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """The speaker's positions on the topic, from its ground truth, with their assumptions."""
+    persona = ctx.persona()
+    m = re.search(r"up to (\d+) claims", request.user)
+    n = int(m.group(1)) if m else 4
+    held = [p for p in ctx.rank_propositions(ctx.hints.topic) if (t := persona.stance_on(p.id)) and t.stance != "uncertain"]
+    # The most relevant claims first, then the most confident: what the persona would lead with.
+    top = sorted(held[: max(n * 2, n)], key=lambda p: -(persona.stance_on(p.id).confidence if persona.stance_on(p.id) else 0.0))[:n]  # type: ignore[union-attr]
+    positions = []
+    nodes = {x.id: x for x in persona.beliefs.nodes} if persona.beliefs is not None else {}
+    for prop in top:
+        truth = persona.stance_on(prop.id)
+        assert truth is not None
+        stance = truth.stance
+        if ctx.chance(ctx.knobs.drift):
+            stance = OPPOSITE[stance]
+        body = prop.text.rstrip(".")
+        text = body + "." if stance == "pro" else f"It is not the case that {lower_first(body)}."
+        assumptions = [truth.reason]
+        assumptions += [nodes[i].concept for i in truth.belief_node_ids[:2] if i in nodes and nodes[i].concept != truth.reason]
+        positions.append({"position": text, "assumptions": assumptions})
+    return {"positions": positions}
+
+
+def _read_positions(text: str) -> list[tuple[str, list[str]]]:
+    """Numbered positions and the 'assumes:' lines under each, as shown in the prompt."""
+    out: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if m := re.match(r"\d+\.\s+(.*)", s):
+            out.append((m.group(1), []))
+        elif s.lower().startswith("assumes:") and out:
+            out[-1][1].append(s.split(":", 1)[1].strip())
+    return out
+
+
+@handler("crux_pairs")
+def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """Conflicting assumptions between the two personas, read from their positions text."""
+    shown: dict[str, str] = dict(ctx.hints.extra.get("positions", {}))
+    ids = list(shown)
+    if len(ids) != 2:
+        return {"conflicts": []}
+    read: dict[str, dict[str, tuple[str, list[str]]]] = {}
+    for pid in ids:
+        for position, assumptions in _read_positions(shown[pid]):
+            prop = ctx.recognize(position)
+            if prop is not None:
+                read.setdefault(pid, {}).setdefault(prop.id, (stance_of(position), assumptions))
+    a, b = ids
+    conflicts = []
+    for prop_id, (stance_a, assumptions_a) in read.get(a, {}).items():
+        other = read.get(b, {}).get(prop_id)
+        if other is None or {stance_a, other[0]} != {"pro", "con"}:
+            continue
+        prop = ctx.propositions[prop_id]
+        if restates(ctx, prop, ctx.hints.topic):
+            continue  # the prompt asks for the premise under the topic, not the topic again
+        question = ctx.paraphrase(prop, "question")
+        if ctx.chance(ctx.knobs.vague_crux):
+            question = "Whether they simply weigh things differently"
+        conflicts.append(
+            {
+                "assumption_a": (assumptions_a or ["(unstated)"])[0],
+                "assumption_b": (other[1] or ["(unstated)"])[0],
+                "type": ASSUMPTION_TYPE[ctx.classify(question)],
+                "settling_question": question,
+            }
+        )
+    return {"conflicts": conflicts}
+
+
+# ---------------------------------------------------------------------------
+# The one-call baselines
+# ---------------------------------------------------------------------------
+
+
+def _contract_claims(ctx: SimContext, text: str) -> list[str]:
+    """Proposition ids the sentences (and clauses) of a contract state, as read."""
+    found: list[str] = []
+    for sentence in split_sentences(text):
+        for part in re.split(r";\s+|:\s+", sentence):
+            prop = ctx.recognize(part)
+            if prop is not None and prop.id not in found:
+                found.append(prop.id)
+    return found
+
+
+def _falsifier(text: str) -> str | None:
+    """The contract's own 'what would change their mind' line, if it has one."""
+    for line in text.splitlines():
+        if line.lower().startswith("what would change their mind:"):
+            return line.split(":", 1)[1].strip() or None
+    return None
+
+
+def _imagined(ctx: SimContext, pid: str, prop_id: str) -> str:
+    """The stance the call imagines for a persona (see the module docstring)."""
+    truth = ctx.truth(pid, prop_id)
+    if truth is None or truth.stance == "uncertain":
+        return "uncertain"
+    if not ctx.stable_chance(truth.confidence, "imagine", pid, prop_id):
+        return "uncertain"
+    if ctx.stable_chance(ctx.knobs.misread, "imagine-misread", pid, prop_id):
+        return OPPOSITE[truth.stance]
+    return truth.stance
+
+
+@handler("direct_cards", "cot_cards")
+def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """Crux cards for the claims the call considers on which imagined stances split."""
+    careful = request.purpose == "cot_cards"
+    contracts: dict[str, str] = dict(ctx.hints.extra.get("contracts", {}))
+    ids = [pid for pid in contracts if pid in ctx.personas]
+    names = {pid: ctx.personas[pid].name for pid in ids}
+    m = re.search(r"at most (\d+) crux cards", request.user)
+    max_cards = int(m.group(1)) if m else 6
+    considered = [p.id for p in ctx.rank_propositions(ctx.hints.topic, ids)[:4] if ctx.relevance(p, ctx.hints.topic) > 0]
+    if careful:
+        for pid in ids:
+            considered += [x for x in _contract_claims(ctx, contracts[pid]) if x not in considered]
+    cards: list[dict[str, Any]] = []
+    for prop_id in considered:
+        stances = {pid: _imagined(ctx, pid, prop_id) for pid in ids}
+        if not {"pro", "con"} <= set(stances.values()):
+            continue
+        prop = ctx.propositions[prop_id]
+        question = ctx.paraphrase(prop, "question")
+        if ctx.chance(ctx.knobs.vague_crux):
+            question = "Whether they see the issue differently"
+        dtype = ctx.classify(question)
+        positions = []
+        for pid in ids:
+            stance = stances[pid]
+            truth = ctx.truth(pid, prop_id)
+            reasoning = {
+                "pro": f"{names[pid]} would say yes: {lower_first(ctx.paraphrase(prop, 'claim'))}",
+                "con": f"{names[pid]} would say no, {lower_first(truth.reason) if truth else 'on their record'}",
+            }.get(stance, f"{names[pid]}'s view on this is not clear from the description.")
+            positions.append(
+                {
+                    "persona": pid,
+                    "position": {"pro": "YES", "con": "NO"}.get(stance, "NUANCED"),
+                    "reasoning": reasoning,
+                    "falsifier": _falsifier(contracts[pid]),
+                }
+            )
+        yes = [names[p] for p in ids if stances[p] == "pro"]
+        no = [names[p] for p in ids if stances[p] == "con"]
+        turn = "the claim itself" if dtype is DisagreementType.claim else f"a question of {dtype.value}"
+        verb = {True: "answer", False: "answers"}
+        diagnosis = (
+            f"{' and '.join(yes)} {verb[len(yes) > 1]} yes where {' and '.join(no)} "
+            f"{verb[len(no) > 1]} no; the split is {turn}."
+        )
+        cards.append(
+            {
+                "question": question,
+                "disagreement_type": dtype.value,
+                "diagnosis": diagnosis,
+                "positions": positions,
+                "_restates": restates(ctx, prop, ctx.hints.topic),
+            }
+        )
+    if careful and any(not c["_restates"] for c in cards):
+        cards = [c for c in cards if not c["_restates"]]
+    for c in cards:
+        del c["_restates"]
+    out: dict[str, Any] = {"cards": cards[:max_cards]}
+    if careful:
+        out["reasoning"] = (
+            f"I considered {len(considered)} claims that bear on the topic or that the descriptions "
+            f"state; on {len(cards)} of them the people described take opposite sides."
+        )
+    return out
