@@ -31,5 +31,5 @@ async def test_no_ground_truth_reaches_a_hint_a_reply_or_an_extractor(engine: st
     assert backend.requests, "the engine made no call"
     assert backend.violations == []
     # From what the replies said alone, the engine still finds where these two disagree.
-    found = len(result.cruxes) + len(result.crux_cards) + len(result.disputes)
+    found = len(result.cruxes) + len(result.crux_cards) + len(result.dcg.disputes)
     assert found > 0, f"{engine} found no disagreement between two opposed personas"

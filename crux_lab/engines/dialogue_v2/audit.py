@@ -11,8 +11,14 @@ common ground. With the persona simulator the truth is known, so the bug can be 
 - *contested common ground* (broader): any common-ground item on a proposition the pair ends
   up disputing, even if only one side stated it (an unattacked one-sided claim in v2).
 
+The audit is a scorer: it matches the result's items (arguments, disputes, cruxes, turns) to
+the deck's planted propositions by their TEXT alone, with the simulator's word-overlap
+recognizer (:meth:`crux_lab.llm.simulated.core.SimContext.recognize`: content-word overlap
+with a proposition's text, question and keywords, at its recognition threshold, never
+misreading). No id the engine or the simulator wrote is trusted.
+
 "End with" = the ground-truth stance after the debate's own concessions and fired flip
-conditions (:meth:`crux_lab.llm.simulated.SimContext.current_stance`), so legitimate
+conditions, as read from the transcript (:meth:`SimContext.current_stance`), so legitimate
 agreement reached in the debate is never counted as fake.
 """
 
@@ -52,10 +58,10 @@ class FakeConsensusAudit:
         return self.polarized and (self.labelled_consensus or bool(self.contradictory_common_ground))
 
 
-def final_stances(
+def reader(
     result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
-) -> dict[tuple[str, str], str | None]:
-    """(persona, proposition) -> ground-truth stance at the end of the debate."""
+) -> SimContext:
+    """A reader of the result's texts: the transcript read turn by turn, no misreading."""
     ctx = SimContext(
         rng=random.Random(0),
         knobs=SimulatorKnobs(),
@@ -63,6 +69,15 @@ def final_stances(
         propositions=propositions,
         hints=Hints(persona_ids=list(result.config.persona_ids), turns=turn_hints(result.transcript)),
     )
+    ctx.turns = [ctx.read_turn(t) for t in ctx.hints.turns]
+    return ctx
+
+
+def final_stances(
+    result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
+) -> dict[tuple[str, str], str | None]:
+    """(persona, proposition) -> ground-truth stance at the end of the debate."""
+    ctx = reader(result, personas, propositions)
     return {
         (pid, prop): ctx.current_stance(pid, prop)
         for pid in result.config.persona_ids
@@ -73,9 +88,14 @@ def final_stances(
 def audit(
     result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
 ) -> FakeConsensusAudit:
-    """Audit one result (either engine) for fake consensus."""
-    final = final_stances(result, personas, propositions)
+    """Audit one result (either engine) for fake consensus, matching its items by text."""
+    ctx = reader(result, personas, propositions)
+    final = {(pid, prop): ctx.current_stance(pid, prop) for pid in result.config.persona_ids for prop in propositions}
     ids = list(result.config.persona_ids)
+
+    def about(text: str) -> str | None:
+        prop = ctx.recognize(text)
+        return prop.id if prop is not None else None
 
     def opposed(prop: str, who: list[str]) -> bool:
         seen = {final.get((p, prop)) for p in who}
@@ -84,37 +104,40 @@ def audit(
     polarized = any(opposed(prop, ids) for prop in propositions)
     contradictory: list[str] = []
     contested: list[str] = []
+    questions = {d.id: d.question for d in result.dcg.disputes}
+    claims = {a.id: a.claim for a in result.graph.arguments}
     if result.engine == "dcg":
         for cg in result.common_ground:
-            for prop in cg.proposition_ids:
-                if opposed(prop, cg.persona_ids):
-                    contradictory.append(f"{cg.dispute_id}:{prop}")
-                if opposed(prop, ids):
-                    contested.append(f"{cg.dispute_id}:{prop}")
+            prop = about(questions.get(cg.dispute_id or "", cg.statement))
+            if prop is None:
+                continue
+            if opposed(prop, cg.persona_ids):
+                contradictory.append(f"{cg.dispute_id}:{prop}")
+            if opposed(prop, ids):
+                contested.append(f"{cg.dispute_id}:{prop}")
     else:
         args = {a.id: a for a in result.graph.arguments}
-        grounded = [args[a] for a in result.graph.grounded if a in args]
-        for i, a in enumerate(grounded):
-            if a.proposition_id and opposed(a.proposition_id, ids):
-                contested.append(f"{a.id}:{a.proposition_id}")
-            for b in grounded[i + 1 :]:
-                if (
-                    a.proposition_id
-                    and a.proposition_id == b.proposition_id
-                    and a.speaker_id != b.speaker_id
-                    and opposed(a.proposition_id, [a.speaker_id, b.speaker_id])
-                ):
-                    contradictory.append(f"{a.id}+{b.id}:{a.proposition_id}")
+        grounded = [(args[a], about(args[a].claim)) for a in result.graph.grounded if a in args]
+        for i, (a, pa) in enumerate(grounded):
+            if pa and opposed(pa, ids):
+                contested.append(f"{a.id}:{pa}")
+            for b, pb in grounded[i + 1 :]:
+                if pa and pa == pb and a.speaker_id != b.speaker_id and opposed(pa, [a.speaker_id, b.speaker_id]):
+                    contradictory.append(f"{a.id}+{b.id}:{pa}")
     spoke: dict[str, set[str]] = {}
-    for t in result.transcript:
+    for t in ctx.turns:
         for prop in t.proposition_ids:
-            spoke.setdefault(prop, set()).add(t.persona_id)
+            spoke.setdefault(prop, set()).add(t.speaker_id)
     discussed = sorted(p for p, who in spoke.items() if len(who) >= 2 and opposed(p, sorted(who)))
-    structural = {"dispute", "symmetric_difference", "assumption"}
-    found = sorted({p for c in result.cruxes if c.source in structural for p in c.proposition_ids})
+    found: set[str] = set()
+    for c in result.cruxes:
+        if c.source not in ("dispute", "symmetric_difference", "assumption"):
+            continue
+        texts = [questions[c.dispute_id]] if c.dispute_id in questions else [claims[a] for a in c.argument_ids if a in claims]
+        found |= {p for p in map(about, texts or [c.statement]) if p}
     return FakeConsensusAudit(
         discussed_contested=discussed,
-        found_cruxes=found,
+        found_cruxes=sorted(found),
         polarized=polarized,
         labelled_consensus=result.regime is Regime.consensus,
         contradictory_common_ground=contradictory,

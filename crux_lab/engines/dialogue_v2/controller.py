@@ -8,6 +8,7 @@ It never calls an LLM; circling is detected by embedding similarity of recent tu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -50,8 +51,24 @@ class SteeringDecision:
     situation: str  # circling | crux_seeking | after_concession | after_reframe | one_sided | stuck
 
 
+_LEAD_INS = (
+    "the real question is",
+    "i think the core disagreement is",
+    "the core disagreement is",
+    "i'll grant part of that on",
+    "i'll grant that",
+    "to be precise about",
+    "my answer:",
+    "i disagree:",
+)
+
+
 def gist(text: str, words: int = 12) -> str:
-    """A short handle for what a turn was about: its first clause, at most ``words`` words.
+    """A short handle for what a turn was about: its first clause, without a lead-in such as
+    "The real question is", at most ``words`` words (for the moderator to quote).
+
+    >>> gist("The real question is does proof of work secure the chain? It does.")
+    'does proof of work secure the chain'
 
     >>> gist("Bitcoin's fixed supply makes it deflationary by design. Also more.")
     "Bitcoin's fixed supply makes it deflationary by design"
@@ -62,13 +79,18 @@ def gist(text: str, words: int = 12) -> str:
     >>> gist("one two three four five", words=3)
     'one two three…'
     """
-    sentences = [x for x in text.strip().split(". ") if x.strip()]
+    sentences = [x for x in re.split(r"(?<=[.?!])\s+", text.strip()) if x.strip()]
     while len(sentences) > 1 and len(sentences[0].split()) <= 3:
         sentences.pop(0)  # a verbal tic ("Fiat.", "Hurdle rate.") says nothing about the point
     first = (sentences[0] if sentences else "").rstrip(".?! ")
     head, sep, rest = first.partition(": ")
     if sep and len(head.split()) <= 4 and rest:
         first = rest  # "I disagree: X" is about X
+    low = first.lower()
+    for lead in _LEAD_INS:
+        if low.startswith(lead) and len(first) > len(lead) + 3:
+            first = first[len(lead) :].lstrip(" :,")
+            break
     parts = first.split()
     return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
 
@@ -212,8 +234,8 @@ class Controller:
         if self.brought_in(speaker):
             dominant = last.persona_id
             return SteeringDecision(
-                f"{self.name(speaker)}, you haven't responded to {self.name(dominant)}'s point "
-                f"about {gist(last.dialogue)}.",
+                f"{self.name(speaker)}, you haven't responded to {self.name(dominant)}'s point: "
+                f"\"{gist(last.dialogue)}\".",
                 "one_sided",
             )
         if (
@@ -224,16 +246,16 @@ class Controller:
         ):
             self.steered_concessions.add(last.turn_index)
             mine = next((t for t in reversed(self.turns) if t.persona_id == speaker), None)
-            about = gist(mine.dialogue) if mine else "the main question"
+            about = f"\"{gist(mine.dialogue)}\"" if mine else "the main question"
             return SteeringDecision(
-                f"{self.name(last.persona_id)} conceded {gist(last.dialogue)}. "
+                f"{self.name(last.persona_id)} conceded a point (\"{gist(last.dialogue)}\"). "
                 f"Does that change your position on {about}?",
                 "after_concession",
             )
         if last.move is Move.REFRAME and last.persona_id != speaker and last.turn_index not in self.steered_reframes:
             self.steered_reframes.add(last.turn_index)
             return SteeringDecision(
-                f"{self.name(last.persona_id)} reframed the debate around {gist(last.dialogue)}. "
+                f"{self.name(last.persona_id)} reframed the debate: \"{gist(last.dialogue)}\". "
                 "Do you agree that's the right framing?",
                 "after_reframe",
             )
@@ -244,7 +266,7 @@ class Controller:
             self.circling_hint_at = len(self.turns)
             mine = next((t for t in reversed(self.turns) if t.persona_id == speaker), last)
             return SteeringDecision(
-                f"You've gone back and forth on {gist(mine.dialogue)} several times. "
+                f"You've gone back and forth on \"{gist(mine.dialogue)}\" several times. "
                 "What specific evidence would change your mind?",
                 "circling",
             )
@@ -252,7 +274,7 @@ class Controller:
 
     def _stuck(self, last: DialogueTurn) -> SteeringDecision:
         return SteeringDecision(
-            f"Let's move on from {gist(last.dialogue)}. "
+            f"Let's move on from \"{gist(last.dialogue)}\". "
             "What's the next most important thing you disagree about?",
             "stuck",
         )

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
+from crux_lab.engines.dialogue_v2.controller import gist
 from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights
 from crux_lab.engines.dialogue_v2.graph import ArgumentGraphState, graph_insights
 from crux_lab.engines.dialogue_v2.schemas import (
@@ -82,6 +83,7 @@ class Crystallizer(ABC):
 
     schema: type[BaseModel]
     discovery_schema: type[BaseModel]
+    shown_label: str
 
     def __init__(self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str]) -> None:
         self.topic = topic
@@ -96,21 +98,27 @@ class Crystallizer(ABC):
 
     @abstractmethod
     def state_hint(self) -> dict[str, Any]:
-        """The current graph as structured hints (real backends ignore hints)."""
+        """The current graph as the prompt's table shows it (ids, speakers, texts), for the
+        simulator; real backends ignore hints."""
 
     @abstractmethod
-    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str: ...
+    def shown(self) -> dict[str, str]:
+        """What a persona turn's prompt lists for it to answer: engine id -> text."""
 
     @abstractmethod
-    def discovery_prompt(self) -> str: ...
+    def user_prompt(self, cluster: Sequence[DialogueTurn], final: bool = False) -> str: ...
 
-    def hints(self, cluster: Sequence[DialogueTurn], all_turns: Sequence[DialogueTurn], phase: str) -> Hints:
+    @abstractmethod
+    def discovery_prompt(self, openings: Sequence[DialogueTurn]) -> str: ...
+
+    def hints(self, turns: Sequence[DialogueTurn], phase: str) -> Hints:
+        """The request's hints: the turns its prompt shows, and the graph as its table shows it."""
         return Hints(
             persona_ids=self.persona_ids,
             topic=self.topic,
             phase=phase,
-            turns=turn_hints(all_turns),
-            extra={"cluster": [t.turn_index for t in cluster], **self.state_hint()},
+            turns=turn_hints(turns),
+            extra=self.state_hint(),
         )
 
     # -- applying ---------------------------------------------------------
@@ -145,6 +153,30 @@ def _concede_turns(cluster: Sequence[DialogueTurn]) -> list[DialogueTurn]:
     return [t for t in cluster if t.move is Move.CONCEDE]
 
 
+def _unrecorded(
+    cryst: Crystallizer, cluster: Sequence[DialogueTurn], claim_of: Mapping[str, str]
+) -> list[Concession]:
+    """A trail entry for every CONCEDE turn the crystallizer's reply did not account for: the
+    concession is kept (what the turn answered, the reason it named) even when the graph did
+    not change. ``claim_of`` maps the engine's ids to their texts."""
+    out = []
+    for t in _concede_turns(cluster):
+        if not cryst._new_concession(t.turn_index, t.persona_id):
+            continue
+        claim = next((claim_of[i] for i in t.proposition_ids if i in claim_of), "") or gist(t.dialogue)
+        out.append(
+            Concession(
+                turn_index=t.turn_index,
+                persona_id=t.persona_id,
+                type=ConcessionKind.partial if t.named_reason else ConcessionKind.scope,
+                conceded_claim=claim,
+                effect="Recorded from the turn; the graph was not changed.",
+                reason=t.named_reason,
+            )
+        )
+    return out
+
+
 # ---------------------------------------------------------------------------
 # v2: the Dung argument graph
 # ---------------------------------------------------------------------------
@@ -153,6 +185,7 @@ def _concede_turns(cluster: Sequence[DialogueTurn]) -> list[DialogueTurn]:
 class GraphCrystallizer(Crystallizer):
     schema = CrystallizationResult
     discovery_schema = DiscoveryResult
+    shown_label = "Positions in the argument graph so far"
 
     def __init__(self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str]) -> None:
         super().__init__(topic, persona_ids, names)
@@ -165,27 +198,23 @@ class GraphCrystallizer(Crystallizer):
         return {
             "graph": {
                 "arguments": [
-                    {
-                        "id": a.id,
-                        "speaker_id": a.speaker_id,
-                        "claim": a.claim,
-                        "assumptions": a.assumptions,
-                        "proposition_id": a.proposition_id,
-                        "derived_from_turns": a.derived_from_turns,
-                    }
+                    {"id": a.id, "speaker_id": a.speaker_id, "claim": a.claim, "assumptions": a.assumptions}
                     for a in self.graph.arguments.values()
                 ],
                 "attacks": [[t.from_arg_id, t.to_arg_id] for t in self.graph.attacks.values()],
             }
         }
 
-    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str:
+    def shown(self) -> dict[str, str]:
+        return {a.id: a.claim for a in self.graph.arguments.values()}
+
+    def user_prompt(self, cluster: Sequence[DialogueTurn], final: bool = False) -> str:
         return prompts.crystallization_prompt(
-            topic=self.topic, cluster=cluster, names=self.names, graph_table=self.table()
+            topic=self.topic, cluster=cluster, names=self.names, graph_table=self.table(), final=final
         )
 
-    def discovery_prompt(self) -> str:
-        return prompts.discovery_prompt(topic=self.topic, graph_table=self.table())
+    def discovery_prompt(self, openings: Sequence[DialogueTurn]) -> str:
+        return prompts.discovery_prompt(topic=self.topic, graph_table=self.table(), openings=openings, names=self.names)
 
     def frontier(self) -> frozenset[str]:
         return self.graph.contested_frontier()
@@ -219,7 +248,6 @@ class GraphCrystallizer(Crystallizer):
                 evidence=spec.evidence,
                 round=index,
                 derived_from_turns=spec.derived_from_turns or by_speaker.get(spec.speaker_id, []),
-                proposition_id=spec.proposition_id,
             )
             handle = spec.id or f"new-{i + 1}"
             if handle not in existing_ids:  # a handle that reuses a graph id would be ambiguous
@@ -267,6 +295,8 @@ class GraphCrystallizer(Crystallizer):
         notes = list(reply.concessions)
         if not notes:
             notes = self._derive_notes(cluster, removed_claims, updated)
+        cluster_text = {(t.turn_index, t.persona_id): t.dialogue for t in cluster}
+        named = {(t.turn_index, t.persona_id): t.named_reason for t in cluster if t.named_reason}
         for note in notes:
             if not self._new_concession(note.turn_index, note.speaker_id):
                 continue
@@ -277,26 +307,27 @@ class GraphCrystallizer(Crystallizer):
                 removed_claims[arg_id].claim if gone and arg_id else g.arguments[rid].claim if rid else ""
             )
             if gone and arg_id:
-                effect = f"Removed [{arg_id}] and its attacks"
+                effect = "Withdrawn from the graph, with the attacks on and from it."
             elif rid and note.kind is ConcessionKind.partial:
-                effect = f"Narrowed [{rid}] to: {g.arguments[rid].claim}"
+                effect = f"Narrowed to: {g.arguments[rid].claim}"
             elif rid:
-                effect = f"Qualified [{rid}] with: {'; '.join(g.arguments[rid].assumptions[-1:])}"
+                effect = f"Qualified: {'; '.join(g.arguments[rid].assumptions[-1:])}"
             else:
-                effect = "No graph change"
+                effect = "Recorded from the turn; the graph was not changed."
             out.concessions.append(
                 Concession(
                     turn_index=note.turn_index,
                     persona_id=note.speaker_id,
                     type=note.kind,
-                    conceded_claim=claim,
+                    conceded_claim=claim or gist(cluster_text.get((note.turn_index, note.speaker_id), "")),
                     effect=effect,
                     removed_arg_ids=[arg_id] if gone and arg_id else [],
                     updated_arg_ids=[rid] if rid and not gone else [],
-                    proposition_id=note.proposition_id,
-                    reason=note.reason,
+                    reason=note.reason or named.get((note.turn_index, note.speaker_id)),
                 )
             )
+        claims = {a.id: a.claim for a in removed_claims.values()} | {a.id: a.claim for a in g.arguments.values()}
+        out.concessions += _unrecorded(self, cluster, claims)
         out.new_nodes = len(new_args)
         out.changed = bool(new_args or updated or removed_args or new_attacks or removed_attacks)
         out.events.append(
@@ -353,7 +384,7 @@ class GraphCrystallizer(Crystallizer):
         return out
 
     def insights(self) -> Insights:
-        common, camps, cruxes, regime, desc = graph_insights(self.graph, self.persona_ids)
+        common, camps, cruxes, regime, desc = graph_insights(self.graph, self.persona_ids, self.names)
         return Insights(cruxes, common, camps, regime, desc)
 
     def write_result(self, result: Any) -> None:
@@ -368,6 +399,7 @@ class GraphCrystallizer(Crystallizer):
 class DCGCrystallizer(Crystallizer):
     schema = DCGCrystallizationResult
     discovery_schema = DCGDiscoveryResult
+    shown_label = "Open disputes so far"
 
     def __init__(
         self, topic: str, persona_ids: Sequence[str], names: Mapping[str, str], max_new_disputes: int = 2
@@ -380,20 +412,36 @@ class DCGCrystallizer(Crystallizer):
         return self.holder.compact_table()
 
     def state_hint(self) -> dict[str, Any]:
-        return {"dcg": self.holder.state.model_dump(mode="json")}
+        s = self.holder.state
+        return {
+            "dcg": {
+                "disputes": [{"id": d.id, "question": d.question, "active": d.active} for d in s.disputes],
+                "stances": [
+                    {"id": x.id, "dispute_id": x.dispute_id, "speaker_id": x.speaker_id, "side": x.side.value, "statement": x.statement}
+                    for x in s.stances
+                ],
+                "reasons": [
+                    {"id": r.id, "stance_id": r.stance_id, "polarity": r.polarity, "claim": r.claim, "attacks": list(r.attacks)}
+                    for r in s.reasons
+                ],
+            }
+        }
 
-    def user_prompt(self, cluster: Sequence[DialogueTurn]) -> str:
+    def shown(self) -> dict[str, str]:
+        return {d.id: d.question for d in self.holder.state.disputes if d.active}
+
+    def user_prompt(self, cluster: Sequence[DialogueTurn], final: bool = False) -> str:
         return prompts.dcg_crystallization_prompt(
             topic=self.topic, cluster=cluster, names=self.names, dcg_table=self.table(),
             max_new=self.holder.max_new_disputes,
         )
 
-    def discovery_prompt(self) -> str:
-        return prompts.dcg_discovery_prompt(topic=self.topic, dcg_table=self.table())
+    def discovery_prompt(self, openings: Sequence[DialogueTurn]) -> str:
+        return prompts.dcg_discovery_prompt(topic=self.topic, dcg_table=self.table(), openings=openings, names=self.names)
 
-    def hints(self, cluster: Sequence[DialogueTurn], all_turns: Sequence[DialogueTurn], phase: str) -> Hints:
-        self.known_turns = {t.turn_index for t in all_turns}
-        return super().hints(cluster, all_turns, phase)
+    def hints(self, turns: Sequence[DialogueTurn], phase: str) -> Hints:
+        self.known_turns |= {t.turn_index for t in turns}
+        return super().hints(turns, phase)
 
     def frontier(self) -> frozenset[str]:
         return self.holder.frontier()
@@ -429,32 +477,35 @@ class DCGCrystallizer(Crystallizer):
     def _concessions(
         self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], change: DCGChange, before: Mapping[str, Any]
     ) -> list[Concession]:
-        stances = {s.id: s for s in self.holder.state.stances}
-        touched = {sid for sid in change.flipped_stance_ids + change.softened_stance_ids}
+        """The trail entries of this crystallization: each concession the reply noted (on the
+        speaker's stance on the dispute it names), then every CONCEDE turn it did not note."""
+        state = self.holder.state
+        stances = {s.id: s for s in state.stances}
+        questions = {d.id: d.question for d in state.disputes}
+        touched = [*change.flipped_stance_ids, *change.softened_stance_ids]
+        named = {(t.turn_index, t.persona_id): t.named_reason for t in cluster if t.named_reason}
+        said = {(t.turn_index, t.persona_id): t.dialogue for t in cluster}
         out = []
-        notes = list(reply.concessions)
-        if not notes:
-            for t in _concede_turns(cluster):
-                sid = next((s for s in touched if stances[s].speaker_id == t.persona_id), None)
-                if sid is None:
-                    continue
-                kind = ConcessionKind.full if sid in change.flipped_stance_ids else ConcessionKind.partial
-                notes.append(ConcessionNote(turn_index=t.turn_index, speaker_id=t.persona_id, kind=kind, arg_id=sid))
-        for note in notes:
+        for note in reply.concessions:
             if not self._new_concession(note.turn_index, note.speaker_id):
                 continue
-            sid = note.arg_id if note.arg_id in stances else next(
-                (s for s in touched if stances[s].speaker_id == note.speaker_id), None
-            )
-            if sid is not None and sid in before:
-                old, new = before[sid], stances[sid]
-                if old.side != new.side:
-                    effect = f"Stance [{sid}] on {new.dispute_id} moved {old.side.value} -> {new.side.value}"
-                else:
-                    effect = f"Stance [{sid}] on {new.dispute_id} narrowed to: {new.statement}"
-                claim = note.conceded_claim or old.statement
+            did = change.aliases.get(note.dispute_id or "", note.dispute_id or "")
+            stance = self.holder.stance_of(did, note.speaker_id) if did else None
+            if stance is None:
+                sid = next((x for x in touched if stances[x].speaker_id == note.speaker_id), None)
+                stance = stances[sid] if sid else None
+            old = before.get(stance.id) if stance is not None else None
+            if stance is not None and old is not None and old.side != stance.side:
+                effect = f"Moved from {old.side.value} to {stance.side.value} on: {questions[stance.dispute_id]}"
+            elif stance is not None and old is not None and old.statement != stance.statement:
+                effect = f"Narrowed, on {questions[stance.dispute_id]!r}, to: {stance.statement}"
+            elif stance is not None and old is None:
+                effect = f"Recorded with the dispute: {questions[stance.dispute_id]}"
             else:
-                effect, claim = "No graph change", note.conceded_claim
+                effect = "Recorded from the turn; the graph was not changed."
+            claim = note.conceded_claim or (old.statement if old is not None else "") or (
+                questions.get(stance.dispute_id, "") if stance is not None else ""
+            ) or gist(said.get((note.turn_index, note.speaker_id), ""))
             out.append(
                 Concession(
                     turn_index=note.turn_index,
@@ -462,12 +513,11 @@ class DCGCrystallizer(Crystallizer):
                     type=note.kind,
                     conceded_claim=claim,
                     effect=effect,
-                    updated_arg_ids=[sid] if sid else [],
-                    proposition_id=note.proposition_id,
-                    reason=note.reason,
+                    updated_arg_ids=[stance.id] if stance is not None else [],
+                    reason=note.reason or named.get((note.turn_index, note.speaker_id)),
                 )
             )
-        return out
+        return out + _unrecorded(self, cluster, questions)
 
     def apply_discovery(self, reply: DCGDiscoveryResult) -> Applied:
         change = self.holder.add_reason_attacks(reply.reason_attacks)

@@ -60,6 +60,7 @@ class DCGChange:
     removed_reason_ids: list[str] = field(default_factory=list)
     updated_dispute_ids: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # the reply's provisional ids -> DCG ids
 
     @property
     def changed(self) -> bool:
@@ -158,8 +159,12 @@ class DCGHolder:
             did = f"d-{self.next_dispute}"
             opening: list[Stance] = []
             seen: set[str] = set()
+            later: list[StanceUpsert] = []
             for up in stances_for.pop(nd.id, []):
-                if up.speaker_id in seen or not turns_ok(up.derived_from_turns, f"stance of {up.speaker_id}"):
+                if up.speaker_id in seen:
+                    later.append(up)  # a later upsert of the same pair updates the opening one
+                    continue
+                if not turns_ok(up.derived_from_turns, f"stance of {up.speaker_id}"):
                     continue
                 seen.add(up.speaker_id)
                 opening.append(_new_stance(f"s-{self.next_stance + len(opening)}", did, up))
@@ -169,7 +174,6 @@ class DCGHolder:
                 horizon=nd.horizon,
                 resolution_criteria=list(nd.resolution_criteria),
                 created_from_turns=sorted(set(nd.created_from_turns) | {t for s in opening for t in s.derived_from_turns}),
-                proposition_id=nd.proposition_id,
                 disagreement_type=_disagreement_type(nd.disagreement_type),
             )
             if self._try(change, f"dispute {nd.question!r}", new_disputes=[dispute], upsert_stances=opening):
@@ -178,6 +182,8 @@ class DCGHolder:
                 alias[nd.id] = did
                 change.new_dispute_ids.append(did)
                 change.upserted_stance_ids += [s.id for s in opening]
+                if later:
+                    stances_for[did] = later + stances_for.get(did, [])
 
         # 2. stance upserts on existing disputes (concessions update, never duplicate)
         for key, ups in stances_for.items():
@@ -240,6 +246,8 @@ class DCGHolder:
                 if nr.id:
                     reason_alias[nr.id] = rid
                 change.new_reason_ids.append(rid)
+
+        change.aliases = dict(alias)
 
         # 4. removals and dispute updates
         for rid in reply.removed_reason_ids:
@@ -334,25 +342,28 @@ def dcg_insights(
                 dispute_id=c.dispute_id,
                 assumptions=best,
                 argument_ids=[r.reason_id for r in top],
-                proposition_ids=[d.proposition_id] if d.proposition_id else [],
                 score=float(len(analysis.yes_reasons) + len(analysis.no_reasons)),
             )
         )
     common = [
         CommonGround(
             id=f"cg-{g.dispute_id}",
-            statement=f"{g.question} — {g.agreed_side.value}",
+            statement=f"All answer {g.agreed_side.value}: {g.question}",
             source="dispute",
             persona_ids=sorted({s.speaker_id for s in state.stances if s.dispute_id == g.dispute_id}),
             dispute_id=g.dispute_id,
             agreed_side=g.agreed_side,
-            proposition_ids=[disputes[g.dispute_id].proposition_id] if disputes[g.dispute_id].proposition_id else [],
         )
         for g in raw_common
     ]
     active = sum(1 for d in state.disputes if d.active)
     if not state.disputes:
-        regime, description = Regime.unknown, "No disputes were crystallized."
+        regime = Regime.no_disagreement_found
+        description = (
+            "No disagreement found: the crystallizer saw no question on which the personas took "
+            "opposite sides, so no dispute was recorded. This is not consensus: nobody stated "
+            "agreement on a named claim either."
+        )
     else:
         rr = classify_regime(raw_cruxes, raw_common, active)
         regime, description = Regime(rr.regime), rr.description
@@ -380,7 +391,7 @@ def _side_camps(state: DCGState, persona_ids: list[str]) -> list[Camp]:
         Camp(
             index=i,
             persona_ids=members,
-            label=", ".join(f"{did}:{side}" for did, side in zip(split, prof, strict=True) if side != "-"),
+            label=", ".join(members),
         )
         for i, (prof, members) in enumerate(groups.items())
     ]

@@ -143,11 +143,17 @@ class DialogueRun:
         self, persona_id: str, phase: int, steering: SteeringDecision | None, turn_index: int,
         history: Sequence[DialogueTurn],
     ) -> DialogueTurn:
-        """One persona turn: ``{dialogue, move}`` plus backend annotations copied generically."""
+        """One persona turn. The prompt lists the engine's current arguments (v2) or disputes
+        (DCG) by id; the reply states its words, move, stance, the ids it answers and, for a
+        concession, the reason that moved it. Nothing else of the reply is read."""
         purpose, instruction, length = {
             1: ("opening", prompts.OPENING_INSTRUCTION, "4-6 sentences"),
             4: ("resolution", prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
         }.get(phase, ("dialogue_turn", prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
+        shown = self.cryst.shown() if phase != 1 else {}
+        opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
+        query = opponent.dialogue if opponent is not None else self.ctx.config.topic
+        grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
         user = prompts.dialogue_message(
             persona_id=persona_id,
             topic=self.ctx.config.topic,
@@ -157,21 +163,25 @@ class DialogueRun:
             instruction=instruction,
             length=length,
             steering=steering.hint if steering else None,
+            shown=prompts.shown_block(shown, self.cryst.shown_label),
+            grounding=grounding,
         )
         hints = Hints(
             speaker_id=persona_id,
             persona_ids=self.ids,
             topic=self.ctx.config.topic,
             phase=PHASE_NAMES[phase],
-            turns=turn_hints(history),
+            turns=turn_hints([t for t in history if t.dialogue.strip() in user]),  # what the prompt shows verbatim
             extra=({"steering": steering.situation} if steering else {})
-            | ({"positions": OPENING_POSITIONS} if phase == 1 else {}),
+            | ({"positions": OPENING_POSITIONS} if phase == 1 else {})
+            | ({"shown": shown} if shown else {}),
         )
         req = self.ctx.request(purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True)
         resp = await self.ctx.call(req)
         out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
         return make_turn(
-            resp,
+            out,
+            set(shown),
             id=f"{self.ctx.run_id[:8]}-t{turn_index}",
             turn_index=turn_index,
             persona_id=persona_id,
@@ -194,15 +204,21 @@ class DialogueRun:
         req = self.ctx.request(
             "crystallize",
             prompts.NEUTRAL_SYSTEM,
-            self.cryst.user_prompt(cluster),
+            self.cryst.user_prompt(cluster, final=trigger == "final"),
             output_schema=self.cryst.schema,
-            hints=self.cryst.hints(cluster, self.turns, phase),
+            hints=self.cryst.hints(cluster, phase),
         )
-        try:
-            reply = parse_reply("crystallize", await self.ctx.call(req), self.cryst.schema)
-        except LLMOutputError as exc:
+        reply = None
+        resp, warning = await self.ctx.call_or_warn(req)
+        if resp is not None:
+            try:
+                reply = parse_reply("crystallize", resp, self.cryst.schema)
+            except LLMOutputError as exc:
+                warning = self._warning("crystallize", f"skipped: {exc}")
+        if reply is None:
             self.control.last_crystallized_at = len(self.turns)
-            yield self._warning("crystallize", f"crystallization ({trigger}) skipped, graph unchanged: {exc}")
+            why = warning.error.removeprefix("skipped: ") if warning is not None else "no reply"
+            yield self._warning("crystallize", f"crystallization ({trigger}) skipped, graph unchanged: {why}")
             return
         turn_range = (cluster[0].turn_index, cluster[-1].turn_index) if cluster else (0, 0)
         applied = self.cryst.apply(reply, cluster, turn_range)
@@ -214,15 +230,19 @@ class DialogueRun:
         yield self._convergence(trigger)
 
     async def _discover(self) -> AsyncIterator[DebateEvent]:
+        openings = list(self.turns)
         req = self.ctx.request(
             "discovery",
             prompts.NEUTRAL_SYSTEM,
-            self.cryst.discovery_prompt(),
+            self.cryst.discovery_prompt(openings),
             output_schema=self.cryst.discovery_schema,
-            hints=self.cryst.hints(self.turns, self.turns, "opening"),
+            hints=self.cryst.hints(openings, "opening"),
         )
+        resp, warning = await self.ctx.call_or_warn(req)
         try:
-            reply = parse_reply("discovery", await self.ctx.call(req), self.cryst.discovery_schema)
+            if resp is None:
+                raise LLMOutputError("discovery", warning.error if warning is not None else "no reply")
+            reply = parse_reply("discovery", resp, self.cryst.discovery_schema)
         except LLMOutputError as exc:
             yield self._warning("discovery", f"centralized discovery skipped: {exc}")
             return
@@ -248,7 +268,6 @@ class DialogueRun:
                 proposed_by=[p for p in note.proposed_by if p in self.ids] or sorted(self.control.crux_proposers),
                 acknowledged=note.acknowledged,
                 assumptions=list(note.assumptions),
-                proposition_ids=list(note.proposition_ids),
             )
             if note.acknowledged:
                 self.control.crux_acknowledged = True
@@ -330,7 +349,7 @@ class DialogueRun:
                     shifted=bool(moved),
                     proposition_shifts=moved,
                     named_reason=reasons[0] if reasons else None,
-                    summary=f"{len(moved)} proposition(s) moved" if moved else "no stance moved",
+                    summary=f"{len(moved)} stance(s) moved" if moved else "no stance moved",
                 )
             )
         r.positions = positions

@@ -8,6 +8,7 @@ preferred and the labelling with :mod:`crux_lab.argumentation` (never here).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from crux_lab.argumentation import (
@@ -26,7 +27,6 @@ from crux_lab.models import (
     Camp,
     CommonGround,
     Crux,
-    CruxSide,
     Label,
     Regime,
 )
@@ -65,7 +65,6 @@ class ArgumentGraphState:
         evidence: list[str] | None = None,
         round: int = 0,
         derived_from_turns: list[int] | None = None,
-        proposition_id: str | None = None,
     ) -> Argument:
         arg = Argument(
             id=f"arg-{self.next_arg}",
@@ -76,7 +75,6 @@ class ArgumentGraphState:
             evidence=list(evidence or []),
             round=round,
             derived_from_turns=sorted(set(derived_from_turns or [])),
-            proposition_id=proposition_id,
         )
         self.next_arg += 1
         self.arguments[arg.id] = arg
@@ -190,11 +188,18 @@ class ArgumentGraphState:
 
 
 def graph_insights(
-    state: ArgumentGraphState, persona_ids: list[str]
+    state: ArgumentGraphState, persona_ids: list[str], names: Mapping[str, str] | None = None
 ) -> tuple[list[CommonGround], list[Camp], list[Crux], Regime, str]:
-    """Common ground (grounded), camps (preferred), structural cruxes and regime, per seed 01."""
+    """Common ground (grounded), camps (preferred), structural cruxes and regime, per seed 01.
+
+    Cruxes read as sentences: the symmetric difference as each side's claims labelled with
+    its personas, an assumption crux as its text with a settling question in words.
+    """
     if not state.arguments:
-        return [], [], [], Regime.unknown, "No arguments were crystallized."
+        return [], [], [], Regime.no_disagreement_found, (
+            "No disagreement found: the crystallizer distilled no positions from the dialogue, "
+            "so there is nothing to call common ground or a crux. This is not consensus."
+        )
     rep = state.report()
     args = state.arguments
     common = [
@@ -204,7 +209,6 @@ def graph_insights(
             source="grounded",
             persona_ids=list(persona_ids),
             argument_id=aid,
-            proposition_ids=[args[aid].proposition_id] if args[aid].proposition_id else [],
         )
         for aid in args
         if aid in rep.common_ground
@@ -214,38 +218,34 @@ def graph_insights(
             index=c.index,
             argument_ids=[a for a in args if a in c.arguments],
             persona_ids=list(c.personas),
-            label=", ".join(c.personas),
+            label=", ".join((names or {}).get(p, p) for p in c.personas),
         )
         for c in rep.camps
     ]
     cruxes: list[Crux] = []
     symdiff = [a for a in args if a in rep.symmetric_difference]
-    if symdiff:
+    claims = {a: x.claim for a, x in args.items()}
+    if symdiff and rep.sides:
         cruxes.append(
             Crux(
                 id="crux-symdiff",
-                statement=sides_statement(rep.sides, {a: x.claim for a, x in args.items()}),
+                statement=sides_statement(rep.sides, claims, names),
                 source="symmetric_difference",
-                yes_side=[CruxSide(persona_id=args[a].speaker_id, statement=args[a].claim)
-                          for a in args if rep.sides and a in rep.sides[0].arguments],
-                no_side=[CruxSide(persona_id=args[a].speaker_id, statement=args[a].claim)
-                         for a in args if rep.sides and a in rep.sides[1].arguments],
                 argument_ids=symdiff,
-                proposition_ids=sorted({args[a].proposition_id for a in symdiff if args[a].proposition_id}),
             )
         )
     for i, ca in enumerate(rep.crux_assumptions):
         deps = [str(d) for d in ca.dependent_args]
+        text = ca.assumption if ca.assumption not in args else args[ca.assumption].claim
         cruxes.append(
             Crux(
                 id=f"crux-assumption-{i}",
-                statement=ca.assumption if ca.assumption not in args else args[ca.assumption].claim,
+                statement=text,
                 source="assumption",
-                assumptions=[ca.assumption] if ca.assumption not in args else list(args[ca.assumption].assumptions),
-                settling_question=ca.settling_question,
+                assumptions=[text] if ca.assumption not in args else list(args[ca.assumption].assumptions),
+                settling_question=ca.settling_question or None,
                 argument_ids=deps,
                 score=ca.centrality,
-                proposition_ids=sorted({args[d].proposition_id for d in deps if d in args and args[d].proposition_id}),
             )
         )
     return common, camps, cruxes, Regime(rep.regime.regime), rep.regime.description

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from crux_lab.engines.base import TURN_FIELDS_PROMPT
 from crux_lab.models import DialogueTurn
 from crux_lab.personas.prompt import RoundSummary, build_history, build_turn_message
 
@@ -18,7 +19,10 @@ MOVES_HELP = (
     "narrow your scope), REFRAME (redirect to what actually matters), PROPOSE_CRUX (name the "
     "core disagreement). You can and should concede points when the evidence warrants it."
 )
-TURN_FORMAT = 'Output ONLY JSON: {"dialogue": "your words, in your own voice", "move": "CHALLENGE"}'
+TURN_FORMAT = (
+    'Output ONLY JSON: {"dialogue": "your words, in your own voice", "move": "CHALLENGE", '
+    '"stance": "con", "addresses": [], "named_reason": null}, where ' + TURN_FIELDS_PROMPT + "."
+)
 
 NEUTRAL_SYSTEM = (
     "You are the crystallizer of a structured debate. You read short dialogue turns and keep a "
@@ -28,8 +32,36 @@ NEUTRAL_SYSTEM = (
 
 
 def turn_line(t: DialogueTurn, names: Mapping[str, str]) -> str:
+    """One turn as the crystallizer reads it: who, the move, stance and answered ids the
+    speaker's reply stated, the words, and the reason named for a concession.
+
+    >>> t = DialogueTurn(id="x", turn_index=3, persona_id="a", dialogue="Fine. ", move="CONCEDE",
+    ...                  stance="uncertain", proposition_ids=["d-0"], named_reason="rents fell")
+    >>> turn_line(t, {"a": "Ann"})
+    '[turn 3] Ann (a) CONCEDE, stance uncertain, answers d-0: Fine. (reason named: rents fell)'
+    """
     move = t.move.value if t.move else "-"
-    return f"[turn {t.turn_index}] {names.get(t.persona_id, t.persona_id)} ({t.persona_id}) {move}: {t.dialogue.strip()}"
+    said = [move]
+    if t.stance:
+        said.append(f"stance {t.stance}")
+    if t.proposition_ids:
+        said.append(f"answers {', '.join(t.proposition_ids)}")
+    reason = f" (reason named: {t.named_reason})" if t.named_reason else ""
+    return f"[turn {t.turn_index}] {names.get(t.persona_id, t.persona_id)} ({t.persona_id}) {', '.join(said)}: {t.dialogue.strip()}{reason}"
+
+
+def shown_block(shown: Mapping[str, str], what: str) -> str:
+    """The engine's current arguments or disputes, by id, for a persona to answer.
+
+    >>> print(shown_block({"d-0": "Is supply fixed?"}, "Open disputes"))
+    Open disputes (name the ids your turn answers in "addresses"):
+    - [d-0] Is supply fixed?
+    """
+    if not shown:
+        return ""
+    lines = [f'{what} (name the ids your turn answers in "addresses"):']
+    lines += [f"- [{i}] {text}" for i, text in shown.items()]
+    return "\n".join(lines)
 
 
 def phase_summaries(turns: Sequence[DialogueTurn], keep_recent: int) -> list[RoundSummary]:
@@ -55,9 +87,12 @@ def dialogue_message(
     instruction: str,
     length: str,
     steering: str | None = None,
+    shown: str = "",
+    grounding: str = "",
     recent: int = 6,
 ) -> str:
-    """The per-turn user message: tiered history, the moderator's hint, the move menu, format."""
+    """The per-turn user message: belief grounding, tiered history, the moderator's hint, the
+    engine's current arguments or disputes by id (``shown``), the move menu, the format."""
     history = build_history(
         persona_id,
         topic=topic,
@@ -71,8 +106,10 @@ def dialogue_message(
     if steering:
         parts.append(f"Moderator: {steering}")
     parts.append(MOVES_HELP)
+    if shown:
+        parts.append("\n" + shown + "\n")
     return build_turn_message(
-        " ".join(parts), history=history, length=length, output_format=TURN_FORMAT
+        " ".join(parts), history=history, grounding=grounding, length=length, output_format=TURN_FORMAT
     )
 
 
@@ -89,10 +126,18 @@ RESOLUTION_INSTRUCTION = (
 )
 
 
+FINAL_CLEANUP = """
+This is the FINAL crystallization (seed 01 phase 4): the graph must end distilled, 4-8
+positions in all. Remove (removed_arg_ids) every position no other speaker engaged (no attack
+to or from a position of a different speaker) and every restatement of a position already in
+the graph; keep the positions the speakers actually argued about."""
+
+
 def crystallization_prompt(
-    *, topic: str, cluster: Sequence[DialogueTurn], names: Mapping[str, str], graph_table: str
+    *, topic: str, cluster: Sequence[DialogueTurn], names: Mapping[str, str], graph_table: str, final: bool = False
 ) -> str:
-    """Seed 01 crystallizer: the last 6-8 turns plus the graph as a compact table."""
+    """Seed 01 crystallizer: the last 6-8 turns plus the graph as a compact table, with its ids.
+    The reply states every mutation the engine applies; nothing else is read."""
     turns = "\n".join(turn_line(t, names) for t in cluster)
     return f"""Debate topic: "{topic}"
 
@@ -104,39 +149,59 @@ def crystallization_prompt(
 
 ## Your job
 Update the argument graph from this cluster only. Extract substantive positions only: most
-turns do NOT create nodes. One clean node per distilled position (claim, premises,
-assumptions, evidence, speaker_id, derived_from_turns), 3-6 nodes per speaker at most.
-- new_args: positions not yet in the graph (give each a provisional id like "new-1").
-- new_attacks: attacks between positions that contradict or undercut each other (use graph ids
-  or your provisional ids). Contradictory positions MUST attack each other.
+turns do NOT create nodes, and a position already in the graph is never added again (a turn
+that restates it may refine it through updated_args). One clean node per distilled position,
+3-6 nodes per speaker at most; the graph shrinks as speakers concede.
+- new_args: positions not yet in the graph, each {{id, speaker_id, claim, premises,
+  assumptions, evidence, derived_from_turns}}: a provisional id like "new-1", the speaker's
+  id as written in the dialogue, the claim in your own words, the turn numbers it comes from.
+- new_attacks: {{from_arg_id, to_arg_id, type (rebut|undermine|undercut), rationale}} between
+  positions of different speakers that contradict or undercut each other (graph ids or your
+  provisional ids). Contradictory positions MUST attack each other, in both directions.
 - Concessions: full ("I was wrong about X") -> removed_arg_ids (its attacks go with it);
-  partial ("I grant X but Y still holds") -> updated_args with the narrower claim;
-  scope ("true in general, not here") -> updated_args adding the qualifier to assumptions.
-  List each in concessions with kind full|partial|scope, turn_index, speaker_id, arg_id.
-- updated_args / removed_attack_ids for refined or superseded positions.
-- If a PROPOSE_CRUX move appears: crux = {{statement, proposed_by, acknowledged}}; acknowledged
-  is true only if another speaker accepted that framing.
+  partial ("I grant X but Y still holds") -> updated_args {{id, claim}} with the narrower claim;
+  scope ("true in general, not here") -> updated_args {{id, assumptions}} adding the qualifier.
+  List each in concessions as {{turn_index, speaker_id, kind (full|partial|scope), arg_id (the
+  conceded argument's graph id), conceded_claim, reason (what the speaker said moved them, or
+  null)}}. Every CONCEDE turn gets a concessions entry.
+- removed_attack_ids for attacks that no longer hold.
+- If a PROPOSE_CRUX move appears: crux = {{statement, proposed_by, acknowledged}}: the
+  statement in your own words names the premise under the disagreement, not the topic;
+  acknowledged is true only if another speaker accepted that framing.{FINAL_CLEANUP if final else ""}
 Output JSON: {{new_args, updated_args, removed_arg_ids, new_attacks, removed_attack_ids, concessions, crux}}"""
 
 
-def discovery_prompt(*, topic: str, graph_table: str) -> str:
+def discovery_prompt(*, topic: str, graph_table: str, openings: Sequence[DialogueTurn], names: Mapping[str, str]) -> str:
     """Seed 01 centralized discovery: cross-speaker attacks among the opening positions."""
+    turns = "\n".join(turn_line(t, names) for t in openings)
     return f"""Debate topic: "{topic}"
 
-## Opening positions
+## Opening statements
+{turns}
+
+## Opening positions (the argument graph)
 {graph_table}
 
 ## Your job
 Find every attack between positions of DIFFERENT speakers: a position attacks another when it
 contradicts its claim (rebut), denies a premise (undermine) or defeats the inference (undercut).
-Contradictory positions attack each other in both directions. Do not repeat listed edges.
+Contradictory positions attack each other in both directions. Use the graph ids above; do not
+repeat listed edges.
 Output JSON: {{new_attacks: [{{from_arg_id, to_arg_id, type, rationale}}]}}"""
+
+
+DISPUTE_QUESTION_RULE = (
+    "A dispute's question names the premise UNDER the disagreement: the specific assumption "
+    "(about a mechanism, a measurement, a time horizon, a definition or a value) that one "
+    "speaker affirms and the other denies, asked so that YES and NO are the two sides. It "
+    "never restates the debate topic."
+)
 
 
 def dcg_crystallization_prompt(
     *, topic: str, cluster: Sequence[DialogueTurn], names: Mapping[str, str], dcg_table: str, max_new: int = 2
 ) -> str:
-    """Seed 01 ``crystallizationPromptDCG``, hard rules verbatim."""
+    """Seed 01 ``crystallizationPromptDCG``, hard rules verbatim, every reply field named."""
     turns = "\n".join(turn_line(t, names) for t in cluster)
     return f"""You are maintaining a DISPUTE-CENTRIC GRAPH for a debate on "{topic}".
 This graph isolates TRUE CRUXES and prevents fake consensus.
@@ -158,21 +223,37 @@ Update the dispute graph based ONLY on the dialogue cluster.
 5) If a speaker concedes, UPDATE their stance; do NOT create duplicates.
 6) Resolution criteria must be concrete observable evidence, not vibes.
 
-New disputes get a provisional id ("new-1"); stances name the dispute (existing or
-provisional) and a side YES/NO; reasons name the dispute and the speaker whose stance they
-SUPPORT or ATTACK. If a PROPOSE_CRUX move appears, add crux = {{statement, proposed_by,
-acknowledged}}.
+{DISPUTE_QUESTION_RULE}
+
+### Reply fields
+- new_disputes: {{id (provisional, "new-1"), question, disagreement_type (evidence, values,
+  definition, horizon, premise or claim: your own classification), resolution_criteria,
+  created_from_turns}}. A divergence the cluster shows goes under the dispute already in the
+  graph when it is the same question.
+- upsert_stances: {{dispute_id (graph id or provisional), speaker_id, side (YES|NO), statement
+  (the speaker's position in your words), confidence, derived_from_turns}}, one per speaker
+  and dispute; a later one for the same pair replaces it.
+- new_reasons: {{dispute_id, speaker_id (whose stance it SUPPORTs or ATTACKs), polarity
+  (SUPPORT|ATTACK), claim, derived_from_turns, attacks (ids of the reasons it defeats)}}.
+- concessions: {{turn_index, speaker_id, kind (full: changed side | partial: narrowed |
+  scope: qualified), dispute_id, conceded_claim, reason (what the speaker said moved them, or
+  null)}}. Every CONCEDE turn gets an entry.
+- crux: if a PROPOSE_CRUX move appears, {{statement, proposed_by, acknowledged}}.
 Output JSON: {{new_disputes, updated_disputes, upsert_stances, new_reasons, removed_reason_ids, notes, concessions, crux}}"""
 
 
-def dcg_discovery_prompt(*, topic: str, dcg_table: str) -> str:
+def dcg_discovery_prompt(*, topic: str, dcg_table: str, openings: Sequence[DialogueTurn], names: Mapping[str, str]) -> str:
     """Reason-layer discovery: which reasons defeat which, inside each dispute."""
+    turns = "\n".join(turn_line(t, names) for t in openings)
     return f"""Debate topic: "{topic}"
+
+## Opening statements
+{turns}
 
 ## Dispute graph
 {dcg_table}
 
 ## Your job
 Inside each dispute, find reasons that defeat a reason on the other side (it contradicts its
-claim or its evidence). Never link reasons of different disputes.
+claim or its evidence). Use the reason ids above; never link reasons of different disputes.
 Output JSON: {{reason_attacks: [{{from_reason_id, to_reason_id}}]}}"""

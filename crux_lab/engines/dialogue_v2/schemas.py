@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from crux_lab.engines.base import TurnReply
 from crux_lab.models import AttackType, ConcessionKind, Move, Side
 
 
@@ -17,15 +18,20 @@ class LLMOutput(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
-class TurnOutput(LLMOutput):
-    """One dialogue turn: seed 01's ``{dialogue, move}``, nothing more.
+class TurnOutput(TurnReply):
+    """One dialogue turn: seed 01's ``{dialogue, move}`` plus what the turn states besides its
+    words: its stance, the ids of the shown arguments or disputes it answers (``addresses``)
+    and, when it concedes, the ``named_reason``.
 
-    >>> TurnOutput.model_validate({"dialogue": "Fine.", "move": "concede"}).move
-    <Move.CONCEDE: 'CONCEDE'>
+    >>> t = TurnOutput.model_validate({"dialogue": "Fine.", "move": "concede", "addresses": ["d-0"]})
+    >>> t.move, t.addresses
+    (<Move.CONCEDE: 'CONCEDE'>, ['d-0'])
     """
 
+    model_config = ConfigDict(extra="ignore")
+
     dialogue: str = Field(min_length=1)
-    move: Move
+    move: Move  # type: ignore[assignment]  # required here, a Move
 
     @field_validator("move", mode="before")
     @classmethod
@@ -48,7 +54,6 @@ class NewArg(LLMOutput):
     assumptions: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     derived_from_turns: list[int] = Field(default_factory=list)
-    proposition_id: str | None = None
 
 
 class ArgUpdate(LLMOutput):
@@ -65,15 +70,17 @@ class NewAttack(LLMOutput):
 
 
 class ConcessionNote(LLMOutput):
-    """A concession the crystallizer applied (full: removed, partial: narrowed, scope: qualified)."""
+    """A concession the crystallizer saw: who conceded in which turn, what (the conceded
+    argument's id in v2, the dispute's id in the DCG, and the claim in words), of which kind
+    (full: withdrawn, partial: narrowed, scope: qualified) and the reason the turn named."""
 
     turn_index: int
     speaker_id: str
     kind: ConcessionKind
     conceded_claim: str = ""
     arg_id: str | None = None
+    dispute_id: str | None = None
     reason: str | None = None
-    proposition_id: str | None = None
 
 
 class CruxNote(LLMOutput):
@@ -83,7 +90,6 @@ class CruxNote(LLMOutput):
     proposed_by: list[str] = Field(default_factory=list)
     acknowledged: bool = False
     assumptions: list[str] = Field(default_factory=list)
-    proposition_ids: list[str] = Field(default_factory=list)
 
 
 class CrystallizationResult(LLMOutput):
@@ -113,14 +119,16 @@ class DiscoveryResult(LLMOutput):
 
 
 class NewDispute(LLMOutput):
-    """A binary question. ``id`` is a provisional handle that stances in the same reply cite."""
+    """A binary question on the premise under a disagreement (never the debate topic itself).
+    ``id`` is a provisional handle that stances in the same reply cite; ``disagreement_type``
+    is the crystallizer's own classification (evidence, values, definition, horizon, premise,
+    claim)."""
 
     id: str
     question: str = Field(min_length=1)
     horizon: str | None = None
     resolution_criteria: list[str] = Field(default_factory=list)
     created_from_turns: list[int] = Field(default_factory=list)
-    proposition_id: str | None = None
     disagreement_type: str | None = None
 
 

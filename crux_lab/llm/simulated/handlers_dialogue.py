@@ -1,110 +1,142 @@
-"""Simulator handlers for the crystallizer calls of the dialogue (v2) and DCG engines.
+"""Simulator handlers for the crystallizer and discovery calls of the dialogue (v2) and DCG engines.
 
-They behave like a faithful extractor reading the cluster of turns named in
-``hints.extra['cluster']`` (turn indices into ``hints.turns``) and the current graph in
-``hints.extra['graph']`` (v2) or ``hints.extra['dcg']`` (DCG). Which reply to build is decided
-by the request's output schema, as a real model would: a schema with ``new_disputes`` gets a
-DCG update, one with ``new_args`` a CrystallizationResult.
+They behave like a careful extractor that only has the request: the cluster of turns its
+prompt shows (``hints.turns``, read by :class:`~crux_lab.llm.simulated.core.ReadTurn`: which
+belief each sentence states is recognised from the words, the stance from the wording or the
+stance the speaker's reply stated) and the graph as the prompt's table shows it
+(``hints.extra['graph']`` for v2, ``hints.extra['dcg']`` for the DCG: the engine's ids with
+their texts, each text recognised by reading it). Which reply to build is decided by the
+request's output schema, as a real model would: a schema with ``new_disputes`` gets a DCG
+update, one with ``new_args`` a CrystallizationResult. Claims, dispute questions and crux
+statements come out in the extractor's own words (:meth:`SimContext.paraphrase`), types from
+its own classification (:meth:`SimContext.classify`); no persona's ground truth is consulted.
 
-- v2: one argument per speaker per proposition, rebut attacks (both ways) between opposite
-  stances of different speakers on the same proposition, concessions as removal (full),
-  narrowing (partial, a named reason) or a qualifier (scope, no named reason).
-- DCG: a dispute per proposition once the cluster shows a real YES/NO split (at most two per
-  call), stances upserted per speaker, SUPPORT/ATTACK reasons with derivedFromTurns.
+- v2: one argument per speaker per belief, rebut attacks (both ways) between opposite
+  stances of different speakers on the same belief, concessions as removal (full: the
+  speaker's reply states the other side), narrowing (partial: a reason named) or a qualifier
+  (scope: no reason named). The final crystallization drops the positions no other speaker
+  engaged and keeps the graph within seed 01's 4-8 positions.
+- DCG: a dispute per belief once the cluster shows a real YES/NO split (at most two per
+  call), its question on that belief (a premise under the topic, never the topic itself),
+  stances upserted per speaker, SUPPORT/ATTACK reasons with derivedFromTurns, and every
+  concession noted on its dispute.
 
 ``missed_attack`` is the probability that the extractor leaves out the link between two
 contradictory claims. In v2 that drops the attack edges (both directions) when the newer
 argument is extracted: both claims then stand unattacked, which is the fake consensus of
 seed 01. In the DCG the same slip makes the extractor file one stance under a dispute of its
 own and the other free-floating; the DCG invariants refuse both, so the slip can cost a crux
-but can never produce common ground.
+but can never produce common ground. ``misread`` acts through the reading itself.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.simulated.core import OPPOSITE, ReadTurn, SimContext, handler, lower_first
+from crux_lab.llm.simulated.core import (
+    OPPOSITE,
+    ReadTurn,
+    SimContext,
+    handler,
+    lower_first,
+    read_stance,
+    split_sentences,
+)
 from crux_lab.llm.simulated.handlers_speech import is_vague
 from crux_lab.personas.models import Proposition, StanceValue
 
 MAX_NEW_ARGS_PER_SPEAKER = 3  # seed 01: sparse, 3-6 nodes per speaker
+MAX_FINAL_ARGS = 8  # seed 01: the final graph holds 4-8 distilled positions
 MAX_NEW_DISPUTES = 2
 CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
+CHANGE_MY_MIND = re.compile(r"What would change my mind: (.+?)\.?$")
+RESTS_ON = re.compile(r"It rests on (.+?)\.?$")
 FAIR_POINT = "You make a fair point"
 NARROWED = ", except where "
 QUALIFIER = "Holds in general, but not in the case just raised"
 DCG_QUALIFIER = " (in general, not in the case just raised)"
 GENERIC_CRUX = "The participants see the issue differently."
-_SENT = re.compile(r"(?<=[.!?])\s+")
+_LEADS = ("In short, ", "The point is that ")
+_FILLER = ("i'll grant", "i disagree", "you make a fair point", "you have met my condition", "my answer",
+           "i think the core", "the real question", "to be precise", "it rests on", "what would change my mind",
+           "i also hold this")
 
 
 def schema_fields(request: LLMRequest) -> set[str]:
     return set(request.output_schema.model_fields) if request.output_schema is not None else set()
 
 
-def cluster_turns(ctx: SimContext) -> list[ReadTurn]:
-    wanted = ctx.hints.extra.get("cluster")
-    if not wanted:
-        return list(ctx.turns)
-    keep = set(wanted)
-    return [t for t in ctx.turns if t.turn_index in keep]
+# ---------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------
 
 
-def said_stance(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> StanceValue | None:
-    """The stance a turn took on a proposition: its own for the main one, the speaker's held
-    stance for the further positions an opening lists."""
-    if turn.proposition_ids and turn.proposition_ids[0] == proposition_id:
-        return turn.stance if turn.stance in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
-    truth = ctx.truth(turn.speaker_id, proposition_id)
-    return truth.stance if truth else None
+def stated_stance(ctx: SimContext, turn: ReadTurn, pid: str) -> StanceValue | None:
+    """The stance a turn takes on a belief it states: for its main one, the stance the
+    speaker's reply stated (shown in the prompt's turn line), else the wording; for a further
+    belief (an opening's "I also hold this: ..."), the wording of the sentence stating it."""
+    if turn.proposition_ids[:1] == [pid]:
+        stated = next((h.stance for h in ctx.hints.turns if h.turn_index == turn.turn_index and h.speaker_id == turn.speaker_id), None)
+        value = stated or turn.stance
+        return value if value in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
+    prop = ctx.propositions.get(pid)
+    sentences = split_sentences(turn.text)
+    if prop is None or not sentences:
+        return None
+    return read_stance(max(sentences, key=lambda s: ctx.relevance(prop, s)))
 
 
-def claim_text(prop: Proposition, stance: StanceValue | None) -> str:
-    if stance == "pro":
-        return prop.text
-    if stance == "con":
-        return f"It is not the case that {lower_first(prop.text.rstrip('.'))}."
-    return f"It is uncertain whether {lower_first(prop.text.rstrip('.'))}."
-
-
-def reason_from(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> str:
-    """The reason a turn gave for its stance: the supporting point it actually used (the stock
-    reason or a belief the stance rests on), else the stock reason."""
-    from crux_lab.llm.simulated.handlers_speech import support_pool
-
-    truth = ctx.truth(turn.speaker_id, proposition_id)
-    persona = ctx.personas.get(turn.speaker_id)
-    if truth is None or persona is None:
+def point_of(ctx: SimContext, turn: ReadTurn, prop: Proposition) -> str:
+    """The supporting point a turn makes for its claim on ``prop``, in the speaker's words:
+    the first sentence after the one stating the claim that is not a stock phrase."""
+    sentences = split_sentences(turn.text)
+    if not sentences:
         return ""
-    if turn.proposition_ids and turn.proposition_ids[0] == proposition_id:
-        for point in support_pool(persona, truth):
-            if point.rstrip(".") in turn.text:
-                return point.rstrip(".") + "."
-    return truth.reason
+    claim_at = max(range(len(sentences)), key=lambda i: ctx.relevance(prop, sentences[i]))
+    for s in sentences[claim_at + 1 :] + sentences[:claim_at]:
+        low = s.lower()
+        if len(s.split()) > 3 and not any(low.startswith(f) for f in _FILLER) and ctx.relevance(prop, s) < 0.45:
+            return s.rstrip(".") + "."
+    return ""
 
 
-def assumptions_for(ctx: SimContext, speaker: str, proposition_id: str) -> list[str]:
-    persona = ctx.personas.get(speaker)
-    truth = ctx.truth(speaker, proposition_id)
-    if persona is None or truth is None or persona.beliefs is None:
-        return []
-    nodes = {n.id: n for n in persona.beliefs.nodes}
-    return [nodes[i].concept for i in truth.belief_node_ids if i in nodes and nodes[i].type == "assumption"][:2]
+def said_in(turns: list[ReadTurn], pattern: re.Pattern[str]) -> list[str]:
+    out = []
+    for t in turns:
+        for s in split_sentences(t.text):
+            if m := pattern.search(s):
+                out.append(m.group(1).strip()[:1].upper() + m.group(1).strip()[1:] + ".")
+    return list(dict.fromkeys(out))
 
 
-def concession_kind(ctx: SimContext, turn: ReadTurn, proposition_id: str) -> tuple[str, str | None]:
-    """full (moved to the other side), partial (a named reason) or scope (no reason named)."""
-    truth = ctx.truth(turn.speaker_id, proposition_id)
-    m = CONDITION.search(turn.text)
-    reason = m.group(1).strip() if m else None
+def own_claim(ctx: SimContext, prop: Proposition, stance: StanceValue | None) -> str:
+    """The belief, stated with ``stance``, in the extractor's own words."""
+    body = ctx.paraphrase(prop, "claim").rstrip(".")
+    for lead in _LEADS:
+        body = body.removeprefix(lead)
+    if stance == "con":
+        return f"It is not the case that {lower_first(body)}."
+    if stance == "uncertain":
+        return f"It is uncertain whether {lower_first(body)}."
+    return body[:1].upper() + body[1:] + "."
+
+
+def concession_kind(
+    ctx: SimContext, turn: ReadTurn, prop: Proposition, held: StanceValue | None
+) -> tuple[str, str | None]:
+    """full (the reply states the other side), partial (a reason named) or scope (none named)."""
+    m = next((m for s in split_sentences(turn.text) if (m := CONDITION.search(s))), None)
+    reason = turn.named_reason or (m.group(1).strip() if m else None)
     if reason is None and FAIR_POINT in turn.text:
         earlier = [t for t in ctx.turns if t.speaker_id != turn.speaker_id
-                   and (t.turn_index or 0) < (turn.turn_index or 0) and proposition_id in t.proposition_ids[:1]]
-        reason = reason_from(ctx, earlier[-1], proposition_id).rstrip(".") if earlier else "the opponent's point"
-    if truth is not None and truth.stance in ("pro", "con") and turn.stance == OPPOSITE[truth.stance]:
+                   and (t.turn_index or 0) < (turn.turn_index or 0) and prop.id in t.proposition_ids[:1]]
+        reason = point_of(ctx, earlier[-1], prop).rstrip(".") if earlier else None
+        reason = reason or "the other side's point"
+    now = stated_stance(ctx, turn, prop.id)
+    if held in ("pro", "con") and now == OPPOSITE[held]:
         return "full", reason
     if reason:
         return "partial", reason
@@ -115,20 +147,34 @@ def crux_note(ctx: SimContext, cluster: list[ReadTurn]) -> dict[str, Any] | None
     """A crux proposed in the cluster; acknowledged when another speaker named the same one."""
     by_prop: dict[str, list[ReadTurn]] = {}
     for t in cluster:
-        if t.move == "PROPOSE_CRUX" and t.proposition_ids:
-            by_prop.setdefault(t.proposition_ids[0], []).append(t)
+        if t.move == "PROPOSE_CRUX":
+            by_prop.setdefault(t.proposition_ids[0] if t.proposition_ids else "", []).append(t)
     if not by_prop:
         return None
     pid, group = max(by_prop.items(), key=lambda kv: (len({t.speaker_id for t in kv[1]}), kv[1][-1].turn_index or 0))
-    vague = any(is_vague(t.text) for t in group)
+    vague = any(is_vague(t.text) for t in group) or pid not in ctx.propositions
     speakers = list(dict.fromkeys(t.speaker_id for t in group))
-    prop = ctx.propositions.get(pid)
     return {
-        "statement": GENERIC_CRUX if vague or prop is None else prop.question,
+        "statement": GENERIC_CRUX if vague else ctx.paraphrase(ctx.propositions[pid], "question"),
         "proposed_by": speakers,
         "acknowledged": len(speakers) >= 2 and not vague,
-        "proposition_ids": [] if vague else [pid],
     }
+
+
+@dataclass
+class Read:
+    """An item of the shown graph as read: the belief its text states and its stance."""
+
+    id: str
+    speaker_id: str
+    text: str
+    pid: str | None
+    stance: StanceValue | None
+
+
+def read_item(ctx: SimContext, item_id: str, speaker: str, text: str) -> Read:
+    prop = ctx.recognize(text)
+    return Read(item_id, speaker, text, prop.id if prop else None, read_stance(text) if prop else None)
 
 
 # ---------------------------------------------------------------------------
@@ -136,94 +182,75 @@ def crux_note(ctx: SimContext, cluster: list[ReadTurn]) -> dict[str, Any] | None
 # ---------------------------------------------------------------------------
 
 
-def _arg_stance(ctx: SimContext, arg: dict[str, Any], by_index: dict[int, ReadTurn]) -> StanceValue | None:
-    pid = arg.get("proposition_id")
-    if not pid:
-        return None
-    for ti in arg.get("derived_from_turns") or []:
-        if ti in by_index:
-            return said_stance(ctx, by_index[ti], pid)
-    truth = ctx.truth(arg["speaker_id"], pid)
-    return truth.stance if truth else None
-
-
 def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
     graph = ctx.hints.extra.get("graph") or {}
-    args: list[dict[str, Any]] = list(graph.get("arguments") or [])
-    by_index = {t.turn_index: t for t in ctx.turns if t.turn_index is not None}
-    stance_of = {a["id"]: _arg_stance(ctx, a, by_index) for a in args}
-    existing = {(a["speaker_id"], a.get("proposition_id")): a for a in args if a.get("proposition_id")}
+    shown = [read_item(ctx, a["id"], a["speaker_id"], a["claim"]) for a in graph.get("arguments") or []]
+    assumptions = {a["id"]: list(a.get("assumptions") or []) for a in graph.get("arguments") or []}
+    attacked = {tuple(x) for x in graph.get("attacks") or []}
+    existing = {(a.speaker_id, a.pid): a for a in shown if a.pid}
     new_args: list[dict[str, Any]] = []
     new_attacks: list[dict[str, Any]] = []
     updated: list[dict[str, Any]] = []
     removed: list[str] = []
     concessions: list[dict[str, Any]] = []
-    cluster = cluster_turns(ctx)
+    cluster = list(ctx.turns)
     for t in cluster:
         for pid in t.proposition_ids:
             prop = ctx.propositions.get(pid)
             if prop is None:
                 continue
             key = (t.speaker_id, pid)
-            st = said_stance(ctx, t, pid)
             if t.move == "CONCEDE" and pid == t.proposition_ids[0]:
                 a = existing.get(key)
-                if a is None or a["id"] in removed:
+                mine = [x for x in shown if x.id in t.addresses and x.speaker_id == t.speaker_id]
+                a = mine[0] if mine and mine[0].id not in removed else a
+                if a is None or a.id in removed:
                     continue
-                kind, reason = concession_kind(ctx, t, pid)
-                if kind == "partial" and NARROWED in a["claim"] or kind == "scope" and QUALIFIER in a.get("assumptions", []):
+                kind, reason = concession_kind(ctx, t, prop, a.stance)
+                if kind == "partial" and NARROWED in a.text or kind == "scope" and QUALIFIER in assumptions.get(a.id, []):
                     continue  # the graph already shows this concession
                 if kind == "full":
-                    removed.append(a["id"])
-                    del existing[key]
+                    removed.append(a.id)
+                    existing.pop(key, None)
                 elif kind == "partial":
-                    updated.append({"id": a["id"], "claim": f"{a['claim'].rstrip('.')}{NARROWED}{lower_first(reason or 'the opponent showed otherwise')}."})
+                    updated.append({"id": a.id, "claim": f"{a.text.rstrip('.')}{NARROWED}{lower_first(reason or 'the other side showed otherwise')}."})
                 else:
-                    updated.append({"id": a["id"], "assumptions": [*a.get("assumptions", []), QUALIFIER]})
-                concessions.append(
-                    {"turn_index": t.turn_index, "speaker_id": t.speaker_id, "kind": kind, "arg_id": a["id"],
-                     "conceded_claim": a["claim"], "reason": reason, "proposition_id": pid}
-                )
+                    updated.append({"id": a.id, "assumptions": [*assumptions.get(a.id, []), QUALIFIER]})
+                concessions.append({"turn_index": t.turn_index, "speaker_id": t.speaker_id, "kind": kind,
+                                    "arg_id": a.id, "conceded_claim": a.text, "reason": reason})
                 continue
+            st = stated_stance(ctx, t, pid)
             if st not in ("pro", "con") or key in existing:
                 continue
             if sum(a["speaker_id"] == t.speaker_id for a in new_args) >= MAX_NEW_ARGS_PER_SPEAKER:
                 continue
             nid = f"new-{len(new_args) + 1}"
+            point = point_of(ctx, t, prop)
             spec = {
                 "id": nid,
                 "speaker_id": t.speaker_id,
-                "claim": claim_text(prop, st),
-                "premises": [reason_from(ctx, t, pid)],
-                "assumptions": assumptions_for(ctx, t.speaker_id, pid),
+                "claim": own_claim(ctx, prop, st),
+                "premises": [point] if point else [],
+                "assumptions": said_in([t], RESTS_ON),
                 "derived_from_turns": [t.turn_index],
-                "proposition_id": pid,
             }
             for other in list(existing.values()):
-                if other["speaker_id"] == t.speaker_id or other.get("proposition_id") != pid or other["id"] in removed:
+                if other.speaker_id == t.speaker_id or other.pid != pid or other.id in removed:
                     continue
-                if {stance_of.get(other["id"]), st} != {"pro", "con"}:
+                if {other.stance, st} != {"pro", "con"}:
                     continue
                 if ctx.chance(ctx.knobs.missed_attack):
                     continue  # the extractor leaves the link out: a free-floating pair
-                for src, dst in ((nid, other["id"]), (other["id"], nid)):
+                for src, dst in ((nid, other.id), (other.id, nid)):
                     new_attacks.append({"from_arg_id": src, "to_arg_id": dst, "type": "rebut",
-                                        "rationale": f"Opposite answers to: {prop.question}"})
+                                        "rationale": "They answer the same question opposite ways."})
             new_args.append(spec)
-            existing[key] = spec
-            stance_of[nid] = st
+            existing[key] = Read(nid, t.speaker_id, spec["claim"], pid, st)
     if ctx.hints.phase == "resolution":
-        # Final clean-up (seed 01 phase 4): one-sided positions nobody engaged are dropped, so
-        # the final graph holds the distilled positions both sides argued about.
-        for a in args:
-            topic = a.get("proposition_id")
-            if a["id"] in removed or not topic:
-                continue
-            if not any(b["speaker_id"] != a["speaker_id"] and b.get("proposition_id") == topic for b in args + new_args):
-                removed.append(a["id"])
+        removed += final_cleanup(shown, existing, attacked, new_attacks, removed)
     return {
         "new_args": new_args,
-        "updated_args": updated,
+        "updated_args": [u for u in updated if u["id"] not in removed],
         "removed_arg_ids": removed,
         "new_attacks": new_attacks,
         "removed_attack_ids": [],
@@ -232,26 +259,49 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
     }
 
 
+def final_cleanup(
+    shown: list[Read], existing: dict[tuple[str, str | None], Read], attacked: set[tuple[str, ...]],
+    new_attacks: list[dict[str, Any]], removed: list[str],
+) -> list[str]:
+    """Seed 01 phase 4: drop the positions no other speaker engaged (no attack to or from a
+    position of another speaker, no other speaker's position on the same belief), then, if
+    more than :data:`MAX_FINAL_ARGS` remain, the least engaged ones."""
+    engaged: dict[str, int] = {}
+    for a, b in [*attacked, *((x["from_arg_id"], x["to_arg_id"]) for x in new_attacks)]:
+        engaged[a] = engaged.get(a, 0) + 1
+        engaged[b] = engaged.get(b, 0) + 1
+    alive = [a for a in shown if a.id not in removed]
+    everyone = alive + [r for r in existing.values() if r.id.startswith("new-")]
+    drop = []
+    for a in alive:
+        others = any(b.speaker_id != a.speaker_id and b.pid == a.pid and a.pid for b in everyone)
+        if not engaged.get(a.id) and not others:
+            drop.append(a.id)
+    keep = [a for a in alive if a.id not in drop]
+    extra = len(keep) + sum(r.id.startswith("new-") for r in existing.values()) - MAX_FINAL_ARGS
+    if extra > 0:
+        drop += [a.id for a in sorted(keep, key=lambda a: (engaged.get(a.id, 0), a.id))[:extra]]
+    return drop
+
+
 def discover_graph(ctx: SimContext) -> dict[str, Any]:
     graph = ctx.hints.extra.get("graph") or {}
-    args: list[dict[str, Any]] = list(graph.get("arguments") or [])
+    args = [read_item(ctx, a["id"], a["speaker_id"], a["claim"]) for a in graph.get("arguments") or []]
     have = {tuple(x) for x in graph.get("attacks") or []}
-    by_index = {t.turn_index: t for t in ctx.turns if t.turn_index is not None}
-    stance_of = {a["id"]: _arg_stance(ctx, a, by_index) for a in args}
     out = []
     for i, a in enumerate(args):
         for b in args[i + 1 :]:
-            if a["speaker_id"] == b["speaker_id"] or not a.get("proposition_id") or a.get("proposition_id") != b.get("proposition_id"):
+            if a.speaker_id == b.speaker_id or not a.pid or a.pid != b.pid:
                 continue
-            if {stance_of[a["id"]], stance_of[b["id"]]} != {"pro", "con"}:
+            if {a.stance, b.stance} != {"pro", "con"}:
                 continue
-            if (a["id"], b["id"]) in have or (b["id"], a["id"]) in have:
+            if (a.id, b.id) in have or (b.id, a.id) in have:
                 continue
             if ctx.chance(ctx.knobs.missed_attack):
                 continue
             out += [
-                {"from_arg_id": a["id"], "to_arg_id": b["id"], "type": "rebut", "rationale": "contradictory claims"},
-                {"from_arg_id": b["id"], "to_arg_id": a["id"], "type": "rebut", "rationale": "contradictory claims"},
+                {"from_arg_id": a.id, "to_arg_id": b.id, "type": "rebut", "rationale": "contradictory claims"},
+                {"from_arg_id": b.id, "to_arg_id": a.id, "type": "rebut", "rationale": "contradictory claims"},
             ]
     return {"new_attacks": out}
 
@@ -265,25 +315,44 @@ def _side(stance: StanceValue | None) -> str | None:
     return {"pro": "YES", "con": "NO"}.get(stance or "")
 
 
+@dataclass
+class Said:
+    """What one speaker said on one belief in the cluster."""
+
+    position: StanceValue | None  # the last pro/con stance it argued (before any concession)
+    turns: list[int]
+    last: ReadTurn  # its last turn that argued a position
+    conceded: ReadTurn | None = None  # its last CONCEDE turn on the belief
+
+
 def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
     dcg = ctx.hints.extra.get("dcg") or {}
-    disputes = list(dcg.get("disputes") or [])
+    disputes = [read_item(ctx, d["id"], "", d["question"]) for d in dcg.get("disputes") or [] if d.get("active", True)]
     stances = list(dcg.get("stances") or [])
     reasons = list(dcg.get("reasons") or [])
-    by_prop = {d.get("proposition_id"): d for d in disputes if d.get("proposition_id")}
+    by_prop = {d.pid: d for d in disputes if d.pid}
     stance_by = {(s["dispute_id"], s["speaker_id"]): s for s in stances}
-    cluster = cluster_turns(ctx)
+    cluster = list(ctx.turns)
 
-    # what each speaker said on each proposition in the cluster (latest stance, its turns)
-    said: dict[str, dict[str, tuple[StanceValue | None, list[int], ReadTurn]]] = {}
+    said: dict[str, dict[str, Said]] = {}
     for t in cluster:
         for pid in t.proposition_ids:
             if pid not in ctx.propositions:
                 continue
-            st = said_stance(ctx, t, pid)
             prev = said.setdefault(pid, {}).get(t.speaker_id)
-            turns = ([*prev[1]] if prev else []) + [t.turn_index or 0]
-            said[pid][t.speaker_id] = (st, turns, t)
+            turns = (prev.turns if prev else []) + [t.turn_index or 0]
+            if t.move == "CONCEDE" and t.proposition_ids[:1] == [pid]:
+                if prev is not None:
+                    prev.turns, prev.conceded = turns, t
+                else:
+                    said[pid][t.speaker_id] = Said(None, turns, t, t)
+                continue
+            st = stated_stance(ctx, t, pid)
+            if prev is not None and st not in ("pro", "con"):
+                prev.turns = turns
+                continue
+            said[pid][t.speaker_id] = Said(st if st in ("pro", "con") else None, turns, t,
+                                           prev.conceded if prev else None)
 
     new_disputes: list[dict[str, Any]] = []
     upserts: list[dict[str, Any]] = []
@@ -292,104 +361,102 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
     notes: list[str] = []
 
     def stance_item(did: str, speaker: str, st: StanceValue | None, turns: list[int], prop: Proposition) -> dict[str, Any]:
-        truth = ctx.truth(speaker, prop.id)
-        return {"dispute_id": did, "speaker_id": speaker, "side": _side(st), "statement": claim_text(prop, st),
-                "confidence": truth.confidence if truth else None, "derived_from_turns": turns}
+        return {"dispute_id": did, "speaker_id": speaker, "side": _side(st), "statement": own_claim(ctx, prop, st),
+                "derived_from_turns": turns}
 
-    def reason_items(did: str, pid: str, per: dict[str, tuple[StanceValue | None, list[int], ReadTurn]]) -> None:
-        for speaker, (st, turns, last) in per.items():
-            if _side(st) is None:
+    def reason_items(did: str, prop: Proposition, per: dict[str, Said]) -> None:
+        for speaker, s in per.items():
+            if _side(s.position) is None:
+                continue
+            point = point_of(ctx, s.last, prop)
+            if not point:
                 continue
             new_reasons.append({"dispute_id": did, "speaker_id": speaker, "polarity": "SUPPORT",
-                                "claim": reason_from(ctx, last, pid), "derived_from_turns": turns[-1:]})
-            if last.move == "CHALLENGE":
-                for opp, (ost, _, _) in per.items():
-                    if opp == speaker or _side(ost) in (None, _side(st)):
+                                "claim": point, "derived_from_turns": [s.last.turn_index or 0]})
+            if s.last.move == "CHALLENGE":
+                for opp, o in per.items():
+                    if opp == speaker or _side(o.position) in (None, _side(s.position)):
                         continue
                     opp_stance = stance_by.get((did, opp))
                     targets = [r["id"] for r in reasons if opp_stance and r["stance_id"] == opp_stance["id"] and r["polarity"] == "SUPPORT"]
                     new_reasons.append({"dispute_id": did, "speaker_id": opp, "polarity": "ATTACK",
-                                        "claim": reason_from(ctx, last, pid), "derived_from_turns": turns[-1:],
+                                        "claim": point, "derived_from_turns": [s.last.turn_index or 0],
                                         "attacks": targets[:2]})
+
+    def concede(did: str, speaker: str, s: Said, prop: Proposition, statement: str, side: str | None) -> dict[str, Any] | None:
+        """The stance upsert a concession calls for (None when the graph already shows it)."""
+        assert s.conceded is not None
+        held: StanceValue | None = {"YES": "pro", "NO": "con"}.get(side or "")  # type: ignore[assignment]
+        kind, reason = concession_kind(ctx, s.conceded, prop, held)
+        item: dict[str, Any] = {"dispute_id": did, "speaker_id": speaker, "side": side,
+                                "derived_from_turns": s.turns}
+        if kind == "full":
+            now = stated_stance(ctx, s.conceded, prop.id)
+            item["side"], item["statement"] = _side(now), own_claim(ctx, prop, now)
+        elif kind == "partial":
+            if NARROWED in statement:
+                return None
+            item["statement"] = f"{statement.rstrip('.')}{NARROWED}{lower_first(reason or 'shown otherwise')}."
+        else:
+            if DCG_QUALIFIER in statement:
+                return None
+            item["statement"] = f"{statement.rstrip('.')}{DCG_QUALIFIER}."
+        concessions.append({"turn_index": s.conceded.turn_index, "speaker_id": speaker, "kind": kind,
+                            "dispute_id": did, "conceded_claim": statement, "reason": reason})
+        return item
 
     for pid, per in said.items():
         prop = ctx.propositions[pid]
         d = by_prop.get(pid)
         if d is None:
-            yes = [sp for sp, (st, _, _) in per.items() if st == "pro"]
-            no = [sp for sp, (st, _, _) in per.items() if st == "con"]
+            yes = [sp for sp, s in per.items() if s.position == "pro"]
+            no = [sp for sp, s in per.items() if s.position == "con"]
             if not yes or not no:
                 continue  # rule 3: no dispute without real divergence in the dialogue
             if len(new_disputes) >= MAX_NEW_DISPUTES:
-                notes.append(f"divergence on {prop.question!r} left for the next call (rule 1)")
+                notes.append("a further divergence is left for the next call (rule 1)")
                 continue
             nid = f"new-{len(new_disputes) + 1}"
-            criteria = []
-            for sp in yes[:1] + no[:1]:
-                truth = ctx.truth(sp, pid)
-                if truth is not None and truth.flip_conditions:
-                    criteria.append(truth.flip_conditions[0].description)
-            criteria = criteria or [f"Observable evidence that answers: {prop.question}"]
-            truth0 = ctx.truth(yes[0], pid)
-            new_disputes.append({"id": nid, "question": prop.question, "resolution_criteria": criteria,
-                                 "created_from_turns": sorted({i for _, ts, _ in per.values() for i in ts}),
-                                 "proposition_id": pid,
-                                 "disagreement_type": truth0.disagreement_type.value if truth0 and truth0.disagreement_type else None})
+            question = ctx.paraphrase(prop, "question")
+            involved = [t for t in cluster if pid in t.proposition_ids]
+            new_disputes.append({"id": nid, "question": question, "disagreement_type": ctx.classify(question).value,
+                                 "resolution_criteria": said_in(involved, CHANGE_MY_MIND) + said_in(involved, CONDITION),
+                                 "created_from_turns": sorted({i for s in per.values() for i in s.turns})})
             if ctx.chance(ctx.knobs.missed_attack):
                 # The slip: one stance filed under the new dispute, the other free-floating.
-                st, ts, _ = per[yes[0]]
-                upserts.append(stance_item(nid, yes[0], st, ts, prop))
-                st, ts, _ = per[no[0]]
-                upserts.append(stance_item(f"floating-{pid}", no[0], st, ts, prop))
+                upserts.append(stance_item(nid, yes[0], "pro", per[yes[0]].turns, prop))
+                upserts.append(stance_item(f"floating-{len(new_disputes)}", no[0], "con", per[no[0]].turns, prop))
                 continue
             for sp in yes + no:
-                st, ts, _ = per[sp]
-                upserts.append(stance_item(nid, sp, st, ts, prop))
-            reason_items(nid, pid, per)
+                item = stance_item(nid, sp, per[sp].position, per[sp].turns, prop)
+                upserts.append(item)
+                if per[sp].conceded is not None and (per[sp].conceded.turn_index or 0) > (per[sp].last.turn_index or 0):
+                    change = concede(nid, sp, per[sp], prop, item["statement"], item["side"])
+                    if change is not None:
+                        upserts.append(change)  # a later upsert for the same pair replaces the first
+            reason_items(nid, prop, per)
             continue
-        did = d["id"]
-        for sp, (st, ts, _) in per.items():
+        did = d.id
+        for sp, s in per.items():
             old = stance_by.get((did, sp))
-            conceded = next((t for t in reversed(cluster) if t.speaker_id == sp and t.move == "CONCEDE"
-                             and t.proposition_ids[:1] == [pid]), None)
-            if conceded is not None:
+            if s.conceded is not None and (s.conceded.turn_index or 0) >= (s.last.turn_index or 0):
                 if old is None:
                     continue
-                kind, reason = concession_kind(ctx, conceded, pid)
-                item = dict(old)
-                item.pop("id", None)
-                item["derived_from_turns"] = ts
-                if kind == "full":
-                    target = _side(said_stance(ctx, conceded, pid))
-                    if target is None or target == old["side"]:
-                        continue  # already applied
-                    item["side"] = target
-                    item["statement"] = claim_text(prop, said_stance(ctx, conceded, pid))
-                elif kind == "partial":
-                    if NARROWED in old["statement"]:
-                        continue
-                    item["confidence"] = round((old.get("confidence") or 0.8) * 0.5, 3)
-                    item["statement"] = f"{old['statement'].rstrip('.')}{NARROWED}{lower_first(reason or 'shown otherwise')}."
-                else:
-                    if DCG_QUALIFIER in old["statement"]:
-                        continue
-                    item["statement"] = f"{old['statement'].rstrip('.')}{DCG_QUALIFIER}."
-                upserts.append(item)
-                concessions.append({"turn_index": conceded.turn_index, "speaker_id": sp, "kind": kind,
-                                    "arg_id": old["id"], "conceded_claim": old["statement"], "reason": reason,
-                                    "proposition_id": pid})
+                change = concede(did, sp, s, prop, old["statement"], old["side"])
+                if change is not None and (change["side"], change["statement"]) != (old["side"], old["statement"]):
+                    upserts.append(change)
                 continue
-            side = _side(st)
+            side = _side(s.position)
             if side is None:
                 continue
             if old is None:
                 if ctx.chance(ctx.knobs.missed_attack):
-                    upserts.append(stance_item(f"floating-{pid}", sp, st, ts, prop))
+                    upserts.append(stance_item(f"floating-{did}", sp, s.position, s.turns, prop))
                     continue
-                upserts.append(stance_item(did, sp, st, ts, prop))
+                upserts.append(stance_item(did, sp, s.position, s.turns, prop))
             elif old["side"] != side:
-                upserts.append(stance_item(did, sp, st, ts, prop))
-        reason_items(did, pid, per)
+                upserts.append(stance_item(did, sp, s.position, s.turns, prop))
+        reason_items(did, prop, per)
     return {
         "new_disputes": new_disputes,
         "updated_disputes": [],
