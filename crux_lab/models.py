@@ -296,6 +296,9 @@ class Crux(Model):
     argument_ids: list[str] = Field(default_factory=list)
     proposition_ids: list[str] = Field(default_factory=list)
     score: float | None = None
+    # Does the statement merely restate the debate topic? (analysis.metrics.restates_topic,
+    # stamped at the end of a run; left out of dumps while unset.)
+    restates_topic: bool | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class CommonGround(Model):
@@ -372,6 +375,8 @@ class CruxCard(Model):
     crux_room_id: str = ""
     timestamp: float = Field(default_factory=time.time)
     proposition_ids: list[str] = Field(default_factory=list)
+    # Does the question merely restate the debate topic? (see Crux.restates_topic)
+    restates_topic: bool | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Concession(Model):
