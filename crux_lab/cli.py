@@ -629,6 +629,9 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
 ) -> None:
     """crux_lab: find where people really disagree."""
+    from crux_lab.scrub import install_log_filter
+
+    install_log_filter()  # every log record of every command is scrubbed of API keys
 
 
 def mount_subapps(target: typer.Typer, subapps: Sequence[tuple[str, str, str]]) -> list[str]:

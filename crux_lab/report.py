@@ -83,11 +83,13 @@ def _exporter() -> Any:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    from crux_lab.scrub import scrub
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(scrub(text))  # a report quotes errors and transcripts: never a key
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is meant to be shared
         os.replace(tmp, path)
     except BaseException:
@@ -130,6 +132,7 @@ def reports_dir() -> Path:
 def _execute(notebook: Path, output: Path, parameters: dict[str, Any], cwd: Path) -> None:
     import papermill
 
+    from crux_lab.scrub import scrub, scrub_file
     from crux_lab.sweep.runner import KERNEL_ARGS
 
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -137,8 +140,10 @@ def _execute(notebook: Path, output: Path, parameters: dict[str, Any], cwd: Path
         papermill.execute_notebook(str(notebook), str(output), parameters=parameters, kernel_name="python3",
                                    progress_bar=False, cwd=str(cwd), extra_arguments=list(KERNEL_ARGS))
     except papermill.PapermillExecutionError as exc:
-        raise ReportError(f"{notebook} failed while building the report: {exc.ename}: {exc.evalue} "
-                          f"(the executed notebook is {output}).") from None
+        raise ReportError(scrub(f"{notebook} failed while building the report: {exc.ename}: {exc.evalue} "
+                                f"(the executed notebook is {output}).")) from None
+    finally:
+        scrub_file(output)  # the executed notebook is kept beside the report
 
 
 def _sweep_notebook_for(run_id: str, experiments: Path) -> Path | None:

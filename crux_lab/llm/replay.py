@@ -16,7 +16,8 @@ one byte for byte (text, usage, cost, model, annotations) with ``backend="replay
 ``parsed`` is rebuilt by validating the recorded text against the request's schema.
 
 A cassette holds prompts and answers, never a header or a key: nothing else is written, and
-a line that would contain the value of ``ANTHROPIC_API_KEY`` is refused.
+every line passes through :func:`crux_lab.scrub.scrub`, which removes the value of any
+configured key (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, any ``*_API_KEY``).
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ from crux_lab.llm.base import (
     Backend,
     BackendUnavailable,
     CassetteMiss,
-    LLMError,
     LLMOutputError,
     LLMRequest,
     LLMResponse,
 )
 from crux_lab.llm.pricing import default_model
 from crux_lab.models import Tier
+from crux_lab.scrub import scrub
 
 ReplayMode = Literal["record", "replay", "auto"]
 MODES: tuple[ReplayMode, ...] = ("record", "replay", "auto")
@@ -205,14 +206,8 @@ class ReplayBackend:
         return recorded.model_copy(update={"backend": self.name, "parsed": parsed}, deep=True)
 
     def _append(self, entry: CassetteEntry) -> None:
-        line = entry.model_dump_json()
-        key = os.environ.get(API_KEY_ENV, "").strip()
-        if key and key in line:
-            raise LLMError(
-                f"refusing to write replay cassette {self.cassette}: the call for purpose "
-                f"'{entry.purpose}' contains the value of {API_KEY_ENV}. Remove the key from "
-                f"the prompt."
-            )
+        # Through the one scrubber: any configured key (every backend's) becomes [REDACTED].
+        line = scrub(entry.model_dump_json())
         self.cassette.parent.mkdir(parents=True, exist_ok=True)
         torn = (
             self.cassette.exists()
