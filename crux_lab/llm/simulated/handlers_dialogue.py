@@ -44,6 +44,7 @@ from crux_lab.llm.simulated.core import (
     lower_first,
     read_stance,
     split_sentences,
+    words,
 )
 from crux_lab.llm.simulated.handlers_speech import is_vague
 from crux_lab.personas.models import Proposition, StanceValue
@@ -63,6 +64,18 @@ _LEADS = ("In short, ", "The point is that ")
 _FILLER = ("i'll grant", "i disagree", "you make a fair point", "you have met my condition", "my answer",
            "i think the core", "the real question", "to be precise", "it rests on", "what would change my mind",
            "i also hold this")
+
+
+RESTATES_TOPIC_AT = 0.6  # content-word cosine between a belief's text and the topic
+
+
+def restates_topic(ctx: SimContext, prop: Proposition) -> bool:
+    """The belief merely restates the debate topic (the prompt asks for the premise under a
+    disagreement, never the topic): content-word cosine of its text with the topic.
+
+    A reader's judgement, from the two texts only."""
+    a, b = words(prop.text), words(ctx.hints.topic)
+    return bool(a and b) and len(a & b) / (len(a) * len(b)) ** 0.5 >= RESTATES_TOPIC_AT
 
 
 def schema_fields(request: LLMRequest) -> set[str]:
@@ -153,6 +166,8 @@ def crux_note(ctx: SimContext, cluster: list[ReadTurn]) -> dict[str, Any] | None
         return None
     pid, group = max(by_prop.items(), key=lambda kv: (len({t.speaker_id for t in kv[1]}), kv[1][-1].turn_index or 0))
     vague = any(is_vague(t.text) for t in group) or pid not in ctx.propositions
+    if not vague and restates_topic(ctx, ctx.propositions[pid]):
+        return None  # the topic is not a crux: nothing under it was named
     speakers = list(dict.fromkeys(t.speaker_id for t in group))
     return {
         "statement": GENERIC_CRUX if vague else ctx.paraphrase(ctx.propositions[pid], "question"),
@@ -387,6 +402,8 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
         """The stance upsert a concession calls for (None when the graph already shows it)."""
         assert s.conceded is not None
         held: StanceValue | None = {"YES": "pro", "NO": "con"}.get(side or "")  # type: ignore[assignment]
+        if held is not None and stated_stance(ctx, s.conceded, prop.id) == held:
+            return None  # the stance already shows the side the concession moved to
         kind, reason = concession_kind(ctx, s.conceded, prop, held)
         item: dict[str, Any] = {"dispute_id": did, "speaker_id": speaker, "side": side,
                                 "derived_from_turns": s.turns}
@@ -413,12 +430,14 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
             no = [sp for sp, s in per.items() if s.position == "con"]
             if not yes or not no:
                 continue  # rule 3: no dispute without real divergence in the dialogue
+            if restates_topic(ctx, prop):
+                continue  # the split on the topic itself: its premises are the disputes
             if len(new_disputes) >= MAX_NEW_DISPUTES:
                 notes.append("a further divergence is left for the next call (rule 1)")
                 continue
             nid = f"new-{len(new_disputes) + 1}"
             question = ctx.paraphrase(prop, "question")
-            involved = [t for t in cluster if pid in t.proposition_ids]
+            involved = [t for t in cluster if t.proposition_ids[:1] == [pid]]  # a flip condition follows the main claim
             new_disputes.append({"id": nid, "question": question, "disagreement_type": ctx.classify(question).value,
                                  "resolution_criteria": said_in(involved, CHANGE_MY_MIND) + said_in(involved, CONDITION),
                                  "created_from_turns": sorted({i for s in per.values() for i in s.turns})})
