@@ -3,6 +3,19 @@
 Every parse error is an :class:`AFParseError` naming the file, the line and the
 problem.
 
+Two guards keep a hostile or mistyped file from exhausting memory:
+
+- an ICCMA header may declare arguments no attack names (isolated arguments), but never
+  more than the file could plausibly hold: at most ``max(UNNAMED_ARGS, file bytes)``;
+- a **memory budget** (``CRUX_LAB_AF_MEMORY_MB``, default 1024): the file size and an
+  estimate of the framework's size (arguments and attacks so far) are checked before and
+  while parsing, so an oversized file fails at once instead of running until killed.
+
+>>> parse_af("p af 99999999999\\n", "iccma", "big.af")
+Traceback (most recent call last):
+...
+crux_lab.argumentation.formats.AFParseError: big.af:1: 'p af 99999999999' declares 99,999,999,999 arguments, more than this 17-byte file can hold (at most 100,000); fix N in the header
+
 >>> af = parse_af("p af 3\\n# comment\\n1 2\\n2 3\\n", "iccma")
 >>> sorted(af.attacks)
 [(1, 2), (2, 3)]
@@ -20,6 +33,7 @@ crux_lab.argumentation.formats.AFParseError: x.apx:2: attack mentions undeclared
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Literal
@@ -40,6 +54,34 @@ __all__ = [
 Format = Literal["iccma", "apx", "tgf"]
 FORMATS: tuple[Format, ...] = ("iccma", "apx", "tgf")
 _SUFFIX: dict[str, Format] = {".af": "iccma", ".iccma": "iccma", ".apx": "apx", ".tgf": "tgf"}
+
+
+# Arguments a header may declare beyond what the file's bytes could name (isolated arguments).
+UNNAMED_ARGS = 100_000
+MEMORY_ENV = "CRUX_LAB_AF_MEMORY_MB"
+DEFAULT_MEMORY_MB = 1024
+# Rough bytes per argument and per attack once parsed (Python ints, set and tuple slots).
+BYTES_PER_ARG = 120
+BYTES_PER_ATTACK = 200
+
+
+def memory_budget_bytes() -> int:
+    """The parse memory budget: ``$CRUX_LAB_AF_MEMORY_MB`` megabytes, default 1024."""
+    raw = os.environ.get(MEMORY_ENV, "").strip()
+    try:
+        mb = float(raw) if raw else DEFAULT_MEMORY_MB
+    except ValueError:
+        mb = DEFAULT_MEMORY_MB
+    return int(max(mb, 1.0) * 1024 * 1024)
+
+
+def _over_budget(path: str, line: int, what: str, need: int) -> AFParseError:
+    budget = memory_budget_bytes()
+    return AFParseError(
+        path, line,
+        f"{what} needs about {need / 2**20:,.0f} MB, over the memory budget of {budget / 2**20:,.0f} MB; "
+        f"pass a smaller framework or raise {MEMORY_ENV}",
+    )
 
 
 class AFParseError(ValueError):
@@ -65,6 +107,8 @@ def _parse_iccma(text: str, path: str) -> ArgumentFramework:
     n: int | None = None
     header_line = 0
     attacks: list[tuple[int, int]] = []
+    budget = memory_budget_bytes()
+    size = len(text.encode("utf-8"))
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -76,6 +120,15 @@ def _parse_iccma(text: str, path: str) -> ArgumentFramework:
             if len(parts) != 3 or parts[1] != "af" or not parts[2].isdigit():
                 raise AFParseError(path, lineno, f"bad header {line!r}, expected 'p af N'")
             n, header_line = int(parts[2]), lineno
+            can_hold = max(UNNAMED_ARGS, size)
+            if n > can_hold:
+                raise AFParseError(
+                    path, lineno,
+                    f"'p af {parts[2]}' declares {n:,} arguments, more than this {size:,}-byte file can "
+                    f"hold (at most {can_hold:,}); fix N in the header",
+                )
+            if n * BYTES_PER_ARG > budget:
+                raise _over_budget(path, lineno, f"'p af {n}'", n * BYTES_PER_ARG)
             continue
         if n is None:
             raise AFParseError(path, lineno, "attack before the 'p af N' header")
@@ -89,6 +142,8 @@ def _parse_iccma(text: str, path: str) -> ArgumentFramework:
             if not 1 <= x <= n:
                 raise AFParseError(path, lineno, f"argument {x} out of range 1..{n}")
         attacks.append((i, j))
+        if len(attacks) % 65536 == 0 and n * BYTES_PER_ARG + len(attacks) * BYTES_PER_ATTACK > budget:
+            raise _over_budget(path, lineno, f"{len(attacks):,} attacks", n * BYTES_PER_ARG + len(attacks) * BYTES_PER_ATTACK)
     if n is None:
         raise AFParseError(path, max(1, len(text.splitlines())), "missing 'p af N' header")
     return ArgumentFramework(frozenset(range(1, n + 1)), frozenset(attacks))
@@ -190,6 +245,13 @@ def parse_af(text: str, fmt: str = "iccma", path: str = "<string>") -> ArgumentF
 def read_af(path: str | Path, fmt: str | None = None) -> ArgumentFramework:
     """Read a framework file; the format defaults to the one named by the suffix."""
     p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise AFParseError(str(p), 0, f"cannot read file: {exc.strerror or exc}") from None
+    # The text itself, then the parsed framework (about one attack per 8 bytes of text).
+    if size * (1 + BYTES_PER_ATTACK // 8) > memory_budget_bytes():
+        raise _over_budget(str(p), 0, f"this {size:,}-byte file", size * (1 + BYTES_PER_ATTACK // 8))
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
