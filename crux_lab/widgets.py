@@ -5,6 +5,11 @@ engine, a backend and a seed; press run; the transcript streams as events arrive
 IN/OUT/UNDEC counts, crux cards as they post and the cost so far; stop ends the debate at
 its next event (the partial result is kept, ``complete=False``).
 
+Console runs are ordinary runs: when a debate ends, its run folder is written to the runs
+folder (``runs/`` or ``$CRUX_LAB_RUNS``) and ingested into DuckDB; when another process holds
+the database, the run stays queued in the runs folder for ``crux-lab db ingest``. The console
+then offers "open report", which writes the run's offline HTML report and links to it.
+
 The event handling (:meth:`DebateConsole.handle`) is plain state updates, testable without a
 browser or a kernel: feed it events and read :attr:`DebateConsole.state` or the widgets.
 """
@@ -12,7 +17,9 @@ browser or a kernel: feed it events and read :attr:`DebateConsole.state` or the 
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -23,6 +30,7 @@ from crux_lab.models import (
     CruxCardPosted,
     CruxMessage,
     CruxProposed,
+    CruxRoomSpawning,
     DCGUpdate,
     DebateComplete,
     DebateEvent,
@@ -55,23 +63,36 @@ class ConsoleState:
     cards: list[CruxCard] = field(default_factory=list)
     proposed: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {"IN": 0, "OUT": 0, "UNDEC": 0})
+    # What the engine builds, set by the first structure event: "graph" (IN/OUT/UNDEC),
+    # "dcg" (disputes, stances, reasons) or "rooms" (disagreements, crux rooms, cards).
+    structure: str = ""
     disputes: int = 0
+    stances: int = 0
+    reasons: int = 0
+    disagreements: int = 0
+    rooms: int = 0
     phase: str = ""
     cost_usd: float = 0.0
     calls: int = 0
     events: int = 0
     errors: list[str] = field(default_factory=list)
     finished: bool = False
+    saved: str = ""  # where the finished run went (folder, database or queue)
 
 
 class DebateConsole:
     """An ipywidgets console that runs one debate at a time and streams it."""
 
-    def __init__(self, deck: str | None = None, *, max_turns: int = 16) -> None:
+    def __init__(self, deck: str | None = None, *, engine: str | None = None, max_turns: int = 16,
+                 runs_dir: str | Path | None = None, db: str | Path | None = None) -> None:
         from crux_lab.engines import available
         from crux_lab.personas.loader import load_decks
 
+        self.runs_dir, self.db = runs_dir, db
+        self.run_folder: Path | None = None
+        self.report_path: Path | None = None
         self.decks = {d.id: d for d in load_decks()}
+        self.names: dict[str, str] = {}
         deck_ids = list(self.decks)
         self.state = ConsoleState()
         self.run: Any = None
@@ -80,7 +101,8 @@ class DebateConsole:
         self.deck = w.Dropdown(options=deck_ids, value=deck or (deck_ids[0] if deck_ids else None), description="deck")
         self.personas = w.SelectMultiple(options=[], description="personas", rows=5)
         self.topic = w.Combobox(options=[], description="topic", ensure_option=False, layout=w.Layout(width="90%"))
-        self.engine = w.Dropdown(options=list(available()), description="engine")
+        engines = list(available())
+        self.engine = w.Dropdown(options=engines, value=engine if engine in engines else engines[0], description="engine")
         self.backend = w.Dropdown(options=list(BACKENDS), value="simulated", description="backend")
         self.seed = w.IntText(value=0, description="seed")
         self.max_turns = w.BoundedIntText(value=max_turns, min=1, max=500, description="max turns")
@@ -89,8 +111,14 @@ class DebateConsole:
         self.status = w.HTML("ready")
         self.counts = w.HTML()
         self.cost = w.HTML()
-        self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd"))
+        # column-reverse keeps the scroll position at the bottom: the newest turn stays in view.
+        self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd",
+                                                 display="flex", flex_flow="column-reverse"))
         self.cards = w.HTML()
+        self.report_button = w.Button(description="open report", icon="file", disabled=True,
+                                      tooltip="Write this run's offline HTML report and link to it")
+        self.report_link = w.HTML()
+        self.report_button.on_click(lambda _b: self.open_report())
         self.deck.observe(self._deck_changed, names="value")
         self.run_button.on_click(lambda _b: self.start())
         self.stop_button.on_click(lambda _b: self.stop())
@@ -100,7 +128,8 @@ class DebateConsole:
             w.HBox([self.deck, self.engine, self.backend]),
             w.HBox([self.personas, w.VBox([self.seed, self.max_turns])]),
             self.topic,
-            w.HBox([self.run_button, self.stop_button, self.status]),
+            w.HBox([self.run_button, self.stop_button, self.report_button, self.status]),
+            self.report_link,
             w.HBox([self.counts, self.cost]),
             self.transcript,
             w.HTML("<b>crux cards</b>"),
@@ -115,8 +144,11 @@ class DebateConsole:
         display(self.widget)
 
     def _deck_changed(self, _change: Any = None) -> None:
+        from crux_lab.workbench import persona_names
+
         deck = self.decks.get(self.deck.value) if self.deck.value else None
-        self.personas.options = list(deck.persona_ids) if deck else []
+        self.names.update(persona_names(deck.persona_ids if deck else []))
+        self.personas.options = [(self.names[p], p) for p in deck.persona_ids] if deck else []
         self.personas.value = tuple(deck.persona_ids[:2]) if deck else ()
         self.topic.options = list(deck.topics) if deck else []
         self.topic.value = deck.topics[0] if deck and deck.topics else ""
@@ -126,6 +158,9 @@ class DebateConsole:
     def reset(self) -> None:
         self.state = ConsoleState()
         self.result = None
+        self.run_folder = self.report_path = None
+        self.report_button.disabled = True
+        self.report_link.value = ""
         self._render()
 
     def handle(self, event: DebateEvent, usage: Usage | None = None) -> None:
@@ -137,13 +172,23 @@ class DebateConsole:
         elif isinstance(event, MessagePosted | CruxMessage):
             s.turns.append(event.message)
         elif isinstance(event, GraphUpdated):
+            s.structure = "graph"
             s.counts = {"IN": event.in_count, "OUT": event.out_count, "UNDEC": event.undec_count}
         elif isinstance(event, GraphUpdate):
+            s.structure = "graph"
             labels = [v.value for v in labelling_of(event.graph).values()]
             s.counts = {k: labels.count(k) for k in ("IN", "OUT", "UNDEC")}
         elif isinstance(event, DCGUpdate):
-            s.disputes = len(event.dcg.disputes)
+            s.structure = "dcg"
+            s.disputes, s.stances, s.reasons = len(event.dcg.disputes), len(event.dcg.stances), len(event.dcg.reasons)
+        elif event.type == "disagreement_detected":
+            s.structure = s.structure or "rooms"
+            s.disagreements += 1
+        elif isinstance(event, CruxRoomSpawning):
+            s.structure = s.structure or "rooms"
+            s.rooms += 1
         elif isinstance(event, CruxCardPosted):
+            s.structure = s.structure or "rooms"
             s.cards.append(event.card)
         elif isinstance(event, CruxProposed):
             s.proposed.append(event.statement)
@@ -162,17 +207,21 @@ class DebateConsole:
     def _render(self, last: str = "") -> None:
         s = self.state
         c = s.counts
-        self.counts.value = (
-            f'<span style="color:#1a9850"><b>IN {c["IN"]}</b></span> · '
-            f'<span style="color:#d73027"><b>OUT {c["OUT"]}</b></span> · '
-            f'<span style="color:#777"><b>UNDEC {c["UNDEC"]}</b></span>'
-            + (f" · disputes {s.disputes}" if s.disputes else "")
-            + (f" · proposed cruxes {len(s.proposed)}" if s.proposed else "")
-        )
-        self.cost.value = f"&nbsp; cost so far <b>${s.cost_usd:.4f}</b> ({s.calls} calls)"
+        if s.structure == "dcg":
+            counts = f"<b>disputes {s.disputes}</b> · stances {s.stances} · reasons {s.reasons}"
+        elif s.structure == "rooms":
+            counts = f"<b>crux cards {len(s.cards)}</b> · crux rooms {s.rooms} · disagreements detected {s.disagreements}"
+        else:  # an argument graph, or nothing yet
+            counts = (f'<span style="color:#1a9850"><b>IN {c["IN"]}</b></span> · '
+                      f'<span style="color:#d73027"><b>OUT {c["OUT"]}</b></span> · '
+                      f'<span style="color:#777"><b>UNDEC {c["UNDEC"]}</b></span>')
+        self.counts.value = counts + (f" · proposed cruxes {len(s.proposed)}" if s.proposed else "")
+        modelled = " (modelled, not billed)" if self.backend.value in ("simulated", "replay") else ""
+        self.cost.value = f"&nbsp; cost so far <b>${s.cost_usd:.4f}</b>{modelled} ({s.calls} calls)"
         tail = s.turns[-TRANSCRIPT_TAIL:]
-        self.transcript.value = transcript_html(tail).html if tail else "<i>(no turns yet)</i>"
-        self.cards.value = crux_cards_html(s.cards).html
+        more = f"<div><i>… {len(s.turns) - len(tail)} earlier turns (all in the report)</i></div>" if len(s.turns) > len(tail) else ""
+        self.transcript.value = more + transcript_html(tail, names=self.names).html if tail else "<i>(no turns yet)</i>"
+        self.cards.value = crux_cards_html(s.cards, names=self.names).html
         if s.errors:
             self.status.value = f'<span style="color:#d73027">error: {esc(s.errors[-1])}</span>'
         elif last:
@@ -203,10 +252,54 @@ class DebateConsole:
         finally:
             self.run_button.disabled, self.stop_button.disabled = False, True
         self.result = run.result
+        self.save(run.result)
         done = "complete" if run.result.complete else "stopped (incomplete)"
         if not self.state.errors:
-            self.status.value = f"{done} · run {esc(run.run_id)} · {len(self.state.turns)} turns"
+            self.status.value = f"{done} · run {esc(run.run_id)} · {len(self.state.turns)} turns · {esc(self.state.saved)}"
         return run.result
+
+    def save(self, result: DebateResult) -> None:
+        """Write the run folder and ingest it; a busy database leaves it queued in the runs folder."""
+        from crux_lab.store import StoreError, ingest, write_run
+        from crux_lab.store.db import DatabaseLocked
+
+        try:
+            self.run_folder = write_run(result, self.runs_dir)
+        except OSError as exc:
+            self.state.saved = f"not saved: {exc}"
+            self.state.errors.append(f"the run could not be saved: {exc}")
+            self._render("error")
+            return
+        try:
+            ingest([self.run_folder], self.db)
+            self.state.saved = f"saved to {self.run_folder} and the database"
+        except DatabaseLocked:
+            self.state.saved = (f"saved to {self.run_folder}; the database is busy (another process holds it), "
+                                f"so the run is queued there: `crux-lab db ingest` loads it")
+        except StoreError as exc:
+            self.state.saved = f"saved to {self.run_folder}; not ingested ({exc}); `crux-lab db ingest` retries"
+        self.report_button.disabled = False
+
+    def open_report(self) -> Path | None:
+        """Write the finished run's offline HTML report (``reports/<run_id>.html``) and show a link."""
+        from crux_lab.report import ReportError, run_report
+
+        if self.result is None or self.run_folder is None:
+            return None
+        self.report_link.value = "<i>writing the report…</i>"
+        try:
+            info = run_report(str(self.run_folder))
+        except (ReportError, LookupError, OSError) as exc:
+            self.report_link.value = f'<span style="color:#d73027">report failed: {esc(exc)}</span>'
+            return None
+        self.report_path = info.path
+        try:  # a link relative to the notebook's folder opens in JupyterLab
+            href = os.path.relpath(info.path, Path.cwd())
+        except ValueError:
+            href = info.path.as_uri()
+        self.report_link.value = (f'report: <a href="{esc(href)}" target="_blank">{esc(info.path.name)}</a> '
+                                  f"({info.size_bytes / 1e6:.1f} MB, offline) · <code>{esc(info.path)}</code>")
+        return info.path
 
     def start(self) -> asyncio.Future[Any] | DebateResult | None:
         """Start a debate from the form. In a kernel it runs as a task on the running loop (the

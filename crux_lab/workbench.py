@@ -32,6 +32,7 @@ from crux_lab.store import (
 )
 from crux_lab.store.paths import project_root
 from crux_lab.sweep.spec import config_from_params
+from crux_lab.viz._text import fmt_number
 
 T = TypeVar("T")
 # The "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
@@ -57,6 +58,10 @@ class UnknownRunError(LookupError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for this error in a notebook: the message, not a traceback."""
+        return [f"No such run: {self}", "Set the notebook's run parameter to one of the ids above, or leave it empty to run a debate here."]
 
 
 def _register_offline_renderer() -> None:
@@ -319,8 +324,8 @@ def summary_table(df: Any, metrics: Sequence[str] = ("calls", "tokens", "cost_us
         row: dict[str, Any] = {group: name, "runs": len(part)}
         for m in metrics:
             mean, lo, hi = mean_ci(list(part[m]))
-            row[m] = round(mean, 6)
-            row[f"{m} 95% CI"] = f"[{lo:.4g}, {hi:.4g}]"
+            row[m] = fmt_number(mean)
+            row[f"{m} 95% CI"] = f"[{fmt_number(lo)}, {fmt_number(hi)}]"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -359,6 +364,17 @@ def alignment(result: DebateResult) -> Any:
     return alignment_report(result, texts)
 
 
+def proposition_texts(result: DebateResult) -> dict[str, str]:
+    """Proposition id -> its text, for the decks of the run's personas (empty when they cannot
+    be loaded), so figures show what a stance is about rather than an id."""
+    from crux_lab.personas.loader import PersonaError, propositions_for
+
+    try:
+        return {pid: p.text for pid, p in propositions_for(result.config.persona_ids).items()}
+    except PersonaError:
+        return {}
+
+
 def shift_timeline(result: DebateResult) -> Any:
     """The stance timeline of a run's transcript (:func:`crux_lab.analysis.shifts.shift_timeline`)."""
     from crux_lab.analysis.shifts import observations_from_turns
@@ -367,19 +383,29 @@ def shift_timeline(result: DebateResult) -> Any:
     return timeline(observations_from_turns(result.transcript))
 
 
-def concessions_html(result: DebateResult) -> Any:
-    """The concession trail as an escaped HTML table."""
-    from crux_lab.viz._text import HTMLBlock, esc
+def concessions_html(result: DebateResult, names: Mapping[str, str] | None = None) -> Any:
+    """The concession trail as an escaped HTML table (arguments by their short titles)."""
+    from crux_lab.viz._text import HTMLBlock, esc, short_title
 
+    names = names or {}
     if not result.concession_trail:
         return HTMLBlock("<div><i>(no concessions)</i></div>")
+    claims = {a.id: a.claim for s in _graphs(result) for a in s.arguments}
     rows = "".join(
-        f"<tr><td>{c.turn_index}</td><td>{esc(c.persona_id)}</td><td>{esc(c.type.value)}</td><td>{esc(c.conceded_claim)}</td>"
-        f"<td>{esc(', '.join(c.removed_arg_ids))}</td></tr>"
+        f"<tr><td>{c.turn_index + 1}</td><td>{esc(names.get(c.persona_id, c.persona_id))}</td><td>{esc(c.type.value)}</td>"
+        f"<td>{esc(c.conceded_claim)}</td>"
+        f"<td>{'<br>'.join(esc(short_title(claims.get(a, 'an argument no longer in the graph'), 60)) for a in c.removed_arg_ids)}</td></tr>"
         for c in result.concession_trail
     )
-    return HTMLBlock("<table class=\"cl-table\"><tr><th>turn</th><th>persona</th><th>kind</th><th>conceded</th><th>removed arguments</th></tr>"
+    return HTMLBlock("<table class=\"cl-table\"><tr><th>turn</th><th>persona</th><th>kind</th><th>conceded</th><th>arguments withdrawn</th></tr>"
                      f"{rows}</table>")
+
+
+def _graphs(result: DebateResult) -> list[Any]:
+    """Every argument graph state of a run (to name arguments a concession removed)."""
+    from crux_lab.viz.framework import framework_steps
+
+    return [s.graph for s in framework_steps(result.events)] + [result.graph]
 
 
 def shifts_html(result: DebateResult, names: Mapping[str, str] | None = None) -> Any:
@@ -455,9 +481,21 @@ def runs_table_html(df: Any, links_to: str = "") -> Any:
 
 
 def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.4g}"
-    return str(v)
+    return fmt_number(v) if isinstance(v, float) else str(v)
+
+
+def runs_found_html(df: Any, sweep: str = "") -> Any:
+    """How many runs the benchmark reads, or what to do when there are none yet."""
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    if len(df):
+        return HTMLBlock(f"<div><b>{len(df)} run(s)</b>" + (f" of sweep {esc(sweep)}" if sweep else " in the database") + "</div>")
+    where = f"sweep {esc(sweep)!s}" if sweep else "the database"
+    return HTMLBlock(
+        f"<div style=\"padding:8px;border:1px solid #ccc;background:#fafafa\"><b>No data yet:</b> {where} has no runs. "
+        "Run the demo sweep (<code>make demo</code>, or <code>crux-lab sweep experiments/demo.yaml</code>) or a few debates "
+        "(<code>crux-lab debate ...</code>), then run this notebook again.</div>"
+    )
 
 
 def manifest_html(manifest: str | Path) -> Any:

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from crux_lab.analysis.alignment import DisagreementMatrix, StanceMatrix
 from crux_lab.models import Crux, CruxCard
-from crux_lab.viz._text import clip, esc, wrap
+from crux_lab.viz._text import HTMLBlock, esc, no_figure, short_title, wrap
 
 STANCE_SCALE = [[0.0, "#d73027"], [0.5, "#f7f7f7"], [1.0, "#1a9850"]]
 STANCE_NAMES = {1.0: "YES / pro", -1.0: "NO / con", 0.0: "nuanced / uncertain"}
@@ -35,13 +35,31 @@ def crux_heatmap(matrix: StanceMatrix, *, names: Mapping[str, str] | None = None
         for r, row in zip(matrix.row_labels, matrix.values, strict=True)
     ]
     fig = go.Figure(go.Heatmap(
-        z=matrix.values.tolist(), x=[clip(t, 28) for t in texts], y=[esc(names.get(r, r)) for r in matrix.row_labels],
+        z=matrix.values.tolist(), x=column_labels(texts, cats), y=[esc(names.get(r, r)) for r in matrix.row_labels],
         zmin=-1, zmax=1, colorscale=STANCE_SCALE, hovertext=hover, hoverinfo="text", xgap=2, ygap=2,
         colorbar={"tickvals": [-1, 0, 1], "ticktext": ["NO / con", "nuanced", "YES / pro"]},
     ))
-    fig.update_layout(title=esc(title), height=max(260, 60 * len(matrix.row_labels) + 160),
-                      xaxis={"tickangle": -30}, margin={"l": 20, "r": 20, "t": 50, "b": 120})
+    fig.update_layout(title=esc(title), height=max(300, 60 * len(matrix.row_labels) + 200), hoverlabel={"align": "left"},
+                      xaxis={"tickangle": 0, "automargin": True}, margin={"l": 20, "r": 20, "t": 50, "b": 40})
     return fig
+
+
+def column_labels(texts: Sequence[str], categories: Sequence[str]) -> list[str]:
+    """Readable, distinct column labels: what the column is (a crux card, or the closing stance
+    on a proposition) and a short title of its text, wrapped over three lines.
+
+    >>> column_labels(["Is gold money?", "Gold is money."], ["values", "proposition"])
+    ['crux card (values):<br>Is gold money?', 'closing stance:<br>Gold is money']
+    """
+    out: list[str] = []
+    for text, cat in zip(texts, categories, strict=True):
+        kind = "closing stance" if cat == "proposition" else (f"crux card ({cat})" if cat else "crux")
+        label = f"{esc(kind)}:<br>{wrap(short_title(text, 54), 20, 3)}"
+        n, base = 2, label
+        while label in out:  # plotly merges equal category labels: keep every column
+            label, n = f"{base} ({n})", n + 1
+        out.append(label)
+    return out
 
 
 def disagreement_heatmap(dm: DisagreementMatrix, *, names: Mapping[str, str] | None = None, title: str | None = None) -> go.Figure:
@@ -64,7 +82,31 @@ def disagreement_heatmap(dm: DisagreementMatrix, *, names: Mapping[str, str] | N
     return fig
 
 
-def crux_types_figure(cruxes: Sequence[Crux] = (), cards: Sequence[CruxCard] = (), *, title: str = "Crux types") -> go.Figure:
+def disagreement_figure(by_category: Mapping[str, DisagreementMatrix], *, names: Mapping[str, str] | None = None,
+                        limit: int = 4) -> go.Figure | HTMLBlock:
+    """Persona × persona disagreement, one heatmap per crux category side by side (at most
+    ``limit``), on one colour scale; a note when the run has no crux cards to split by."""
+    from plotly.subplots import make_subplots
+
+    names = names or {}
+    mats = list(by_category.values())[:limit]
+    if not mats:
+        return no_figure("Persona × persona disagreement: this run has no crux cards to split by category.")
+    fig = make_subplots(rows=1, cols=len(mats), subplot_titles=[esc(m.category or "all") for m in mats],
+                        horizontal_spacing=0.12)
+    for i, dm in enumerate(mats):
+        one = disagreement_heatmap(dm, names=names)
+        trace = one.data[0]
+        trace.update(showscale=(i == len(mats) - 1), colorbar={"title": "disagreement"})
+        fig.add_trace(trace, row=1, col=i + 1)
+    n = max(len(m.labels) for m in mats)
+    fig.update_layout(title="Persona × persona disagreement by crux category (0 same, 1 opposite)",
+                      height=max(320, 60 * n + 180), margin={"l": 20, "r": 20, "t": 80, "b": 40})
+    return fig
+
+
+def crux_types_figure(cruxes: Sequence[Crux] = (), cards: Sequence[CruxCard] = (), *,
+                      title: str = "Crux types") -> go.Figure | HTMLBlock:
     """How many cruxes (and crux cards) of each disagreement type a run found.
 
     >>> from crux_lab.models import Crux
@@ -72,6 +114,8 @@ def crux_types_figure(cruxes: Sequence[Crux] = (), cards: Sequence[CruxCard] = (
     >>> list(fig.data[0].x), list(fig.data[0].y)
     (['values'], [1])
     """
+    if not cruxes and not cards:
+        return no_figure(f"{title}: this run found no cruxes.")
     fig = go.Figure()
     for name, items in (("cruxes", [c.disagreement_type.value if c.disagreement_type else "untyped" for c in cruxes]),
                         ("crux cards", [c.disagreement_type.value for c in cards])):

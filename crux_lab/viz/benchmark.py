@@ -12,7 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from crux_lab.viz._text import esc
+from crux_lab.viz._text import esc, fmt_number
 
 Record = Mapping[str, Any]
 REGIME_COLORS = {"consensus": "#1a9850", "partial": "#fdb863", "polarized": "#d73027", "unknown": "#bbbbbb"}
@@ -68,13 +68,14 @@ def engine_comparison_figure(
             means.append(m)
             err_hi.append(0 if math.isnan(hi) else hi - m)
             err_lo.append(0 if math.isnan(lo) else m - lo)
-            hover.append(f"{esc(name)}: {metric} mean {m:.4g} [{lo:.4g}, {hi:.4g}], n={len(rows)}")
+            hover.append(f"{esc(name)}: {esc(metric)} mean {fmt_number(m)} [{fmt_number(lo)}, {fmt_number(hi)}], n={len(rows)}")
         fig.add_trace(
             go.Bar(x=names, y=means, name=esc(metric), showlegend=False, hovertext=hover, hoverinfo="text",
                    error_y={"type": "data", "symmetric": False, "array": err_hi, "arrayminus": err_lo}),
             row=i // cols + 1, col=i % cols + 1,
         )
     fig.update_layout(title=esc(title), height=300 * nrows + 60, margin={"l": 40, "r": 20, "t": 70, "b": 40})
+    fig.update_yaxes(tickformat="~r", exponentformat="none")
     return fig
 
 
@@ -108,5 +109,5 @@ def seed_distribution_figure(records: Sequence[Record], metric: str, *, group: s
             hovertext=[f"seed {r.get('seed')} · {esc(r.get('topic', ''))[:60]}" for r in rows], hoverinfo="y+text",
         ))
     fig.update_layout(title=esc(title or f"{metric} over seeds"), height=320, showlegend=False,
-                      yaxis_title=esc(metric), margin={"l": 50, "r": 20, "t": 50, "b": 40})
+                      yaxis={"title": esc(metric), "exponentformat": "none"}, margin={"l": 50, "r": 20, "t": 50, "b": 40})
     return fig

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from crux_lab.analysis.shifts import TimelinePoint
 from crux_lab.models import PersonaPosition, PositionShift
-from crux_lab.viz._text import esc, wrap
+from crux_lab.viz._text import esc, short_title, wrap
 
 STANCE_X: dict[str, float] = {"con": -1.0, "uncertain": 0.0, "pro": 1.0}
 
@@ -37,16 +37,19 @@ def position_shift_figure(
     shifts: Sequence[PositionShift] = (),
     *,
     names: Mapping[str, str] | None = None,
+    texts: Mapping[str, str] | None = None,
     title: str = "Position shifts: opening → closing",
 ) -> go.Figure:
     """A dumbbell per persona × proposition: hollow = opening, filled = closing, on a
     con (-1) … uncertain (0) … pro (+1) axis. Shifts are red, with the crux rooms they are
-    attributed to and the named reason in the hover."""
+    attributed to and the named reason in the hover. ``texts`` maps proposition ids to their
+    text (rows show a short title of it)."""
     names = names or {}
+    texts = texts or {}
     by_persona = {s.persona_id: s for s in shifts}
     rows = shift_rows(positions)
     fig = go.Figure()
-    ys = [f"{esc(names.get(pid, pid))} · {esc(prop)}" for pid, prop, _, _ in rows]
+    ys = [f"{esc(names.get(pid, pid))} · {esc(short_title(texts.get(prop, prop), 44))}" for pid, prop, _, _ in rows]
     for y, (_pid, _prop, before, after) in zip(ys, rows, strict=True):
         if before is None or after is None:
             continue
@@ -59,7 +62,7 @@ def position_shift_figure(
         s = by_persona.get(pid)
         rooms = ", ".join(s.attributed_rooms) if s and s.attributed_rooms else "none"
         reason = s.named_reason if s and s.named_reason else "—"
-        hover.append(f"<b>{esc(names.get(pid, pid))}</b> on {esc(prop)}: {esc(before)} → {esc(after)}"
+        hover.append(f"<b>{esc(names.get(pid, pid))}</b> on {wrap(texts.get(prop, prop))}<br>{esc(before)} → {esc(after)}"
                      f"<br>attributed rooms: {esc(rooms)}<br>named reason: {wrap(reason)}")
     fig.add_trace(go.Scatter(x=[STANCE_X.get(b or "") for _, _, b, _ in rows], y=ys, mode="markers", name="opening",
                              marker={"symbol": "circle-open", "size": 13, "color": "#333"}, hovertext=hover, hoverinfo="text"))
@@ -79,9 +82,10 @@ def position_shift_figure(
 
 
 def shift_timeline_figure(points: Sequence[TimelinePoint], *, names: Mapping[str, str] | None = None,
-                          title: str = "Stance timeline") -> go.Figure:
+                          texts: Mapping[str, str] | None = None, title: str = "Stance timeline") -> go.Figure:
     """Stance per persona × proposition over turns; changes are marked, crux-room turns diamond."""
     names = names or {}
+    texts = texts or {}
     series: dict[tuple[str, str], list[TimelinePoint]] = {}
     for p in points:
         series.setdefault((p.persona_id, p.proposition_id), []).append(p)
@@ -89,7 +93,7 @@ def shift_timeline_figure(points: Sequence[TimelinePoint], *, names: Mapping[str
     for (pid, prop), pts in sorted(series.items()):
         fig.add_trace(go.Scatter(
             x=[p.turn_index for p in pts], y=[STANCE_X[p.stance] for p in pts], mode="lines+markers",
-            name=f"{esc(names.get(pid, pid))} · {esc(prop)}", line={"shape": "hv"},
+            name=f"{esc(names.get(pid, pid))} · {esc(short_title(texts.get(prop, prop), 36))}", line={"shape": "hv"},
             marker={"symbol": ["diamond" if p.room_id else "circle" for p in pts],
                     "size": [12 if p.changed else 7 for p in pts]},
             hovertext=[f"turn {p.turn_index}: {esc(p.stance)}" + (f" in room {esc(p.room_id)}" if p.room_id else "")

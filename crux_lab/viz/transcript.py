@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.models import Crux, CruxCard, DebateResult, DialogueTurn, LLMCall, Usage
+from crux_lab.models import Crux, CruxCard, CruxSide, DebateResult, DialogueTurn, LLMCall, Usage
 from crux_lab.viz._text import HTMLBlock, esc
 
 MOVE_COLORS: dict[str, str] = {
@@ -144,14 +144,16 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
         f"<td>{int(r[3]):,}</td><td>{r[4]:.2f}</td><td>${r[5]:.4f}</td></tr>"
         for p, r in sorted(per.items(), key=lambda kv: -kv[1][5])
     )
+    modelled = bool(calls) and all(c.backend in MODELLED_BACKENDS for c in calls)
     total = (
         f"<tr style='font-weight:bold'><td>total</td><td>{usage.calls}</td><td>{usage.input_tokens:,}</td>"
         f"<td>{usage.output_tokens:,}</td><td>{usage.cache_read_tokens:,}</td><td>{usage.latency_s:.2f}</td>"
         f"<td>${usage.cost_usd:.4f}</td></tr>"
     )
+    cost_head = "cost (modelled, not billed)" if modelled else "cost"
     return HTMLBlock(
         '<table class="cl-table cl-ledger"><tr><th>purpose</th><th>calls</th><th>input tokens</th><th>output tokens</th>'
-        f"<th>cache read</th><th>latency s</th><th>cost</th></tr>{body}{total}</table>"
+        f"<th>cache read</th><th>latency s</th><th>{cost_head}</th></tr>{body}{total}</table>"
     )
 
 
@@ -171,25 +173,36 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
     fig.add_trace(go.Scatter(x=xs, y=cost, name="cost (USD)", mode="lines", hovertext=hover))
     fig.add_trace(go.Scatter(x=xs, y=tokens, name="tokens", mode="lines", yaxis="y2", hovertext=hover))
     fig.update_layout(
-        title="Ledger: cumulative cost and tokens", height=320, xaxis_title="call",
+        title="Ledger: cumulative cost and tokens" + (" (cost modelled, not billed)" if ordered and all(
+            c.backend in MODELLED_BACKENDS for c in ordered) else ""), height=320, xaxis_title="call",
         yaxis={"title": "USD"}, yaxis2={"title": "tokens", "overlaying": "y", "side": "right"},
         margin={"l": 50, "r": 50, "t": 50, "b": 40},
     )
     return fig
 
 
-def cruxes_html(cruxes: Sequence[Crux]) -> HTMLBlock:
+CRUX_SOURCES = {"proposed": "proposed by a persona", "symdiff": "where the camps' positions differ",
+                "assumption": "a shared assumption attacked", "dispute": "a dispute with both sides held",
+                "card": "a crux room's card", "blackboard": "the blackboard"}
+
+
+def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) -> HTMLBlock:
     """The cruxes a run found: statement, type, how it was found, who holds which side.
 
     >>> "&lt;x&gt;" in cruxes_html([Crux(id="c", statement="<x>", source="proposed")]).html
     True
     """
+    names = names or {}
     if not cruxes:
         return HTMLBlock("<div><i>(no cruxes)</i></div>")
+
+    def side(sides: Sequence[CruxSide]) -> str:
+        return esc(", ".join(dict.fromkeys(names.get(s.persona_id, s.persona_id) for s in sides)))
+
     rows = "".join(
         f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else '')}</td>"
-        f"<td>{esc(c.source)}</td><td>{esc(', '.join(s.persona_id for s in c.yes_side))}</td>"
-        f"<td>{esc(', '.join(s.persona_id for s in c.no_side))}</td><td>{esc(c.settling_question or '')}</td></tr>"
+        f"<td>{esc(CRUX_SOURCES.get(c.source, c.source))}</td><td>{side(c.yes_side)}</td>"
+        f"<td>{side(c.no_side)}</td><td>{esc(c.settling_question or '')}</td></tr>"
         for c in cruxes
     )
     return HTMLBlock(
@@ -198,16 +211,32 @@ def cruxes_html(cruxes: Sequence[Crux]) -> HTMLBlock:
     )
 
 
-def run_header_html(result: DebateResult) -> HTMLBlock:
+# Backends whose cost is what the calls would cost on the model, not what was billed.
+MODELLED_BACKENDS = frozenset({"simulated", "replay"})
+
+
+def cost_text(cost_usd: float, backend: str) -> str:
+    """``$0.1029 (modelled, not billed)`` on the simulated and replay backends.
+
+    >>> cost_text(0.10293, "simulated"), cost_text(0.5, "anthropic")
+    ('$0.1029 (modelled, not billed)', '$0.5000')
+    """
+    return f"${cost_usd:.4f}" + (" (modelled, not billed)" if backend in MODELLED_BACKENDS else "")
+
+
+def run_header_html(result: DebateResult, names: dict[str, str] | None = None) -> HTMLBlock:
     """One line per fact: run id, engine, backend, regime, completeness and counts."""
     cfg = result.config
+    names = names or {}
     status = "complete" if result.complete else "incomplete"
     facts = [
         ("topic", cfg.topic), ("run", result.run_id), ("engine", result.engine), ("backend", result.backend),
-        ("personas", ", ".join(cfg.persona_ids)), ("seed", cfg.seed), ("status", status + (f" ({result.error})" if result.error else "")),
+        ("personas", ", ".join(names.get(p, p) for p in cfg.persona_ids)), ("seed", cfg.seed),
+        ("status", status + (f" ({result.error})" if result.error else "")),
         ("regime", result.regime.value + (f": {result.regime_description}" if result.regime_description else "")),
         ("turns / cruxes / cards", f"{len(result.transcript)} / {len(result.cruxes)} / {len(result.crux_cards)}"),
-        ("calls / tokens / cost", f"{result.usage.calls} / {result.usage.input_tokens + result.usage.output_tokens:,} / ${result.usage.cost_usd:.4f}"),
+        ("calls / tokens / cost", f"{result.usage.calls} / {result.usage.input_tokens + result.usage.output_tokens:,} / "
+                                  f"{cost_text(result.usage.cost_usd, result.backend)}"),
     ]
     rows = "".join(f"<tr><th style='text-align:left'>{esc(k)}</th><td style='text-align:left'>{esc(v)}</td></tr>" for k, v in facts)
     return HTMLBlock(f'<table class="cl-table cl-header">{rows}</table>')

@@ -21,7 +21,7 @@ from crux_lab.workbench import debate_config
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
-OURS = ["01_debate", "02_belief_graphs", "03_argument_framework", "04_alignment_matrix", "05_position_shifts", "06_benchmark"]
+OURS = ["00_console", "01_debate", "02_belief_graphs", "03_argument_framework", "04_alignment_matrix", "05_position_shifts", "06_benchmark"]
 SANITIZE = Path(__file__).parent / "nbval_sanitize.cfg"
 
 
@@ -72,7 +72,11 @@ def test_papermill_with_non_default_parameters(name: str, tmp_path: Path, store:
     monkeypatch.setenv("CRUX_LAB_DB", str(store["db"]))
     monkeypatch.setenv("CRUX_LAB_RUNS", str(store["runs"]))
     ids = store["ids"]
-    if name == "01_debate":
+    if name == "00_console":
+        nb = execute(name, tmp_path, deck="housing", max_turns=4)
+        views = [o for c in nb.cells for o in c.get("outputs", []) if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        assert len(views) == 1  # the console widget, shown by the last cell
+    elif name == "01_debate":
         params = {"topic": "Should frontier AI models be open-sourced?", "personas": ["alignment-researcher", "open-source-builder"],
                   "engine": "graph", "seed": 4, "max_turns": 6, "sim": {"missed_attack": 0.3}, "run_dir": str(tmp_path / "runs")}
         nb = execute(name, tmp_path, **params)
@@ -91,7 +95,7 @@ def test_papermill_with_non_default_parameters(name: str, tmp_path: Path, store:
     elif name == "05_position_shifts":
         nb = execute(name, tmp_path, engine="dcg", seed=3, max_turns=6, personas=["michael-saylor", "vitalik-buterin"])
         text = outputs_text(nb)
-        assert "Position shifts" in text and "vitalik-buterin" in text
+        assert "Position shifts" in text and "Vitalik Buterin" in text
     else:
         nb = execute(name, tmp_path, sweep="fx", db=str(store["db"]), links_to="runs")
         text = outputs_text(nb)

@@ -15,7 +15,6 @@ from crux_lab.models import (
     ArgumentGraph,
     Attack,
     AttackTarget,
-    Camp,
     Crux,
     CruxCard,
     CruxCardPosition,
@@ -58,20 +57,54 @@ def figure_text(fig) -> str:
 
 
 def test_framework_colours_by_grounded_label_and_outlines_cruxes() -> None:
-    # a attacks b, c and d attack each other: a IN, b OUT, c and d UNDEC.
-    graph = ArgumentGraph(arguments=[arg("a", "p1", EVIL), arg("b", "p2"), arg("c", "p1"), arg("d", "p2")],
-                          attacks=[attack("a", "b"), attack("c", "d"), attack("d", "c")])
-    camps = [Camp(index=0, persona_ids=["p1"]), Camp(index=1, persona_ids=["p2"])]
-    fig = argument_framework_figure(graph, camps=camps, cruxes=[Crux(id="x", statement="s", source="proposed", argument_ids=["c"])])
-    by_name = {t.name: t for t in fig.data}
-    assert len(by_name["IN"].x) == 1 and len(by_name["OUT"].x) == 1 and len(by_name["UNDEC"].x) == 2
-    assert by_name["IN"].marker.color == "#1a9850" and by_name["OUT"].marker.color == "#d73027"
-    # Grouped by camp: p1's arguments in column 0, p2's in column 1.
-    assert round(by_name["IN"].x[0]) == 0 and round(by_name["OUT"].x[0]) == 1
-    undec_widths = dict(zip(by_name["UNDEC"].hovertext, by_name["UNDEC"].marker.line.width, strict=True))
-    assert [w for h, w in undec_widths.items() if h.startswith("<b>c</b>")] == [4]
+    # a attacks b, c and d attack each other: a IN, b OUT, c and d UNDEC (each defensible).
+    graph = ArgumentGraph(arguments=[arg("a", "p1", EVIL), arg("b", "p2"), arg("c", "p1"), arg("d", "p2"), arg("e", "p2")],
+                          attacks=[attack("a", "b"), attack("c", "d"), attack("d", "c"), attack("e", "e")])
+    fig = argument_framework_figure(graph, names={"p1": "Persona One", "p2": "Persona Two"},
+                                    cruxes=[Crux(id="x", statement="s", source="proposed", argument_ids=["c"])])
+    by_kind = {t.meta: t for t in fig.data if t.meta}
+    assert [len(by_kind[k].x) for k in ("IN", "OUT", "UNDEC defensible", "UNDEC")] == [1, 1, 2, 1]
+    assert by_kind["IN"].marker.color == "#1a9850" and by_kind["OUT"].marker.color == "#d73027"
+    # Grouped by persona: p1's arguments in column 0, p2's in column 1, named in the column heads.
+    assert by_kind["IN"].x[0] == 0 and by_kind["OUT"].x[0] == 1
+    heads = [a.text for a in fig.layout.annotations if not a.showarrow]
+    assert heads == ["<b>Persona One</b>", "<b>Persona Two</b>"]
+    # Directed: one arrow per attack between two arguments, from the attacker (a, at column 0) to b.
+    arrows = [a for a in fig.layout.annotations if a.showarrow]
+    assert len(arrows) == 4 and (arrows[0].ax, arrows[0].x) == (0, 1)
+    undec = by_kind["UNDEC defensible"]
+    widths = dict(zip(undec.hovertext, undec.marker.line.width, strict=True))
+    assert [w for h, w in widths.items() if "<b>crux</b>" in h] == [4]
     text = figure_text(fig)
     assert "<img" not in text and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in text
+
+
+def test_labels_are_short_titles_with_the_full_claim_on_hover() -> None:
+    long = "It is not the case that companies should hold Bitcoin as a primary treasury reserve asset for the long run."
+    graph = ArgumentGraph(arguments=[arg("a", "p1", long), arg("b", "p2", "Gold is money.")], attacks=[attack("a", "b")])
+    fig = argument_framework_figure(graph)
+    label = next(t for t in fig.data if t.meta == "IN").text[0]
+    assert label.startswith("NOT: companies should hold") and label.endswith("…") and len(label) <= 44
+    hover = next(t for t in fig.data if t.meta == "IN").hovertext[0]
+    assert "reserve asset for the long run." in hover.replace("<br>", " ")
+
+
+def test_dispute_view_and_card_map() -> None:
+    from crux_lab.models import DCGState, Dispute, Reason, Stance
+    from crux_lab.viz.framework import card_map, dispute_view
+
+    dcg = DCGState(disputes=[Dispute(id="d-0", question="Is gold money?")],
+                   stances=[Stance(id="s-0", dispute_id="d-0", speaker_id="p1", side="YES", statement="Gold is money."),
+                            Stance(id="s-1", dispute_id="d-0", speaker_id="p2", side="NO", statement=EVIL)],
+                   reasons=[Reason(id="r-0", stance_id="s-1", polarity="SUPPORT", claim="It has no yield.")])
+    fig = dispute_view(dcg, cruxes=[Crux(id="c", statement="s", source="dispute", dispute_id="d-0")], names={"p1": "One"})
+    cells = fig.data[0].cells.values
+    assert "Is gold money?" in cells[0][0] and cells[1][0] == "crux"
+    assert "<b>One</b>: Gold is money." in cells[2][0] and "+ It has no yield." in cells[3][0]
+    assert "<img" not in figure_text(fig)
+    cmap = card_map(cards())
+    assert list(cmap.data[0].x) == ["a", "b", "c"] and cmap.data[0].z[0][:2] == [1.0, -1.0]
+    assert "<img" not in figure_text(cmap)
 
 
 def test_steps_follow_the_graph_growing_and_shrinking() -> None:
@@ -95,7 +128,7 @@ def test_real_dialogue_run_figures() -> None:
     assert len(steps) == n_updates > 0
     assert steps[-1].graph == result.graph
     fig = argument_framework_figure(result.graph, camps=result.camps, cruxes=result.cruxes)
-    shown = sum(len(t.x) for t in fig.data if t.name in ("IN", "OUT", "UNDEC"))
+    shown = sum(len(t.x) for t in fig.data if t.meta)
     assert shown == len(result.graph.arguments)
     html = transcript_html(result.transcript).html
     assert html.count('class="cl-turn"') == len(result.transcript)

@@ -27,9 +27,10 @@ def turn(i: int, text: str = "hello") -> DialogueTurn:
 
 def test_persona_picker_follows_the_deck() -> None:
     console = DebateConsole(deck="housing")
-    assert set(console.personas.options) == {"yimby-economist", "neighborhood-preservationist", "tenant-organizer"}
+    assert {pid for _name, pid in console.personas.options} == {"yimby-economist", "neighborhood-preservationist", "tenant-organizer"}
+    assert ("The Tenant Organiser", "tenant-organizer") in console.personas.options  # names shown, ids kept
     console.deck.value = "crypto"
-    assert "michael-saylor" in console.personas.options and len(console.personas.value) == 2
+    assert ("Michael Saylor", "michael-saylor") in console.personas.options and len(console.personas.value) == 2
     assert console.topic.value in console.decks["crypto"].topics
 
 
@@ -95,6 +96,55 @@ def test_console_feeds_from_a_debate_run() -> None:
     import asyncio
 
     console = DebateConsole()
-    run = DebateRun(DebateConfig(topic="t", persona_ids=["michael-saylor", "peter-schiff"], engine="blitz", max_turns=4))
+    run = DebateRun(DebateConfig(topic="Bitcoin is digital gold", persona_ids=["michael-saylor", "peter-schiff"],
+                                 engine="blitz", max_turns=4))
     result = asyncio.run(console.consume(run))
     assert len(console.state.turns) == len(result.transcript) > 0
+
+
+def test_a_console_run_is_saved_ingested_and_reportable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from crux_lab.store import query
+    from crux_lab.workbench import find_run
+
+    runs, db = tmp_path / "runs", tmp_path / "c.duckdb"
+    console = DebateConsole(deck="crypto", engine="dcg", max_turns=4, runs_dir=runs, db=db)
+    assert console.report_button.disabled
+    result = console.start()
+    assert result is not None
+    assert (runs / result.run_id / "result.json").is_file()
+    assert query("SELECT count(*) FROM runs WHERE run_id = ?", db, [result.run_id]).rows == [(1,)]
+    assert find_run(result.run_id, db, roots=[runs]) == runs / result.run_id  # what `crux-lab report` looks up
+    assert "and the database" in console.status.value and not console.report_button.disabled
+    path = console.open_report()
+    assert path is not None and path.is_file() and path.stat().st_size > 1_000_000
+    assert path.name in console.report_link.value and "href=" in console.report_link.value
+
+
+def test_a_busy_database_queues_the_run(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import crux_lab.store
+    from crux_lab.store.db import DatabaseLocked
+
+    def locked(*_a, **_k):  # type: ignore[no-untyped-def]
+        raise DatabaseLocked("Conflicting lock is held by another process")
+
+    monkeypatch.setattr(crux_lab.store, "ingest", locked)
+    console = DebateConsole(deck="crypto", engine="dcg", max_turns=4, runs_dir=tmp_path / "runs", db=tmp_path / "c.duckdb")
+    result = console.start()
+    assert result is not None and (tmp_path / "runs" / result.run_id / "manifest.json").is_file()
+    assert "queued" in console.status.value and "crux-lab db ingest" in console.status.value
+    assert not console.report_button.disabled  # the report reads the run folder
+
+
+def test_panel_counts_cards_rooms_and_disagreements_and_shows_names() -> None:
+    console = DebateConsole(deck="crypto", engine="panel", max_turns=6)
+    assert ("Michael Saylor", "michael-saylor") in console.personas.options
+    result = console.start()
+    assert result is not None
+    s = console.state
+    assert s.structure == "rooms" and len(s.cards) == len(result.crux_cards)
+    assert s.rooms == sum(1 for e in result.events if e.type == "crux_room_spawning")
+    assert f"crux cards {len(result.crux_cards)}" in console.counts.value and "IN 0" not in console.counts.value
+    assert "Michael Saylor" in console.transcript.value or "Peter Schiff" in console.transcript.value
+    assert "michael-saylor</b>" not in console.transcript.value
+    # The transcript box keeps its scroll at the bottom: the newest turn stays in view.
+    assert console.transcript.layout.flex_flow == "column-reverse" and console.transcript.layout.overflow == "auto"
