@@ -237,7 +237,7 @@ async def close_tables(ctx: EngineContext, setup: TableSetup) -> AsyncGenerator[
 class BlitzEngine:
     name: ClassVar[str] = "blitz"
     description: ClassVar[str] = (
-        "Seed 02 blitz: 2-4 claims, tables of 3-5, parallel stance rounds over a blackboard, "
+        "Blitz: 2-4 claims, tables of 3-5 personas, parallel stance rounds over a shared blackboard, "
         "entropy convergence, final output pass."
     )
     params_model: ClassVar[type[EngineParams]] = BlitzParams

@@ -122,7 +122,7 @@ def round_of(board: Blackboard) -> int:
 class ClassicalEngine:
     name: ClassVar[str] = "classical"
     description: ClassVar[str] = (
-        "Seed 02 classical: blackboard debate with sequential turns; each turn the agent with "
+        "Classical: blackboard debate with sequential turns; each turn the persona with "
         "the highest urgency speaks, with its intent tracked."
     )
     params_model: ClassVar[type[EngineParams]] = ClassicalParams

@@ -127,7 +127,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
 class CruxRoomsEngine(CruxEngine[CruxRoomsParams]):
     name: ClassVar[str] = "crux_rooms"
     description: ClassVar[str] = (
-        "Dialogue + crux rooms (seed 02 §5-6): round-robin channel, detector every 3 messages, "
+        "Dialogue + crux rooms: round-robin channel, detector every 3 messages, "
         "staged-commitment spawn gate, conversational crux rooms, cards posted back."
     )
     params_model: ClassVar[type[CruxRoomsParams]] = CruxRoomsParams

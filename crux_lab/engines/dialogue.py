@@ -39,7 +39,7 @@ class DialogueEngine:
     name: ClassVar[str] = "dialogue"
     description: ClassVar[str] = (
         "Dialogue v2: short move-tagged exchanges, a moderator, and a crystallizer that distills "
-        "them into a sparse Dung argument graph (seed 01)."
+        "them into a sparse Dung argument graph."
     )
     params_model: ClassVar[type[EngineParams]] = DialogueParams
     min_personas: ClassVar[int] = 2
@@ -69,7 +69,7 @@ class DCGEngine(DialogueEngine):
     name: ClassVar[str] = "dcg"
     description: ClassVar[str] = (
         "Dispute-centric graph: the v2 dialogue crystallized into binary disputes with YES/NO "
-        "stances and reasons, so contradictions are cruxes and never fake common ground (seed 01)."
+        "stances and reasons, so contradictions are cruxes and never fake common ground."
     )
 
     def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:

@@ -92,15 +92,15 @@ from crux_lab.models import (
 
 
 class GraphParams(EngineParams):
-    max_rounds: int = Field(3, ge=1, le=6, description="Attack rounds (the seed uses 1-3).")
+    max_rounds: int = Field(3, ge=1, le=6, description="Rounds of attacks (1-3 is typical).")
     max_attacks: int = Field(4, ge=0, le=8, description="Attacks each persona may submit per round.")
     preferred_limit: int = Field(64, ge=1, le=4096, description="Preferred extensions listed per graph event (the count is exact).")
-    crux_top_k: int = Field(3, ge=1, le=20, description="Crux assumptions reported (the seed reports the top 3).")
+    crux_top_k: int = Field(3, ge=1, le=20, description="How many crux assumptions to report (best first).")
     symmetric_rebut: bool = Field(
         True,
         description=(
             "A validated rebut also makes its target rebut the counter-argument (ASPIC+ contrary "
-            "conclusions attack each other). False reproduces the seed literally: every new node is "
+            "conclusions attack each other). False: only the attacker attacks; every new node is "
             "unattacked, the graph stays acyclic and always has one preferred extension."
         ),
     )
@@ -232,7 +232,7 @@ def _annotated(response: LLMResponse, key: str, i: int) -> ArgMeta:
 class GraphEngine:
     name: ClassVar[str] = "graph"
     description: ClassVar[str] = (
-        "Seed 03 graph mode: structured arguments, typed attacks validated in batch, Dung "
+        "Graph mode: structured arguments, typed attacks validated in batch, Dung "
         "semantics; cruxes computed from preferred extensions, not generated."
     )
     params_model: ClassVar[type[EngineParams]] = GraphParams

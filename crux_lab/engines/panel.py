@@ -256,7 +256,7 @@ class _PanelRun(CruxRun[PanelParams]):
 class PanelEngine(CruxEngine[PanelParams]):
     name: ClassVar[str] = "panel"
     description: ClassVar[str] = (
-        "Panel debate with crux rooms (seed 05): aspects, parallel takes, voted disagreement "
+        "Panel debate with crux rooms: aspects, parallel takes, voted disagreement "
         "detection, clashes, three-phase crux rooms, crux cards, position shifts."
     )
     params_model: ClassVar[type[PanelParams]] = PanelParams

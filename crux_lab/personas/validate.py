@@ -58,7 +58,7 @@ def check_persona(p: Persona) -> list[Issue]:
         if len(nodes) != len(p.beliefs.nodes):
             out.append(Issue("error", p.id, "beliefs.json has duplicate node ids"))
         if not 20 <= len(p.beliefs.nodes) <= 50:
-            out.append(Issue("warning", p.id, f"{len(p.beliefs.nodes)} belief nodes; 20–50 is the useful range (seed 05 §1.1)"))
+            out.append(Issue("warning", p.id, f"{len(p.beliefs.nodes)} belief nodes; 20–50 is the useful range for retrieval"))
         for n in p.beliefs.nodes:
             missing = [c for c in n.grounding if c not in chunks]
             if missing:
