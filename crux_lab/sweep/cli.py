@@ -34,7 +34,7 @@ def sweep(
     from crux_lab.cli import err_console, fail, note, out_console
     from crux_lab.store import StoreError, connect, ingest, resolve_db_path
     from crux_lab.sweep.runner import NotebookParameterError, run_sweep, summarize_timings
-    from crux_lab.sweep.spec import SweepSpecError, load_sweep
+    from crux_lab.sweep.spec import MAX_WORKERS, SweepSpecError, load_sweep
 
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         fail(f"--workers must be between 1 and {MAX_WORKERS}; got {workers}.")
@@ -101,8 +101,6 @@ def sweep(
         raise typer.Exit(1)
 
 
-MAX_WORKERS = 256
-
 
 def _ingested_ids(db_path: Path) -> set[str]:
     """Run ids the database holds (read-only; an absent database holds none)."""
@@ -168,6 +166,7 @@ def report(
     """Export an offline HTML report (input hidden, plotly.js embedded, no CDN); prints its path."""
     from crux_lab.cli import fail, out_console
     from crux_lab.report import ReportError, run_report
+    from crux_lab.store import RunFolderError, StoreError
     from crux_lab.workbench import UnknownRunError
 
     name = Path(ref).stem if ref.endswith((".yaml", ".yml")) else ref
@@ -179,7 +178,7 @@ def report(
     except UnknownRunError as exc:
         sweeps = sorted(p.parent.name for p in experiments.glob("*/manifest.json"))
         fail(f"{exc}" + (f" Sweeps: {', '.join(sweeps)}." if sweeps else ""))
-    except ReportError as exc:
+    except (ReportError, RunFolderError, StoreError) as exc:  # a damaged run folder or database
         fail(str(exc))
     out_console.print(f"report: {info.path}  ({info.size_bytes / 1e6:.1f} MB, {info.render_s:.1f}s)")
     typer.echo(str(info.path.resolve()))

@@ -34,19 +34,24 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from crux_lab.models import DebateConfig, SimulatorKnobs
+from crux_lab.limits import INT64_MAX, BoundsError, check_numbers, check_ranges
+from crux_lab.models import MAX_TURNS, DebateConfig, SimulatorKnobs
+
+MAX_WORKERS = 256
+MAX_REPEATS = 10_000
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
 
 TOP_KEYS = {
     "name": "a short name (letters, digits, - or _)",
     "notebook": "a path to a .ipynb with a cell tagged 'parameters'",
     "executor": "local, dask, or dask://host:port",
-    "workers": "a whole number ≥ 1",
+    "workers": f"a whole number from 1 to {MAX_WORKERS}",
     "base": "a mapping of parameter names to values",
     "grid": "a mapping of parameter names to lists of values",
-    "seeds": "a list of whole numbers",
-    "repeats": "a whole number ≥ 1 (seeds 0..repeats-1)",
+    "seeds": f"a list of whole numbers from 0 to {2**63 - 1}",
+    "repeats": f"a whole number from 1 to {MAX_REPEATS} (seeds 0..repeats-1)",
     "description": "free text",
-    "timeout_s": "seconds per cell (a number)",
+    "timeout_s": f"seconds per cell (a number > 0, at most {MAX_TIMEOUT_S:.0f})",
 }
 DEBATE_KEYS = {"topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "params", "deck"}
 
@@ -198,7 +203,7 @@ def load_sweep(path: str | Path) -> SweepSpec:
     if not isinstance(executor, str) or not (executor in ("local", "dask") or executor.startswith("dask://")):
         raise fail("executor", executor)
     workers = data.get("workers", 1)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
         raise fail("workers", workers)
     base = data.get("base", {}) or {}
     if not isinstance(base, dict):
@@ -214,16 +219,19 @@ def load_sweep(path: str | Path) -> SweepSpec:
         raise SweepSpecError(path, key_lines.get("repeats"), "repeats", "either seeds or repeats, not both")
     if "repeats" in data:
         repeats = data["repeats"]
-        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or not 1 <= repeats <= MAX_REPEATS:
             raise fail("repeats", repeats)
         seeds = list(range(repeats))
     else:
         seeds = data.get("seeds", [0])
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        if not isinstance(seeds, list) or not seeds or not all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= INT64_MAX for s in seeds
+        ):
             raise fail("seeds", seeds)
     timeout = data.get("timeout_s", 600.0)
-    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= MAX_TIMEOUT_S:
         raise fail("timeout_s", timeout)
+    _check_values(path, base, grid, key_lines, grid_nodes)
     return SweepSpec(
         name=name,
         path=path,
@@ -236,3 +244,28 @@ def load_sweep(path: str | Path) -> SweepSpec:
         timeout_s=float(timeout),
         description=str(data.get("description", "")),
     )
+
+
+def _check_values(path: Path, base: dict[str, Any], grid: dict[str, list[Any]],
+                  key_lines: dict[str, int | None], grid_nodes: dict[str, yaml.Node]) -> None:
+    """Numbers fit the store (int64, finite), ``max_turns`` is within the debate's bounds, and
+    every combination of engine ``params`` keeps ``<x>_min <= <x>_max``: checked when the file
+    is loaded, before any cell runs."""
+    values = {**{k: [v] for k, v in base.items()}, **grid}
+    for key, options in values.items():
+        line = _line(grid_nodes.get(key)) if key in grid else key_lines.get("base")
+        where = f"grid.{key}" if key in grid else f"base.{key}"
+        for option in options:
+            try:
+                check_numbers(option, where)
+            except BoundsError as exc:
+                raise SweepSpecError(path, line, where, "numbers that fit a 64-bit integer (finite floats)", str(exc)) from None
+            if key == "max_turns" and not (isinstance(option, int) and not isinstance(option, bool) and 0 < option <= MAX_TURNS):
+                raise SweepSpecError(path, line, where, f"a whole number of turns from 1 to {MAX_TURNS:,}", repr(option))
+    for option in values.get("params", [{}]):
+        if isinstance(option, dict):  # a grid's params replace the base's whole (see cells)
+            try:
+                check_ranges(option, "params")
+            except BoundsError as exc:
+                line = _line(grid_nodes.get("params")) if "params" in grid else key_lines.get("base")
+                raise SweepSpecError(path, line, "params", "min <= max for every <x>_min / <x>_max pair", str(exc)) from None

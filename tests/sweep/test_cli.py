@@ -24,7 +24,7 @@ def test_malformed_yaml(tmp_path: Path) -> None:
     spec.write_text(f"name: bad\nnotebook: {DATA / 'tiny.ipynb'}\nworkers: 0\n")
     result = run("sweep", str(spec))
     assert result.exit_code == 2
-    assert f"{spec}:3: key 'workers' — expected a whole number ≥ 1, got 0" in flat(result.output)
+    assert f"{spec}:3: key 'workers' — expected a whole number from 1 to 256, got 0" in flat(result.output)
     assert "Traceback" not in result.output
 
 
