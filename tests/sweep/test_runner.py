@@ -188,3 +188,27 @@ def test_sweep_status_and_catch_up_through_the_cli(tmp_path: Path) -> None:
     res = cli.invoke(app, ["sweep", str(spec.path), "--db", str(new_db)])
     assert "1 ingested from their run folders" in " ".join(res.output.split())
     assert db_run_ids(new_db) == {ok_id}
+
+
+def test_an_ingest_waits_for_readers_to_let_go(tmp_path: Path) -> None:
+    """A reader holding the database makes ingest fail with DatabaseLocked: the sweep waits and
+    retries (no kernel needed: the cell is already done on disk and only needs ingesting)."""
+    from crux_lab.models import DebateConfig, DebateResult
+    from crux_lab.store import write_run
+    from crux_lab.store.db import DatabaseLocked
+    from crux_lab.sweep.runner import notebook_defaults
+
+    spec = runfolder_spec(tmp_path, [3], name="lk")
+    [cell] = spec.cells(notebook_defaults(spec.notebook))
+    config = DebateConfig(topic="value 3", persona_ids=["a", "b"])
+    write_run(DebateResult(run_id=cell.run_id, config=config, engine="none", backend="simulated", complete=True),
+              spec.out_dir / "runs")
+    attempts: list[str] = []
+
+    def busy_twice(run_dir: Path) -> None:
+        attempts.append(run_dir.name)
+        if len(attempts) <= 2:
+            raise DatabaseLocked(f"{run_dir} is in use by another process")
+
+    report = run_sweep(spec, ingest=busy_twice, on_launch=lambda c: attempts.append("LAUNCH"))
+    assert attempts == [cell.run_id] * 3 and report.caught_up == [cell.run_id]
