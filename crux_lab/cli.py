@@ -70,7 +70,7 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.sweep.cli", "sweep", "sweep"),
     ("crux_lab.sweep.cli", "report", "report"),
     ("crux_lab.analysis.cli", "app", "report"),
-    ("crux_lab.engines.compare", "app", "compare"),
+    ("crux_lab.engines.compare", "compare_command", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
     ("crux_lab.local_model.cli", "app", "local-model"),
 ]
@@ -163,19 +163,25 @@ def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
 
 
 def _check_personas(raw: str) -> list[str]:
+    from crux_lab.personas.cli import resolve_persona_id
     from crux_lab.personas.loader import list_personas, persona_root
 
     ids = [p.strip() for p in raw.split(",") if p.strip()]
     if not ids:
         fail("--personas is empty: pass comma-separated persona ids, e.g. --personas a,b (see `crux-lab personas list`).")
     valid = list_personas()
-    unknown = [p for p in ids if p not in valid]
+    resolved = [resolve_persona_id(p, valid) for p in ids]
+    unknown = [p for p, r in zip(ids, resolved, strict=True) if r is None]
     if unknown:
+        import difflib
+
+        near = {p: difflib.get_close_matches(p, valid, n=1, cutoff=0.5) for p in unknown}
+        hints = "; ".join(f"{p}: did you mean {m[0]}?" for p, m in near.items() if m)
         fail(
-            f"unknown persona(s): {', '.join(unknown)}. Valid persona ids (in {persona_root()}): "
-            f"{', '.join(valid) or '(none)'}."
+            f"unknown persona(s): {', '.join(unknown)}." + (f" {hints}" if hints else "")
+            + f" Valid persona ids (in {persona_root()}): {', '.join(valid) or '(none)'}."
         )
-    return ids
+    return [r for r in resolved if r is not None]
 
 
 def _tier_help() -> str:
@@ -334,6 +340,8 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
                     # some engines (panel, graph) count turns their own way: grow the bar
                     progress.update(task, completed=turns, total=max(max_turns, turns))
                 progress.update(task, last=event.type)
+            # A debate that ends before --max-turns (converged, stopped) finishes the bar.
+            progress.update(task, total=progress.tasks[task].completed or max_turns, last="done")
 
     interrupted = False
     try:
@@ -503,6 +511,7 @@ def engines_cmd(
         typer.echo(json.dumps(engines))
         return
     table = Table("engine", "description")
+    table.columns[0].overflow = "fold"
     for name, desc in engines.items():
         table.add_row(name, desc)
     out_console.print(table)
@@ -553,9 +562,11 @@ def db_query(
     sql: Annotated[str, typer.Argument(help='SQL, e.g. "SELECT regime, count(*) FROM debates GROUP BY 1".')],
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of row objects.")] = False,
-    limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table (JSON gets all).")] = 200,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows shown in the table (JSON and CSV get all).")] = 200,
 ) -> None:
-    """Run a read-only SQL query and print a table (or JSON)."""
+    """Run a read-only SQL query and print its rows with full values: a table when it fits the
+    terminal, else one block per row (column : value); or JSON, or CSV."""
     from crux_lab.store import StoreError, query
 
     try:
@@ -565,12 +576,29 @@ def db_query(
     if as_json:
         typer.echo(res.to_json())
         return
-    table = Table(*res.columns)
-    for row in res.rows[:limit]:
-        table.add_row(*(escape(_cell(v)) for v in row))
-    out_console.print(table)
+    if as_csv:
+        import csv
+        import sys
+
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(res.columns)
+        writer.writerows([_cell(v) for v in row] for row in res.rows)
+        return
+    rows = [[_cell(v) for v in row] for row in res.rows[:limit]]
+    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(res.columns)]
+    if sum(widths) + 3 * len(widths) + 1 <= out_console.width and all("\n" not in v for r in rows for v in r):
+        table = Table(*res.columns)
+        for row in rows:
+            table.add_row(*(escape(v) for v in row))
+        out_console.print(table)
+    else:  # too wide for a table without cutting values: one block per row
+        pad = max((len(c) for c in res.columns), default=0)
+        for n, row in enumerate(rows, 1):
+            out_console.print(f"[bold]-- row {n}[/]")
+            for col, value in zip(res.columns, row, strict=True):
+                out_console.print(f"{escape(col):<{pad}} : {escape(value)}", highlight=False)
     if len(res.rows) > limit:
-        note(f"({len(res.rows) - limit} more rows; use --limit or --json)")
+        note(f"({len(res.rows) - limit} more rows; use --limit, --json or --csv)")
 
 
 def _cell(value: Any) -> str:
@@ -582,7 +610,10 @@ def _cell(value: Any) -> str:
 
 
 @db_app.command("info")
-def db_info(db: DbOption = None) -> None:
+def db_info(
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the path, migrations and row counts as JSON.")] = False,
+) -> None:
     """Schema version (applied migrations) and row counts."""
     from crux_lab.store import (
         StoreError,
@@ -601,6 +632,10 @@ def db_info(db: DbOption = None) -> None:
             counts = table_counts(con, resolve_db_path(db))
         except StoreError as exc:
             fail(str(exc))
+        if as_json:
+            typer.echo(json.dumps({"database": str(resolve_db_path(db)), "migrations": list(applied_migrations(con)),
+                                   "rows": dict(counts)}))
+            return
         out_console.print(f"database: {resolve_db_path(db)}")
         out_console.print(f"migrations: {', '.join(applied_migrations(con))}")
         table = Table("table", "rows")

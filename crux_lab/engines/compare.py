@@ -238,7 +238,7 @@ def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str]
     table = Table(title="Engine comparison", header_style="bold")
     for col, justify in [("engine", "left"), ("status", "left"), ("cruxes", "right"), ("regime", "left"),
                          ("turns", "right"), ("calls", "right"), ("tokens", "right"), ("cost $", "right"), ("wall s", "right")]:
-        table.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]  # never cut a value
     for row in comparison_rows(results):
         table.add_row(row.engine, row.status, str(row.cruxes), row.regime, str(row.turns), str(row.calls),
                       f"{row.tokens:,}", f"{row.cost_usd:.4f}", f"{row.wall_s:.2f}")

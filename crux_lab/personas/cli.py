@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -19,6 +20,52 @@ from rich.table import Table
 app = typer.Typer(help="The persona library: list, show, decks, build belief graphs.", no_args_is_help=True)
 out = Console()
 err = Console(stderr=True)
+
+
+# British and American spellings of the same word: a persona id written either way is found.
+_SPELLINGS = (("our", "or"), ("isation", "ization"), ("iser", "izer"), ("ise", "ize"), ("yse", "yze"), ("tre", "ter"))
+
+
+def _canonical(text: str) -> str:
+    """Lower case, words joined by hyphens, British spellings folded into American ones.
+
+    >>> _canonical("The Tenant Organiser"), _canonical("neighbourhood_preservationist")
+    ('tenant-organizer', 'neighborhood-preservationist')
+    """
+    words = [w for w in "".join(c if c.isalnum() else " " for c in text.lower()).split() if w != "the"]
+    out = []
+    for w in words:
+        for british, american in _SPELLINGS:
+            if british in w:
+                w = w.replace(british, american)
+        out.append(w)
+    return "-".join(out)
+
+
+def resolve_persona_id(ref: str, valid: list[str]) -> str | None:
+    """The persona id ``ref`` means: itself, or the one id (or display name) that matches it up
+    to case, spacing and British/American spelling (``tenant-organiser`` -> ``tenant-organizer``);
+    None when nothing or more than one matches.
+
+    >>> resolve_persona_id("tenant-organiser", ["tenant-organizer", "yimby-economist"])
+    'tenant-organizer'
+    >>> resolve_persona_id("nobody", ["tenant-organizer"]) is None
+    True
+    """
+    if ref in valid:
+        return ref
+    want = _canonical(ref)
+    matches = [v for v in valid if _canonical(v) == want]
+    if not matches:
+        from crux_lab.personas.loader import PersonaError, load_persona
+
+        for v in valid:
+            try:
+                if _canonical(load_persona(v).name) == want:
+                    matches.append(v)
+            except PersonaError:
+                continue
+    return matches[0] if len(matches) == 1 else None
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -30,7 +77,7 @@ def _fail(message: str, code: int = 2) -> None:
 def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of persona ids.")] = False,
 ) -> None:
-    """List the personas of the library (id, name, real/synthetic, decks, belief graph size)."""
+    """List the personas of the library (id, name, real or synthetic, decks, belief graph size)."""
     from crux_lab.personas.loader import list_personas, load_decks, load_persona
 
     ids = list_personas()
@@ -41,16 +88,22 @@ def list_cmd(
     for deck in load_decks():
         for pid in deck.persona_ids:
             decks.setdefault(pid, []).append(deck.id)
-    table = Table("id", "name", "kind", "decks", "nodes", "edges", "chunks")
+    # Ids stay whole (at 80 columns too); names and the other columns wrap or fold.
+    table = Table("id", "name (kind)", "decks", "beliefs", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption="beliefs: belief-graph nodes/edges/corpus chunks", caption_justify="left")
+    table.columns[0].no_wrap = True
+    for column in table.columns[1:]:
+        column.overflow = "fold"
     for pid in ids:
         try:
             p = load_persona(pid)
         except Exception as exc:  # one broken persona must not hide the others
-            table.add_row(pid, f"[red]unreadable: {escape(str(exc))}[/]", "", "", "", "", "")
+            table.add_row(pid, f"[red]unreadable: {escape(str(exc))}[/]", "", "")
             continue
         g = p.beliefs
-        table.add_row(pid, escape(p.name), p.contract.kind, ", ".join(decks.get(pid, [])),
-                      str(len(g.nodes)) if g else "-", str(len(g.edges)) if g else "-", str(len(p.corpus)))
+        graph = f"{len(g.nodes)}/{len(g.edges)}" if g else "-/-"
+        table.add_row(pid, f"{escape(p.name)} ({p.contract.kind})", ", ".join(decks.get(pid, [])),
+                      f"{graph}/{len(p.corpus)}")
     out.print(table)
 
 
@@ -62,10 +115,10 @@ def show_cmd(
     third: Annotated[bool, typer.Option("--third", help="With --prompt: third-person (APR) framing.")] = False,
 ) -> None:
     """Show one persona: contract, stances on its deck, belief graph summary."""
-    from crux_lab.personas.loader import PersonaError, load_persona, propositions_for
+    from crux_lab.personas.loader import PersonaError, list_personas, load_persona, propositions_for
 
     try:
-        p = load_persona(persona_id)
+        p = load_persona(resolve_persona_id(persona_id, list_personas()) or persona_id)
     except PersonaError as exc:
         _fail(str(exc))
         return
