@@ -12,11 +12,14 @@ What it adds on top of the SDK, and why:
   middleware, a hard deadline on each attempt (a server that trickles bytes cannot hold a
   call forever). A timed-out attempt is retried like any other transient failure.
 - **Concurrency.** At most ``max_concurrency`` calls are in flight (an asyncio semaphore).
-- **Structured output.** The JSON Schema of ``request.output_schema`` goes into the *user*
-  message (the cached system prompt stays identical across purposes), the answer is parsed
-  and validated with pydantic, and an invalid answer gets one repair turn that quotes the
-  error back. Forced tool use is not an option: current Sonnet models reject it (HTTP 400),
-  and assistant prefill is rejected too, so the prompt carries the contract.
+- **Structured output.** A model the price table marks ``structured_outputs`` (Claude 4.5
+  and later) gets the schema natively, in ``output_config.format`` (Anthropic's structured
+  outputs: constrained decoding), and no contract in the prompt. Other models, and a model
+  that rejects a schema with HTTP 400 (remembered), get the prompt contract: the JSON Schema
+  of ``request.output_schema`` in the *user* message (the cached system prompt stays
+  identical across purposes). Either way the answer is validated with pydantic, and an
+  invalid one gets one repair turn that quotes the error back. Forced tool use is not an
+  option: current Sonnet models reject it (HTTP 400), and so is assistant prefill.
 - **Model quirks** come from the price table (``crux_lab/data/prices.json``): current models
   reject a non-default ``temperature`` and think adaptively within ``max_tokens``, so the
   backend leaves temperature out for them, asks for low effort, and adds thinking headroom.
@@ -31,13 +34,15 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import email.utils
 import os
+import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 from pydantic import BaseModel
@@ -61,6 +66,8 @@ from crux_lab.models import Tier, Usage
 from crux_lab.scrub import register, scrub
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
+# A 400 that names the schema: the model cannot take output_config.format (or this schema).
+_SCHEMA_REJECTED = re.compile(r"output_config|output_format|format|schema", re.IGNORECASE)
 
 MISSING_KEY_MESSAGE = (
     f"the anthropic backend needs an API key: set it in the environment, e.g. "
@@ -204,6 +211,7 @@ class AnthropicBackend:
         http_client: Any | None = None,
         base_url: str | None = None,
         max_retry_wait_s: float = 120.0,
+        structured: Literal["auto", "prompt"] = "auto",
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
@@ -220,6 +228,9 @@ class AnthropicBackend:
         self.max_concurrency = max_concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        self.structured = structured
+        # Models that rejected an output_config.format schema: the prompt contract from then on.
+        self._no_schema: set[str] = set()
         register(key)  # a key passed in code is scrubbed from every artifact like an env key
         # The SDK client holds the key; this object keeps no copy of it.
         self._client = anthropic.AsyncAnthropic(
@@ -265,8 +276,11 @@ class AnthropicBackend:
         model = self.model_for(request.tier)
         async with self._semaphore():
             started = time.perf_counter()
-            messages: list[dict[str, Any]] = [{"role": "user", "content": user_content(request)}]
-            first = await self._send(request, model, messages)
+            native = self.native_schema(request, model) is not None
+            # With a native schema the API constrains the answer; else the prompt states it.
+            content = request.user if native else user_content(request)
+            messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+            first = await self._send_structured(request, model, messages)
             if request.output_schema is None:
                 if not first.text.strip():
                     raise LLMOutputError(
@@ -326,6 +340,39 @@ class AnthropicBackend:
             repaired=repaired,
         )
 
+    def native_schema(self, request: LLMRequest, model: str) -> dict[str, Any] | None:
+        """The ``output_config.format`` schema for a request, or None when the prompt contract
+        carries it (no schema, a model without structured outputs, or one that refused it).
+
+        ``anthropic.transform_schema`` closes every object and moves the constraints the API
+        does not take (``minimum``, ``maxLength``, ...) into descriptions; the pydantic schema
+        still enforces them on the reply.
+        """
+        schema = request.schema_json()
+        if (
+            schema is None
+            or self.structured != "auto"
+            or model in self._no_schema
+            or not model_settings(model).structured_outputs
+        ):
+            return None
+        return anthropic.transform_schema(copy.deepcopy(schema))
+
+    async def _send_structured(
+        self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
+    ) -> _Reply:
+        """One exchange; a model that rejects the native schema gets the prompt contract instead."""
+        if self.native_schema(request, model) is None:
+            return await self._send(request, model, messages)
+        try:
+            return await self._send(request, model, messages)
+        except LLMCallFailed as exc:
+            if exc.status != 400 or not _SCHEMA_REJECTED.search(exc.detail):
+                raise
+        self._no_schema.add(model)
+        messages[0] = {"role": "user", "content": user_content(request)}
+        return await self._send(request, model, messages)
+
     def request_params(
         self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
     ) -> dict[str, Any]:
@@ -345,8 +392,14 @@ class AnthropicBackend:
             # SDK 2.x dropped ``temperature`` from create() (current models reject it), so
             # older models that still take it get it through the raw request body.
             params["extra_body"] = {"temperature": request.temperature}
+        output_config: dict[str, Any] = {}
         if settings.effort:
-            params["output_config"] = {"effort": settings.effort}
+            output_config["effort"] = settings.effort
+        schema = self.native_schema(request, model)
+        if schema is not None:
+            output_config["format"] = {"type": "json_schema", "schema": schema}
+        if output_config:
+            params["output_config"] = output_config
         return params
 
     async def _send(

@@ -104,6 +104,8 @@ class ModelSettings:
     sampling_params: bool = True
     effort: str | None = None
     thinking_headroom: int = 0
+    # The model takes a JSON schema in ``output_config.format`` (Anthropic structured outputs).
+    structured_outputs: bool = False
 
 
 def model_settings(model: str) -> ModelSettings:
@@ -119,6 +121,7 @@ def model_settings(model: str) -> ModelSettings:
         sampling_params=bool(entry.get("sampling_params", True)),
         effort=entry.get("effort"),
         thinking_headroom=int(entry.get("thinking_headroom", 0)),
+        structured_outputs=bool(entry.get("structured_outputs", False)),
     )
 
 

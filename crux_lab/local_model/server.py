@@ -330,7 +330,7 @@ def start(
         str(binary), "--model", str(gguf), "--host", HOST, "--port", str(port), "--alias", alias,
         # Each slot gets ctx_size tokens; the prompt cache keeps each persona's prefix warm.
         "--ctx-size", str(ctx_size * parallel), "--parallel", str(parallel), "--no-kv-unified",
-        "--threads", str(threads or os.cpu_count() or 1), *extra,
+        "--threads", str(threads or 1), *extra,
     ]
     say(f"starting {alias} ({gguf.name}) on {HOST}:{port}; log: {log}")
     with log.open("w", encoding="utf-8") as out:

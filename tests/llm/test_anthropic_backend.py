@@ -165,9 +165,10 @@ async def test_transport_read_timeout_is_retried() -> None:
     assert (r.text, r.retries) == ("ok", 1)
 
 
-async def test_structured_output_parses_and_puts_schema_in_user_message() -> None:
+async def test_prompt_contract_parses_and_puts_schema_in_user_message() -> None:
     api = FakeAPI([message('```json\n{"side": "YES", "confidence": 0.8}\n```')])
-    r = await backend(api).generate(take(purpose="detect_disagreement", output_schema=Vote, cache_system=True))
+    b = backend(api, structured="prompt")
+    r = await b.generate(take(purpose="detect_disagreement", output_schema=Vote, cache_system=True))
     assert isinstance(r.parsed, Vote) and r.parsed.side == "YES"
     assert json.loads(r.text) == {"side": "YES", "confidence": 0.8}
     body = api.requests[0].body
@@ -290,3 +291,64 @@ async def test_an_unreasonable_retry_after_fails_fast_instead_of_stalling() -> N
         await backend(api, max_retry_wait_s=5).generate(take(purpose="opening"))
     assert len(api.requests) == 1
     assert info.value.status == 429 and "3600" in str(info.value) and "opening" in str(info.value)
+
+
+# -- native structured outputs (output_config.format) ----------------------------------
+
+
+async def test_native_structured_output_sends_the_schema_and_no_contract() -> None:
+    api = FakeAPI([message('{"side": "YES", "confidence": 0.8}')])
+    r = await backend(api).generate(take(output_schema=Vote, cache_system=True))
+    assert isinstance(r.parsed, Vote) and not r.repaired
+    body = api.requests[0].body
+    assert body["messages"] == [{"role": "user", "content": "Your take?"}]
+    config = body["output_config"]
+    assert config["effort"] == pricing.model_settings("claude-sonnet-5-5").effort
+    assert config["format"]["type"] == "json_schema"
+    schema = config["format"]["schema"]
+    assert schema["additionalProperties"] is False and set(schema["required"]) == {"side", "confidence"}
+    # Range limits the API does not take move into the description; pydantic still checks them.
+    confidence = schema["properties"]["confidence"]
+    assert "minimum" not in confidence and "maximum" not in confidence
+    assert "minimum: 0" in confidence["description"]
+
+
+async def test_native_reply_out_of_range_is_still_repaired() -> None:
+    api = FakeAPI([message('{"side": "YES", "confidence": 7}'), message('{"side": "YES", "confidence": 0.7}')])
+    r = await backend(api).generate(take(output_schema=Vote))
+    assert r.repaired and isinstance(r.parsed, Vote) and r.parsed.confidence == 0.7
+    second = api.requests[1].body
+    assert "confidence" in second["messages"][2]["content"] and "format" in second["output_config"]
+
+
+async def test_a_model_without_structured_outputs_gets_the_prompt_contract() -> None:
+    api = FakeAPI([message('{"side": "NO", "confidence": 0.1}', model="claude-legacy-3")])
+    b = backend(api, models={Tier.strong: "claude-legacy-3", Tier.fast: "claude-legacy-3"})
+    r = await b.generate(take(output_schema=Vote))
+    assert isinstance(r.parsed, Vote)
+    body = api.requests[0].body
+    assert "output_config" not in body and "JSON Schema" in body["messages"][0]["content"]
+
+
+async def test_a_rejected_native_schema_falls_back_to_the_contract_and_is_remembered() -> None:
+    api = FakeAPI(
+        [
+            error(400, "invalid_request_error", "output_config.format.schema: too many properties"),
+            message('{"side": "NO", "confidence": 0.1}'),
+        ]
+    )
+    b = backend(api)
+    r = await b.generate(take(output_schema=Vote))
+    assert isinstance(r.parsed, Vote)
+    first, second = (c.body for c in api.requests)
+    assert "format" in first["output_config"]
+    assert "format" not in second.get("output_config", {}) and "JSON Schema" in second["messages"][0]["content"]
+    await b.generate(take(output_schema=Vote))
+    assert "format" not in api.requests[2].body.get("output_config", {})
+
+
+async def test_other_400s_are_not_taken_for_a_schema_problem() -> None:
+    api = FakeAPI([error(400, "invalid_request_error", "messages: roles must alternate")])
+    with pytest.raises(LLMCallFailed, match="roles must alternate"):
+        await backend(api).generate(take(output_schema=Vote))
+    assert len(api.requests) == 1
