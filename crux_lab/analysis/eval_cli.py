@@ -71,7 +71,7 @@ def recovery_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
     """The per-engine recovery summary as a rich table."""
     table = Table(title=title)
     for key, label in COLUMNS:
-        table.add_column(label, justify="left" if key == "engine" else "right", no_wrap=True)
+        table.add_column(label, justify="left" if key == "engine" else "right", overflow="fold")
     for row in rows:
         table.add_row(*(_fmt(row[key]) for key, _ in COLUMNS))
     return table

@@ -329,7 +329,8 @@ def summarize(scores: Sequence[RecoveryScore]) -> list[dict[str, Any]]:
             "engine": engine, "debates": len(mine),
             "precision": _nanmean([s.precision for s in mine]),
             "recall": _nanmean([s.recall for s in mine]),
-            "f1": _nanmean([s.f1 for s in mine]),
+            # A debate that found nothing scores F1 0 (it is not left out of the mean).
+            "f1": _nanmean([0.0 if math.isnan(s.f1) and s.n_planted else s.f1 for s in mine]),
             "type_accuracy": _nanmean([s.type_accuracy for s in mine]),
             "planted": sum(s.n_planted for s in mine), "found": sum(s.found for s in mine),
             "false_positives": sum(s.false_positives for s in mine),
@@ -535,6 +536,7 @@ def recovery_summary(frame: Any) -> Any:
     """Mean recovery per engine over the runs with every failure knob at 0 (a
     :func:`recovery_frame`)."""
     clean = frame[(frame[list(KNOBS) + ["drift"]] == 0).all(axis=1)]
+    clean = clean.assign(f1=clean["f1"].fillna(0.0))  # found nothing: F1 0, not left out of the mean
     cols = ["precision", "recall", "f1", "type_accuracy", "false_common_ground"]
     out = clean.groupby("engine")[cols].mean()
     out.insert(0, "debates", clean.groupby("engine").size())
