@@ -25,6 +25,11 @@ crux_specificity                all that report cruxes, cards or disputes
 fake_consensus_rate             engines that report common ground (blitz, classical, graph,
                                 dialogue/dcg when their graph has grounded agreements)
 cost_per_validated_crux         all, when at least one crux validates against ground truth
+restates_topic_rate             all that report crux items (:mod:`crux_lab.analysis.quality`;
+                                every crux and card is also stamped ``restates_topic``)
+falsifier_concreteness          engines that state falsifiers (cards, flip conditions)
+voice_fidelity                  all with turns by 2+ personas that have a corpus
+reasoning_differentiation       all with 3+ turns by each of 2+ personas
 crux_recurrence                 cross-debate: :func:`record_recurrence` over the store
 ==============================  =====================================================
 """
@@ -512,6 +517,20 @@ def cost_per_validated_crux(result: DebateResult, truth: Truth, propositions: Se
 # ---------------------------------------------------------------------------
 
 
+def _quality_metrics(result: DebateResult, personas: Mapping[str, Persona] | None) -> dict[str, float]:
+    """The crux and persona quality metrics of :mod:`crux_lab.analysis.quality`."""
+    from crux_lab.analysis import quality
+
+    out = {
+        "restates_topic_rate": quality.restates_topic_rate(result),
+        "falsifier_concreteness": quality.falsifier_concreteness(result),
+        "reasoning_differentiation": quality.reasoning_differentiation(result),
+    }
+    if personas:
+        out["voice_fidelity"] = quality.voice_fidelity(result, personas)
+    return out
+
+
 def compute_metrics(
     result: DebateResult,
     personas: Mapping[str, Persona] | None = None,
@@ -533,6 +552,7 @@ def compute_metrics(
         "belief_consistency_line": belief_consistency_line(result),
         "crux_specificity": crux_specificity(result),
         "n_crux_items": float(len(crux_texts(result))),
+        **_quality_metrics(result, personas),
     }
     if personas:
         out.update(
@@ -550,8 +570,12 @@ def compute_metrics(
 def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:
     """:func:`compute_metrics` without the ``nan`` values, rounded; never raises (the runner
     calls it at the end of every debate, and a metric bug must not lose a result: it then
-    records ``metrics_error = 1``)."""
+    records ``metrics_error = 1``). It also stamps ``restates_topic`` on every crux and card
+    (:func:`crux_lab.analysis.quality.mark_restates_topic`)."""
     try:
+        from crux_lab.analysis.quality import mark_restates_topic
+
+        mark_restates_topic(result)
         values = compute_metrics(result, personas)
     except Exception:  # a bug in a metric must never cost the debate
         return {"metrics_error": 1.0}

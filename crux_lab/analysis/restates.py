@@ -1,0 +1,247 @@
+"""Does a crux merely restate the debate topic?
+
+A crux should name the premise under a disagreement ("Does new supply lower rents within five
+years?"), not the topic again ("Will building more housing make the city affordable?").
+:func:`restates_topic` flags a question as restating the topic when
+
+- its MiniLM embedding (:mod:`crux_lab.embed`) has cosine similarity with the topic's at or
+  above :data:`RESTATES_AT`, or
+- it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap).
+
+**Calibration** (:func:`calibrate`, run by ``benchmarks/restates_topic_threshold.py``): a labelled
+set built from the shipped decks (:func:`calibration_pairs`). For each deck topic, the
+positives are two hand-written restatements and the negatives every deck proposition's
+question, and a paraphrase of it, except the proposition the topic plainly is (ambiguous,
+left out). Debates also run on a proposition's own question as the topic: for each, two
+simulator paraphrases of it are positives and a paraphrase of every other proposition of
+the deck a negative (a premise, not the topic). The two thresholds are grid-searched for the best F1 on the crypto
+and AI-policy decks; the housing deck is held out and reported. Re-run the script after
+changing the decks or the embedder and update the constants below with what it prints.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# Calibrated by benchmarks/restates_topic_threshold.py (fit: crypto + ai-policy decks, 200
+# pairs, F1 0.944; held out: housing, 54 pairs, precision 1.0, recall 1.0). See the module
+# docstring.
+RESTATES_AT = 0.71
+COVERAGE_AT = 0.67
+
+_TOKEN = re.compile(r"[a-z][a-z'-]*|\d+")
+_STOP = frozenset(
+    ["the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "be", "for", "with", "that", "this", "it", "as", "by", "at", "from", "will", "would", "should", "can", "could", "do", "does", "did", "not", "no", "what", "how", "why", "whether", "which", "who", "than", "its", "into", "over", "our", "their", "we", "they", "you", "i", "more", "less", "really", "has", "have", "had", "was", "were", "been", "being", "about", "any", "all", "so", "if", "then", "there"]
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased content words, a trailing plural or possessive 's' dropped.
+
+    >>> sorted(content_words("Should companies hold Bitcoin on their balance sheets?"))
+    ['balance', 'bitcoin', 'companie', 'hold', 'sheet']
+    """
+    out = set()
+    for w in _TOKEN.findall(text.lower()):
+        w = w.strip("'")
+        if w in _STOP or len(w) < 3:
+            continue
+        if w.endswith("'s"):
+            w = w[:-2]
+        elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+            w = w[:-1]
+        out.add(w)
+    return out
+
+
+def topic_coverage_of(question: str, topic: str) -> float:
+    """Share of the topic's content words the question uses (0 when the topic has none).
+
+    >>> topic_coverage_of("Is rent control a trap?", "Rent control: protection or trap?")
+    0.75
+    """
+    t = content_words(topic)
+    return len(t & content_words(question)) / len(t) if t else 0.0
+
+
+_CACHE: dict[str, np.ndarray] = {}
+
+
+def _vectors(texts: Sequence[str], encoder: Any = None) -> np.ndarray:
+    """Embeddings of ``texts``, remembered per text (crux questions repeat across a run)."""
+    if encoder is not None:
+        return np.asarray(encoder.encode(list(texts)))
+    from crux_lab.embed import get_embedder
+
+    missing = [t for t in dict.fromkeys(texts) if t not in _CACHE]
+    if missing:
+        if len(_CACHE) > 20_000:
+            _CACHE.clear()
+        for t, v in zip(missing, get_embedder().encode(missing), strict=True):
+            _CACHE[t] = v
+    return np.stack([_CACHE[t] for t in texts]) if texts else np.zeros((0, 384), dtype=np.float32)
+
+
+def topic_similarities(questions: Sequence[str], topic: str, encoder: Any = None) -> list[float]:
+    """Cosine similarity of each question with the topic."""
+    if not questions:
+        return []
+    vecs = _vectors([topic, *questions], encoder)
+    return [float(np.clip(np.dot(vecs[0], v), -1.0, 1.0)) for v in vecs[1:]]
+
+
+def restates_topic_flags(
+    questions: Sequence[str],
+    topic: str,
+    *,
+    encoder: Any = None,
+    threshold: float = RESTATES_AT,
+    coverage: float = COVERAGE_AT,
+) -> list[bool]:
+    """:func:`restates_topic` for many questions at once (one embedding batch)."""
+    if not topic.strip():
+        return [False for _ in questions]
+    sims = topic_similarities(questions, topic, encoder)
+    return [s >= threshold or topic_coverage_of(q, topic) >= coverage for q, s in zip(questions, sims, strict=True)]
+
+
+def restates_topic(question: str, topic: str, *, encoder: Any = None) -> bool:
+    """True when ``question`` restates ``topic`` (see the module docstring)."""
+    return restates_topic_flags([question], topic, encoder=encoder)[0]
+
+
+# ---------------------------------------------------------------------------
+# Calibration
+# ---------------------------------------------------------------------------
+
+#: Two hand-written restatements of every shipped deck topic (the positives).
+RESTATEMENTS: dict[str, tuple[str, str]] = {
+    "Bitcoin is digital gold": ("Is Bitcoin really digital gold?", "Whether Bitcoin deserves to be called digital gold"),
+    "Should companies hold Bitcoin on their balance sheets?": ("Is it wise for firms to keep Bitcoin on their balance sheet?", "Should corporations hold Bitcoin?"),
+    "Is crypto's future Bitcoin only or programmable platforms?": ("Will crypto's future belong to Bitcoin alone or to programmable platforms?", "Bitcoin only, or programmable platforms: which is the future of crypto?"),
+    "Proof of work versus proof of stake": ("Is proof of work better than proof of stake?", "Which is better: proof of work or proof of stake?"),
+    "What drives the Bitcoin price: adoption or liquidity?": ("Is Bitcoin's price driven by adoption or by liquidity?", "Does adoption or liquidity drive the price of Bitcoin?"),
+    "Should frontier AI training be licensed?": ("Should training frontier AI models require a licence?", "Is licensing frontier AI training a good idea?"),
+    "Open-weight models: public good or public hazard?": ("Are open-weight models a public good or a public hazard?", "Is releasing open-weight models good or dangerous for the public?"),
+    "What should AI regulation prioritise?": ("What should the priorities of AI regulation be?", "Which goals should AI regulation put first?"),
+    "Will AI take our jobs?": ("Will AI take away our jobs?", "Is AI going to take people's jobs?"),
+    "Will building more housing make the city affordable?": ("Does building more homes make a city affordable?", "Would more housing construction make the city affordable?"),
+    "Rent control: protection or trap?": ("Is rent control a protection or a trap?", "Does rent control protect tenants or trap them?"),
+    "Who should decide what gets built in a neighbourhood?": ("Who should decide what is built in a neighbourhood?", "Who gets to decide what gets built in a neighborhood?"),
+}
+
+#: The proposition a topic plainly is (left out of the negatives: restating or not is moot).
+TOPIC_IS: dict[str, str] = {
+    "Bitcoin is digital gold": "crypto.p1",
+    "Should companies hold Bitcoin on their balance sheets?": "crypto.p6",
+    "Is crypto's future Bitcoin only or programmable platforms?": "crypto.p4",
+    "Proof of work versus proof of stake": "crypto.p8",
+    "What drives the Bitcoin price: adoption or liquidity?": "crypto.p9",
+    "Should frontier AI training be licensed?": "ai-policy.p3",
+    "Open-weight models: public good or public hazard?": "ai-policy.p2",
+    "What should AI regulation prioritise?": "ai-policy.p4",
+    "Will AI take our jobs?": "ai-policy.p6",
+    "Will building more housing make the city affordable?": "housing.p1",
+    "Rent control: protection or trap?": "housing.p2",
+    "Who should decide what gets built in a neighbourhood?": "housing.p3",
+}
+
+
+@dataclass(frozen=True)
+class Pair:
+    deck: str
+    topic: str
+    question: str
+    restates: bool
+
+
+def calibration_pairs(seed: int = 0) -> list[Pair]:
+    """The labelled (topic, question) pairs of the shipped decks (see the module docstring)."""
+    from crux_lab.llm.simulated.core import paraphrase
+    from crux_lab.personas.loader import load_decks
+
+    rng = random.Random(seed)
+    out: list[Pair] = []
+    for deck in load_decks():
+        for topic in deck.topics:
+            for q in RESTATEMENTS.get(topic, ()):
+                out.append(Pair(deck.id, topic, q, True))
+            for prop in deck.propositions:
+                if TOPIC_IS.get(topic) == prop.id:
+                    continue
+                out.append(Pair(deck.id, topic, prop.question, False))
+                out.append(Pair(deck.id, topic, paraphrase(prop.text, "question", rng), False))
+        # Debates are also run on a proposition's own question as the topic: two paraphrases
+        # of it restate it; every other proposition of the deck is a premise, not the topic.
+        for topic_prop in deck.propositions:
+            topic = topic_prop.question
+            for _ in range(2):
+                out.append(Pair(deck.id, topic, paraphrase(topic_prop.text, "question", rng), True))
+            for prop in deck.propositions:
+                if prop.id != topic_prop.id:
+                    out.append(Pair(deck.id, topic, paraphrase(prop.text, "question", rng), False))
+    return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    threshold: float
+    coverage: float
+    fit_f1: float
+    held_out: dict[str, float]
+    n_fit: int
+    n_held_out: int
+
+
+def _scores(flags: Sequence[bool], labels: Sequence[bool]) -> dict[str, float]:
+    tp = sum(1 for f, y in zip(flags, labels, strict=True) if f and y)
+    fp = sum(1 for f, y in zip(flags, labels, strict=True) if f and not y)
+    fn = sum(1 for f, y in zip(flags, labels, strict=True) if not f and y)
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    acc = sum(1 for f, y in zip(flags, labels, strict=True) if f == y) / len(labels) if labels else 0.0
+    return {"precision": round(p, 3), "recall": round(r, 3), "f1": round(f1, 3), "accuracy": round(acc, 3)}
+
+
+def calibrate(pairs: Sequence[Pair] | None = None, held_out_deck: str = "housing", encoder: Any = None) -> Calibration:
+    """Grid-search (embedding threshold, word coverage) for the best F1 on every deck but
+    ``held_out_deck``; report precision, recall, F1 and accuracy on the held-out deck."""
+    pairs = list(pairs or calibration_pairs())
+    sims = []
+    for topic in dict.fromkeys(p.topic for p in pairs):
+        mine = [p for p in pairs if p.topic == topic]
+        sims += list(zip(mine, topic_similarities([p.question for p in mine], topic, encoder), strict=True))
+    fit = [(p, s) for p, s in sims if p.deck != held_out_deck]
+    held = [(p, s) for p, s in sims if p.deck == held_out_deck]
+    best = (-1.0, 1.0, 1.0)
+    for t in np.arange(0.5, 0.96, 0.01):
+        for c in (0.5, 0.6, 0.67, 0.75, 0.8, 1.0):
+            flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c for p, s in fit]
+            f1 = _scores(flags, [p.restates for p, _ in fit])["f1"]
+            if f1 > best[0]:
+                best = (f1, round(float(t), 2), c)
+    f1, t, c = best
+    flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c for p, s in held]
+    return Calibration(t, c, f1, _scores(flags, [p.restates for p, _ in held]), len(fit), len(held))
+
+
+__all__ = [
+    "COVERAGE_AT",
+    "RESTATES_AT",
+    "Calibration",
+    "Pair",
+    "calibrate",
+    "calibration_pairs",
+    "content_words",
+    "restates_topic",
+    "restates_topic_flags",
+    "topic_coverage_of",
+    "topic_similarities",
+]
