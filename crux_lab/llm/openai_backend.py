@@ -452,6 +452,10 @@ class OpenAIBackend:
         token = _attempts.set(attempts)
         try:
             completion = await self._client.chat.completions.create(**params)
+        except asyncio.CancelledError as exc:
+            # Cancelled mid-call (a sibling failed, Ctrl-C): the ledger records the attempts made.
+            exc.retries = max(len(attempts) - 1, 0)  # type: ignore[attr-defined]
+            raise
         except openai.OpenAIError as exc:
             exc.crux_lab_retries = max(len(attempts) - 1, 0)  # type: ignore[attr-defined]
             raise
