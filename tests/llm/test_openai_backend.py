@@ -276,3 +276,44 @@ async def test_the_ledger_records_cached_prompt_tokens() -> None:
     await ledger.generate(take(cache_system=True))
     row = ledger.calls[0]
     assert (row.backend, row.model, row.input_tokens, row.cache_read_tokens) == ("openai", "smollm2", 200, 800)
+
+
+async def test_a_cassette_records_openai_calls_and_replays_them_without_the_server(tmp_path: Path) -> None:
+    from crux_lab.llm.replay import ReplayBackend
+
+    cassette = tmp_path / "openai.jsonl"
+    api = FakeOpenAI([completion('{"side": "YES", "confidence": 0.6}', prompt_tokens=300, cached_tokens=200)])
+    recording = ReplayBackend(cassette, inner=backend(api), mode="record")
+    live = await recording.generate(take(output_schema=Vote))
+    replay = ReplayBackend(cassette, mode="replay")
+    again = await replay.generate(take(output_schema=Vote))
+    assert again.text == live.text and isinstance(again.parsed, Vote)
+    assert again.model == "smollm2" and again.usage.cache_read_tokens == 200
+    assert replay.model_for(Tier.strong) == "smollm2"
+    assert len(api.chats) == 1  # the replay never reached the server
+
+
+def test_make_backend_builds_the_openai_backend_with_the_run_models() -> None:
+    from crux_lab.llm import make_backend
+
+    from .tiny_panel import tiny_panel
+
+    personas, propositions = tiny_panel()
+    b = make_backend(
+        "openai", personas=personas, propositions=propositions,
+        models={"strong": "big", "fast": "small"}, base_url=LOCAL_URL,
+    )
+    assert isinstance(b, OpenAIBackend) and b.base_url == LOCAL_URL
+    assert (b.model_for(Tier.strong), b.model_for(Tier.fast)) == ("big", "small")
+    with pytest.raises(BackendUnavailable, match="export OPENAI_API_KEY"):
+        make_backend("openai", personas=personas, propositions=propositions, models={"strong": "m", "fast": "m"}, base_url=REMOTE_URL)
+
+
+def test_run_ids_change_with_the_models_and_stay_put_without_them() -> None:
+    from crux_lab.models import DebateConfig
+
+    base = DebateConfig(topic="t", persona_ids=["a"], engine="blitz", backend="openai")
+    with_models = base.model_copy(update={"models": {"strong": "m", "fast": "m"}, "base_url": LOCAL_URL})
+    other = base.model_copy(update={"models": {"strong": "m2", "fast": "m"}, "base_url": LOCAL_URL})
+    assert len({base.run_id(), with_models.run_id(), other.run_id()}) == 3
+    assert "models" not in base.model_dump() and with_models.model_dump()["models"] == {"strong": "m", "fast": "m"}
