@@ -73,6 +73,7 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.engines.compare", "compare_command", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
     ("crux_lab.local_model.cli", "app", "local-model"),
+    ("crux_lab.arena.cli", "arena", "arena"),
 ]
 
 

@@ -346,3 +346,28 @@ def m003_extra_and_named_reason(con: duckdb.DuckDBPyConnection) -> None:
     for table in tables:
         con.execute(f'ALTER TABLE "{table}" ADD COLUMN extra JSON')
     con.execute("ALTER TABLE turns ADD COLUMN named_reason VARCHAR")
+
+
+@migration
+def m005_arena_judgements(con: duckdb.DuckDBPyConnection) -> None:
+    # `crux-lab arena`: one row per judgement of two runs' crux cards (each pair of runs is
+    # judged in both orders, judge_order 'ab' or 'ba'); winner is an engine name or 'tie'.
+    con.execute(
+        """
+        CREATE TABLE arena_judgements (
+            id VARCHAR PRIMARY KEY,
+            judged_at TIMESTAMP DEFAULT current_timestamp,
+            topic VARCHAR,
+            engine_a VARCHAR,
+            engine_b VARCHAR,
+            run_a VARCHAR,
+            run_b VARCHAR,
+            judge_order VARCHAR,
+            verdict VARCHAR,
+            winner VARCHAR,
+            reason VARCHAR,
+            judge VARCHAR,
+            rubric_version VARCHAR
+        )
+        """
+    )

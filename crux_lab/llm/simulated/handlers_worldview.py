@@ -254,3 +254,76 @@ def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             f"state; on {len(cards)} of them the people described take opposite sides."
         )
     return out
+
+
+# ---------------------------------------------------------------------------
+# Judges (the arena, falsifier concreteness)
+# ---------------------------------------------------------------------------
+
+SIMULATED_JUDGE = "Simulated judge: scored from the planted ground truth, not by reading quality."
+
+
+def simulated_set_score(ctx: SimContext, cards: list[dict[str, Any]]) -> tuple[float, dict[str, int]]:
+    """A card set's score from the planted ground truth: per distinct deck claim the set's
+    questions name (as read), +1 if the debate's personas really split on it, -1 if it is the
+    topic restated, +0.5 when the card's type is the planted type; +0.25 x the mean falsifier
+    concreteness; -0.25 per card that names no planted claim."""
+    from crux_lab.analysis.quality import falsifier_score
+
+    ids = list(ctx.hints.persona_ids)
+    topic_prop = ctx.recognize(ctx.hints.topic) if ctx.hints.topic else None
+    seen: set[str] = set()
+    tally = {"contested": 0, "restated": 0, "typed": 0, "unplanted": 0}
+    score = 0.0
+    for card in cards:
+        prop = ctx.recognize(str(card.get("question", "")))
+        if prop is None:
+            tally["unplanted"] += 1
+            score -= 0.25
+            continue
+        if prop.id in seen:
+            continue
+        seen.add(prop.id)
+        if topic_prop is not None and prop.id == topic_prop.id:
+            tally["restated"] += 1
+            score -= 1.0
+            continue
+        stances = {ctx.current_stance(p, prop.id) for p in ids}
+        if {"pro", "con"} <= stances:
+            tally["contested"] += 1
+            score += 1.0
+        if prop.disagreement_type is not None and card.get("type") == prop.disagreement_type.value:
+            tally["typed"] += 1
+            score += 0.5
+    falsifiers = [f for card in cards for f in card.get("falsifiers", [])]
+    if falsifiers:
+        score += 0.25 * sum(falsifier_score(f) for f in falsifiers) / len(falsifiers)
+    return score, tally
+
+
+@handler("judge")
+def judge(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """The arena's judge on the simulator: compares the two sets' ground-truth scores."""
+    first, f_tally = simulated_set_score(ctx, list(ctx.hints.extra.get("first", [])))
+    second, s_tally = simulated_set_score(ctx, list(ctx.hints.extra.get("second", [])))
+    verdict = "tie" if abs(first - second) < 0.25 else "first" if first > second else "second"
+
+    def say(t: dict[str, int]) -> str:
+        return (f"{t['contested']} planted contested premise(s), {t['restated']} topic restatement(s), "
+                f"{t['typed']} planted type(s) matched, {t['unplanted']} card(s) naming no planted claim")
+
+    reason = f"{SIMULATED_JUDGE} Set 1: {say(f_tally)} (score {first:.2f}). Set 2: {say(s_tally)} (score {second:.2f})."
+    return {"verdict": verdict, "reason": reason}
+
+
+@handler("judge_falsifiers")
+def judge_falsifiers(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """Falsifier concreteness on the simulator: the documented heuristic, and it says so."""
+    from crux_lab.analysis.quality import falsifier_score
+
+    falsifiers = [str(f) for f in ctx.hints.extra.get("falsifiers", [])]
+    return {
+        "concrete": [falsifier_score(f) >= 2 / 3 for f in falsifiers],
+        "basis": "Simulated judge: the falsifier_score heuristic (observable, bounded, specific; "
+        "concrete at 2 of 3 checks), not a reading.",
+    }
