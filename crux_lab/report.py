@@ -7,6 +7,10 @@ the template drops nbconvert's CDN tags (require.js, MathJax, mermaid, widgets).
 
     run_report("3f2a9c0d1e2b4a5c")      -> reports/3f2a9c0d1e2b4a5c.html
     sweep_report("demo")                -> experiments/demo/report/index.html (links to each run)
+
+A run report is one self-contained file (plotly.js inside). A sweep report is a folder: its
+pages share one copy of plotly.js, ``report/plotly.min.js``, loaded by a relative path, so the
+folder stays offline and each page is a few hundred KB instead of about 5 MB.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ _EXTERNAL = re.compile(
 )
 _SRCDOC = re.compile(r'srcdoc="([^"]*)"', re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?["']?((?:https?:)?//[^"')\s]+)""", re.IGNORECASE)
+# The plotly.js bundle plotly's notebook renderer puts inline (once per notebook).
+_PLOTLY_BUNDLE = re.compile(r"<script>(/\*\*\s*\n\* plotly\.js v.*?)</script>", re.DOTALL)
+SHARED_PLOTLY = "plotly.min.js"
 
 OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
@@ -97,8 +104,30 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def export_html(notebook: str | Path, out: str | Path, *, title: str | None = None) -> ReportInfo:
-    """Export an executed notebook to a self-contained HTML file with the input hidden."""
+def share_plotly(page: str, bundle: Path, href: str) -> str:
+    r"""``page`` with its inline plotly.js replaced by ``<script src=href>``; the bundle is
+    written to ``bundle`` (once: the same plotly version gives the same file).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> share_plotly("<p><script>/**\n* plotly.js v9\n*/ var P;</script></p>", d / "p.js", "p.js")
+    '<p><script src="p.js"></script></p>'
+    >>> (d / "p.js").read_text()
+    '/**\n* plotly.js v9\n*/ var P;'
+    """
+    found = _PLOTLY_BUNDLE.search(page)
+    if found is None:
+        return page
+    if not bundle.is_file() or bundle.read_text(encoding="utf-8") != found.group(1):
+        _write_atomic(bundle, found.group(1))
+    return page[: found.start()] + f'<script src="{href}"></script>' + page[found.end():]
+
+
+def export_html(notebook: str | Path, out: str | Path, *, title: str | None = None,
+                shared_plotly: Path | None = None) -> ReportInfo:
+    """Export an executed notebook to an offline HTML file with the input hidden: one
+    self-contained file, or with ``shared_plotly`` (a file in or above the page's folder)
+    loading plotly.js from there."""
     import nbformat
 
     started = time.perf_counter()
@@ -117,6 +146,9 @@ def export_html(notebook: str | Path, out: str | Path, *, title: str | None = No
             "show plotly figures after crux_lab.workbench.setup_plotly() and networks with crux_lab.viz.network."
         )
     out_path = Path(out)
+    if shared_plotly is not None:
+        href = os.path.relpath(shared_plotly, out_path.parent).replace(os.sep, "/")
+        body = share_plotly(body, shared_plotly, href)
     _write_atomic(out_path, body)
     return ReportInfo(out_path, out_path.stat().st_size, time.perf_counter() - started)
 
@@ -200,12 +232,13 @@ def sweep_report(name_or_yaml: str | Path, *, db: str | Path | None = None, expe
     for run_id, cell in cells.items():
         nb = Path(cell.get("notebook") or sweep_dir / "runs" / f"{run_id}.ipynb")
         if cell.get("status") == "done" and nb.is_file():
-            export_html(nb, out_dir / "runs" / f"{run_id}.html", title=f"crux_lab run {run_id}")
+            export_html(nb, out_dir / "runs" / f"{run_id}.html", title=f"crux_lab run {run_id}",
+                        shared_plotly=out_dir / SHARED_PLOTLY)
     bench = out_dir / "benchmark.ipynb"
     from crux_lab.store import resolve_db_path
 
     _execute(notebooks_dir() / "06_benchmark.ipynb", bench,
              {"sweep": name, "db": str(resolve_db_path(db).resolve()), "links_to": "runs",
               "manifest": str(manifest_path.resolve())}, notebooks_dir())
-    info = export_html(bench, out_dir / "index.html", title=f"crux_lab sweep {name}")
+    info = export_html(bench, out_dir / "index.html", title=f"crux_lab sweep {name}", shared_plotly=out_dir / SHARED_PLOTLY)
     return ReportInfo(info.path, info.size_bytes, time.perf_counter() - started)

@@ -84,6 +84,13 @@ def test_run_and_sweep_reports_render_offline_in_chromium(tmp_path: Path) -> Non
     rendered = render(index, tmp_path / "chromium-sweep")
     assert len(RENDERED_PLOT.findall(rendered.dom)) == len(PLOT_DIV.findall(html)) >= 3
     assert rendered.external == []
+    # The sweep report's pages share one plotly.js in the report folder, loaded by a relative path.
+    assert (index.parent / "plotly.min.js").stat().st_size > 3_000_000
+    assert '<script src="plotly.min.js"></script>' in html and index.stat().st_size < 1_000_000
+    run_page = index.parent / links[0]
+    assert '<script src="../plotly.min.js"></script>' in run_page.read_text(encoding="utf-8")
+    shown = render(run_page, tmp_path / "chromium-sweep-run")
+    assert len(RENDERED_PLOT.findall(shown.dom)) == len(PLOT_DIV.findall(run_page.read_text(encoding="utf-8"))) >= 3
     # A report for a sweep run reuses the sweep's executed notebook (no kernel).
     again = run_report(result.run_id, tmp_path / "again.html", experiments=tmp_path / "experiments")
     assert again.size_bytes > 3_000_000 and not (tmp_path / "again.ipynb").exists()
