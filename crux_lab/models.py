@@ -460,6 +460,20 @@ class LLMCall(Model):
     request_hash: str = ""
 
 
+# Backends whose calls are billed to an API key; the others model what a call would cost.
+PAID_BACKENDS = frozenset({"anthropic", "openai"})
+
+
+def is_billed(backend: str) -> bool:
+    """True when a run's (or call's) backend includes a paid API: the one rule behind the CLI
+    summary, the reports and the store's ``billed`` columns.
+
+    >>> is_billed("anthropic"), is_billed("replay"), is_billed("anthropic+replay")
+    (True, False, True)
+    """
+    return any(part in PAID_BACKENDS for part in backend.split("+"))
+
+
 # ---------------------------------------------------------------------------
 # Configuration
 # ---------------------------------------------------------------------------

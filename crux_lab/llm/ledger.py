@@ -16,11 +16,12 @@ from collections.abc import Iterable
 
 from crux_lab.llm.base import Backend, LLMError, LLMRequest, LLMResponse
 from crux_lab.llm.pricing import cost_usd
-from crux_lab.models import LLMCall, Tier, Usage
+from crux_lab.models import PAID_BACKENDS, LLMCall, Tier, Usage, is_billed
 from crux_lab.scrub import scrub
 
-# Backends whose calls are billed to an API key; the others model what a call would cost.
-PAID_BACKENDS = frozenset({"anthropic", "openai"})
+__all__ = ["PAID_BACKENDS", "Ledger", "cost_label", "is_billed", "live_backend", "run_backend"]
+
+
 
 
 def live_backend(backend: Backend) -> str:
@@ -51,15 +52,6 @@ def run_backend(calls: Iterable[LLMCall], fallback: str) -> str:
     """
     names = sorted({c.backend for c in calls if c.backend})
     return "+".join(names) if names else fallback
-
-
-def is_billed(backend: str) -> bool:
-    """True when a run's (or call's) backend includes a paid API.
-
-    >>> is_billed("anthropic"), is_billed("replay"), is_billed("anthropic+replay")
-    (True, False, True)
-    """
-    return any(part in PAID_BACKENDS for part in backend.split("+"))
 
 
 def cost_label(backend: str) -> str:

@@ -30,7 +30,7 @@ from crux_lab.store.db import (
     corrupt_message,
     is_corruption,
 )
-from crux_lab.store.migrations import migration_names
+from crux_lab.store.migrations import BILLED_SQL, migration_names
 from crux_lab.store.paths import resolve_db_path
 from crux_lab.store.runfiles import (
     METRICS,
@@ -127,6 +127,12 @@ def _load_chunk(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest]
                     f"says {expected}; the folder is damaged: rewrite or remove it."
                 )
             report.rows[table] = report.rows.get(table, 0) + inserted
+    for table in ("debates", "llm_calls"):  # run folders written before the billed column
+        con.execute(
+            f'UPDATE "{table}" SET billed = {BILLED_SQL} '
+            "WHERE billed IS NULL AND run_id IN (SELECT unnest(?::VARCHAR[]))",
+            [ids],
+        )
     _load_run_metrics(con, manifests)
     con.executemany(
         "UPDATE runs SET run_dir = ?, ingested_at = current_timestamp WHERE run_id = ?",

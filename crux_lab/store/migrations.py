@@ -348,6 +348,31 @@ def m003_extra_and_named_reason(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE turns ADD COLUMN named_reason VARCHAR")
 
 
+# crux_lab.models.is_billed in SQL (for rows written before the column existed).
+BILLED_SQL = "regexp_matches(backend, '(^|\\+)(anthropic|openai)(\\+|$)')"
+
+
+@migration
+def m004_billed(con: duckdb.DuckDBPyConnection) -> None:
+    # Whether a run's (and a call's) cost was billed to an API key or only modelled: the same
+    # rule as the CLI summary and the reports (crux_lab.models.is_billed), so cost queries
+    # can say `WHERE billed` instead of guessing from backend names.
+    for table in ("debates", "llm_calls"):
+        con.execute(f'ALTER TABLE "{table}" ADD COLUMN billed BOOLEAN')
+        con.execute(f'UPDATE "{table}" SET billed = {BILLED_SQL}')
+    con.execute("DROP VIEW run_overview")
+    con.execute(
+        """
+        CREATE VIEW run_overview AS
+        SELECT r.run_id, r.written_at, r.sweep_id, r.engine, r.backend, r.topic, r.persona_ids,
+               r.seed, r.complete, d.regime, d.n_turns, d.n_cruxes, d.n_crux_cards,
+               d.n_common_ground, d.n_shifted, d.calls, d.input_tokens, d.output_tokens,
+               d.cost_usd, d.billed, r.duration_s, r.run_dir
+        FROM runs r LEFT JOIN debates d USING (run_id)
+        """
+    )
+
+
 @migration
 def m005_arena_judgements(con: duckdb.DuckDBPyConnection) -> None:
     # `crux-lab arena`: one row per judgement of two runs' crux cards (each pair of runs is

@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel
 
-from crux_lab.models import DebateResult
+from crux_lab.models import DebateResult, is_billed
 from crux_lab.store.db import migrate
 
 Row = dict[str, Any]
@@ -183,6 +183,7 @@ def result_rows(
             "cache_read_tokens": usage.cache_read_tokens,
             "cache_write_tokens": usage.cache_write_tokens,
             "cost_usd": usage.cost_usd,
+            "billed": is_billed(result.backend),
             "latency_s": usage.latency_s,
             "duration_s": result.duration_s,
         }
@@ -218,5 +219,5 @@ def result_rows(
     rows["concessions"] = [_dump(c, run_id=rid, ord=i) for i, c in enumerate(result.concession_trail)]
     rows["positions"] = [_dump(p, run_id=rid) for p in result.positions]
     rows["position_shifts"] = [_dump(s, run_id=rid) for s in result.position_shifts]
-    rows["llm_calls"] = [_dump(c, run_id=rid) for c in result.llm_calls]
+    rows["llm_calls"] = [_dump(c, run_id=rid, billed=is_billed(c.backend)) for c in result.llm_calls]
     return rows
