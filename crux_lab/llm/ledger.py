@@ -109,6 +109,7 @@ class Ledger:
             self.calls[seq] = self._failed(row, "error", detail, exc, started)
             raise
         u = response.usage
+        replayed = response.backend == "replay"
         self.calls[seq] = row.model_copy(
             update={
                 # The backend that really answered: a recording ReplayBackend passes the
@@ -119,9 +120,11 @@ class Ledger:
                 "output_tokens": u.output_tokens,
                 "cache_read_tokens": u.cache_read_tokens,
                 "cache_write_tokens": u.cache_write_tokens,
-                "latency_s": response.latency_s,
+                # A cassette answer took no HTTP attempt in this run: its latency is this
+                # run's lookup, its retries 0 (the recording's own numbers stay in the cassette).
+                "latency_s": round(time.perf_counter() - started, 6) if replayed else response.latency_s,
                 "cost_usd": response.cost_usd,
-                "retries": response.retries,
+                "retries": 0 if replayed else response.retries,
                 "outcome": "repaired" if response.repaired else "ok",
             }
         )
