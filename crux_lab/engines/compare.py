@@ -3,7 +3,8 @@
 ``compare(...)`` runs each engine in turn (engines not installed yet are skipped with a clear
 message), writes one run folder per engine and ingests them into DuckDB in one step (the
 store's single-writer rule), and returns the results. ``comparison_table`` renders the
-side-by-side view: cruxes found, regime, turns, calls, tokens, cost and wall time.
+side-by-side view: cruxes and cards found beside the calls, tokens and cost they took, with
+regime, turns and wall time (what each engine's extra calls buy).
 ``compare_command`` is the Typer command the CLI mounts as ``crux-lab compare``.
 """
 
@@ -50,6 +51,7 @@ class CompareRow:
     engine: str
     status: str
     cruxes: int
+    cards: int
     regime: str
     turns: int
     calls: int
@@ -61,7 +63,7 @@ class CompareRow:
     def of(cls, r: DebateResult) -> CompareRow:
         status = "complete" if r.complete else ("error" if r.error else "incomplete")
         return cls(
-            engine=r.engine, status=status, cruxes=len(r.cruxes), regime=r.regime.value,
+            engine=r.engine, status=status, cruxes=len(r.cruxes), cards=len(r.crux_cards), regime=r.regime.value,
             turns=len(r.transcript), calls=r.usage.calls,
             tokens=r.usage.input_tokens + r.usage.output_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens,
             cost_usd=round(r.usage.cost_usd, 6), wall_s=round(r.duration_s, 3),
@@ -236,14 +238,14 @@ def comparison_frame(results: Sequence[DebateResult]) -> Any:
 def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str] | None = None) -> Table:
     """The side-by-side rich table (skipped engines shown as such)."""
     table = Table(title="Engine comparison", header_style="bold")
-    for col, justify in [("engine", "left"), ("status", "left"), ("cruxes", "right"), ("regime", "left"),
+    for col, justify in [("engine", "left"), ("status", "left"), ("cruxes", "right"), ("cards", "right"), ("regime", "left"),
                          ("turns", "right"), ("calls", "right"), ("tokens", "right"), ("cost $", "right"), ("wall s", "right")]:
         table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]  # never cut a value
     for row in comparison_rows(results):
-        table.add_row(row.engine, row.status, str(row.cruxes), row.regime, str(row.turns), str(row.calls),
+        table.add_row(row.engine, row.status, str(row.cruxes), str(row.cards), row.regime, str(row.turns), str(row.calls),
                       f"{row.tokens:,}", f"{row.cost_usd:.4f}", f"{row.wall_s:.2f}")
     for name in skipped or {}:
-        table.add_row(escape(name), "skipped", "-", "-", "-", "-", "-", "-", "-")
+        table.add_row(escape(name), "skipped", "-", "-", "-", "-", "-", "-", "-", "-")
     if skipped:
         table.caption = "; ".join(f"{escape(n)}: {escape(r)}" for n, r in skipped.items())
     return table
