@@ -75,9 +75,7 @@ def corrupt_message(path: Path | str, detail: str) -> str:
 def _describe_open_error(path: Path, exc: Exception) -> str:
     text = str(exc)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    if is_corruption(text):
-        return corrupt_message(path, text)
-    if "conflicting lock" in text.lower() or "could not set lock" in text.lower():
+    if is_lock_error(exc):
         return (
             f"{path} is in use by another process; DuckDB allows one writer at a time. "
             f"Close the other program (a notebook or another crux-lab command holding the "
@@ -85,6 +83,8 @@ def _describe_open_error(path: Path, exc: Exception) -> str:
         )
     if "version" in text.lower() and "storage" in text.lower():
         return f"{path} was written by a newer DuckDB than this one; upgrade duckdb. ({first})"
+    if is_corruption(text):
+        return corrupt_message(path, text)
     return f"cannot open the database {path}: {first}. Pass a writable path with --db / CRUX_LAB_DB."
 
 
