@@ -11,11 +11,21 @@ For 4 personas and 3 aspects:
 - wall time vs the critical path of the call graph, with the simulator's modelled latency in
   realtime mode (scaled by LATENCY_SCALE so the benchmark stays short): ratio wall/critical
   path (1.0 = perfect overlap of parallel rounds) and the overlap factor serial-sum/wall;
-- crux cards produced and how many match the planted contested propositions of the personas
-  (proposition ids from the simulator's turn metadata; disagreement type compared too);
+- crux cards produced; how many match a planted contested proposition of the personas *by
+  text alone* (the card question's embedding similarity to the proposition's text or question
+  at or above the recovery threshold calibrated on held-out paraphrases,
+  :mod:`crux_lab.analysis.calibration`; the engine never sees proposition ids), how many of
+  those have the planted disagreement type, and how many cards restate the topic
+  (:func:`crux_lab.analysis.restates.restates_topic`);
 - the post-generation sycophancy check on/off at sycophancy knob 0.3.
 
-    .venv/bin/python benchmarks/panel_numbers.py [--seeds 5] [--latency-scale 0.05]
+Decks: the demo debate (Saylor, Schiff, Hayes on "Is Bitcoin a better long-term store of value
+than gold?", a topic that is itself one of the deck's propositions, so a card must name a
+premise under it), the shipped crypto deck with 4 personas, and the synthetic test deck.
+
+    .venv/bin/python benchmarks/panel_numbers.py [--seeds 3] [--latency-scale 0.05] [--quick]
+
+``--quick`` skips the realtime and post-check runs.
 
 Writes benchmarks/results/panel_numbers.json.
 """
@@ -32,6 +42,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.embed import get_embedder
 from crux_lab.engines.crux_room.testdeck import TOPIC as TEST_TOPIC
 from crux_lab.engines.crux_room.testdeck import write_test_deck
@@ -46,6 +57,8 @@ from crux_lab.tokens import count_tokens
 SEED_05 = {"calls": 63, "input_tokens": 175_000, "cost_usd": 0.55, "messages": (50, 60), "wall_s": 180}
 CRYPTO = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]
 CRYPTO_TOPIC = "Should companies hold Bitcoin on their balance sheets?"
+DEMO = ["michael-saylor", "peter-schiff", "arthur-hayes"]
+DEMO_TOPIC = "Is Bitcoin a better long-term store of value than gold?"
 
 
 def planted(ids: list[str]) -> dict[str, str]:
@@ -96,8 +109,10 @@ async def one(
         strong, Usage(cache_read_tokens=cached, cache_write_tokens=writes)
     )
     truth = planted(ids)
-    matched = [c for c in res.crux_cards if c.proposition_ids and c.proposition_ids[0] in truth]
-    typed = [c for c in matched if c.disagreement_type.value == truth[c.proposition_ids[0]]]
+    about = planted_by_text([c.question for c in res.crux_cards], ids)
+    matched = [(c, p) for c, p in zip(res.crux_cards, about, strict=True) if p in truth]
+    typed = [c for c, p in matched if c.disagreement_type.value == truth[p]]
+    restating = restates_topic_flags([c.question for c in res.crux_cards], topic)
     concede = [t for t in res.transcript if t.move is not None and t.move.value == "CONCEDE"]
     return {
         "calls": res.usage.calls,
@@ -110,7 +125,11 @@ async def one(
         "messages": len(res.transcript),
         "calls_by_purpose": dict(Counter(c.purpose for c in res.llm_calls)),
         "cards": len(res.crux_cards),
-        "distinct_card_propositions": len({c.proposition_ids[0] for c in matched}),
+        "card_questions": [c.question for c in res.crux_cards],
+        "cards_restating_topic": sum(restating),
+        "cards_resolved": sum(c.resolved for c in res.crux_cards),
+        "regime": res.regime.value,
+        "distinct_card_propositions": len({p for _, p in matched}),
         "cards_matching_planted": len(matched),
         "cards_type_correct": len(typed),
         "planted_contested": len(truth),
@@ -133,20 +152,36 @@ async def one(
     }
 
 
+def planted_by_text(texts: list[str], ids: list[str]) -> list[str | None]:
+    """The proposition each text is about, by embedding similarity alone (None below the
+    calibrated recovery threshold)."""
+    from crux_lab.analysis.calibration import default_calibration
+    from crux_lab.analysis.textmatch import proposition_similarity
+
+    props = list(propositions_for(ids).values())
+    if not texts:
+        return []
+    sim = proposition_similarity(texts, props)
+    at = default_calibration().threshold
+    return [props[int(row.argmax())].id if row.max() >= at else None for row in sim]
+
+
 def mean(rows: list[dict[str, Any]], key: str) -> float:
     return statistics.fmean(r[key] for r in rows)
 
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--latency-scale", type=float, default=0.2)
+    ap.add_argument("--quick", action="store_true", help="skip the realtime and post-check runs")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp())
     write_test_deck(tmp / "test")
     decks: list[tuple[str, list[str], str]] = []
     try:
         get_deck("crypto")
+        decks.append(("demo (crypto, 3)", DEMO, DEMO_TOPIC))
         decks.append(("crypto (shipped)", CRYPTO, CRYPTO_TOPIC))
     except Exception:  # the shipped library is optional for this benchmark
         pass
@@ -159,15 +194,15 @@ async def main() -> None:
             os.environ["CRUX_LAB_PERSONAS"] = str(root)
         for engine in ("panel", "crux_rooms"):
             rows = [await one(engine, ids, topic, s) for s in range(args.seeds)]
-            rt = await one(engine, ids, topic, 0, realtime=True, scale=args.latency_scale)
+            rt = None if args.quick else await one(engine, ids, topic, 0, realtime=True, scale=args.latency_scale)
             out["runs"][f"{label}/{engine}"] = {"per_seed": rows, "realtime": rt}
             lines.append((label, engine, rows, rt))
         if root is not None:
             del os.environ["CRUX_LAB_PERSONAS"]
 
     print(f"Seed 05 §7.1/7.2 reference: ~{SEED_05['calls']} calls, ~{SEED_05['input_tokens']:,} input tokens, ~${SEED_05['cost_usd']} uncached, 50-60 messages")
-    print(f"means over {args.seeds} seeds (4 personas, 3 aspects); ratio = ours / seed 05")
-    head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'match':>7}{'type ok':>8}{'distinct':>9}{'planted':>8}{'ctx max':>8}"
+    print(f"means over {args.seeds} seeds (3 aspects); ratio = ours / seed 05")
+    head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'topic':>6}{'match':>7}{'type ok':>8}{'distinct':>9}{'planted':>8}{'ctx max':>8}"
     print(head)
     for label, engine, rows, _ in lines:
         print(
@@ -175,13 +210,24 @@ async def main() -> None:
             f"{mean(rows, 'input_tokens'):>9,.0f}{mean(rows, 'input_tokens') / SEED_05['input_tokens']:>7.2f}"
             f"{mean(rows, 'output_tokens'):>8,.0f}{mean(rows, 'cached_tokens_estimate'):>9,.0f}"
             f"{mean(rows, 'cost_usd'):>11.3f}{mean(rows, 'cost_usd_cached_estimate'):>10.3f}{mean(rows, 'messages'):>6.1f}"
-            f"{mean(rows, 'cards'):>6.1f}{mean(rows, 'cards_matching_planted'):>7.1f}{mean(rows, 'cards_type_correct'):>8.1f}"
+            f"{mean(rows, 'cards'):>6.1f}{mean(rows, 'cards_restating_topic'):>6.1f}{mean(rows, 'cards_matching_planted'):>7.1f}{mean(rows, 'cards_type_correct'):>8.1f}"
             f"{mean(rows, 'distinct_card_propositions'):>9.1f}{rows[0]['planted_contested']:>8}"
             f"{max(r['max_context_tokens'] for r in rows):>8}"
         )
     print("* cached: estimate (the simulator reports no cache reads; the ledger's cached tokens are 0)")
-    print("match: cards whose proposition is a planted contested one; type ok: and whose type is the planted type;")
-    print("distinct: different planted propositions carded; planted: contested propositions of these 4 personas")
+    print("topic: cards whose question restates the topic (analysis.restates); match: cards whose question is, by text")
+    print("alone, a planted contested proposition; type ok: and whose type is the planted type; distinct: different")
+    print("planted propositions carded; planted: contested propositions of these personas")
+    for label, engine, rows, _ in lines:
+        print(f"  {label}/{engine} regimes: {dict(Counter(r['regime'] for r in rows))}; seed-0 cards:")
+        for q in rows[0]["card_questions"]:
+            print(f"    - {q}")
+    if args.quick:
+        path = Path(__file__).parent / "results" / "panel_numbers_quick.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(out, indent=1, default=str))
+        print(f"\nwrote {path}")
+        return
     print(f"\nrealtime, seed 0, modelled latency x{args.latency_scale}:")
     print(f"{'deck/engine':<28}{'wall s':>8}{'critical s':>11}{'serial s':>9}{'wall/crit':>10}{'serial/wall':>12}{'unscaled crit s':>16}")
     for label, engine, _, rt in lines:

@@ -6,7 +6,8 @@ fixes the Feb 17 quality pass planned (§6 Areas 5-6).
   decomposition; one call per window).
 - Staged commitment (Area 6): a candidate only becomes a room when it was seen in 3+
   consecutive windows, its pair never had a room on that claim, and the pair's cooldown has
-  passed. One-off quibbles never spawn rooms; the same argument never spawns twice.
+  passed. One-off quibbles never spawn rooms; the same argument never spawns twice. "The same
+  claim" is decided from the claim's text as the detector worded it (:mod:`.crux_room.claims`).
 - Crux rooms as a conversation (Area 5): entry statements, free alternating exchange, a
   fast-tier exit check after each exchange, a safety cap of 20 turns, then one strong-tier card
   extraction over the full room conversation.
@@ -27,7 +28,7 @@ from pydantic import Field
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History
-from crux_lab.engines.crux_room.detection import SpawnGate, detect
+from crux_lab.engines.crux_room.detection import SpawnGate, Voted, detect
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings
@@ -36,7 +37,6 @@ from crux_lab.models import (
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DisagreementCandidate,
     DisagreementDetected,
     MessagePosted,
 )
@@ -76,6 +76,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         total = self.p.max_messages or ctx.config.max_turns
         yield DebateStart(topic=ctx.config.topic, aspects=[], personas=ids)
         window_index = 0
+        detected = False
         for i in range(total):
             pid = ids[i % len(ids)]
             # The prompt shows the last `window` messages; the hints carry the whole channel so
@@ -84,6 +85,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             t = await sp.speak(
                 "channel_message", pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
                 phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
+                claims=self.memory.open_claims(),
             )
             self.memory.turns.append(t)
             yield MessagePosted(message=t, phase="channel")
@@ -93,12 +95,13 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
                 continue
             window_index += 1
             window = self.memory.turns[-self.p.window :]
-            voted = await detect(sp, window, aspect=None, votes=1, threshold=1)
+            voted = await detect(sp, window, aspect=None, claims=self.memory.claims, votes=1, threshold=1)
             for w in sp.drain():
                 yield w
+            detected = detected or bool(voted)
             for v in voted:
                 yield DisagreementDetected(candidate=v.candidate, votes=v.votes)
-            ready = self.gate.observe(window_index, [v.candidate for v in voted], i + 1)
+            ready = self.gate.observe(window_index, voted, i + 1)
             if ready and len(self.rooms) < self.p.max_rooms:
                 async for ev in self.room(ready[0], i + 1):
                     yield ev
@@ -108,20 +111,19 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             opening.setdefault(t.persona_id, t.dialogue)
             closing[t.persona_id] = t.dialogue
         shifts = finish(
-            ctx, sp, self.rooms, self.memory.cards, opening=opening, closing=closing,
-            embeddings=self.p.shift_embeddings, detected=bool(self.memory.contested),
+            ctx, sp, self.rooms, self.memory.cards, self.memory, opening=opening, closing=closing,
+            embeddings=self.p.shift_embeddings, detected=detected,
         )
         yield DebateComplete(shifts=shifts)
 
-    async def room(self, cand: DisagreementCandidate, message_index: int) -> AsyncIterator[DebateEvent]:
-        a, b = cand.personas[0], cand.personas[1]
-        self.gate.mark_spawned(cand, message_index)
-        claim = ContestedClaim(cand.claim, (a, b), proposition_id=cand.proposition_id)
+    async def room(self, v: Voted, message_index: int) -> AsyncIterator[DebateEvent]:
+        a, b = v.candidate.personas[0], v.candidate.personas[1]
+        self.gate.mark_spawned(v, message_index)
+        claim = ContestedClaim(v.candidate.claim, (a, b), claim_id=v.claim_id)
         self.memory.contested.append(claim)
         sources = [t.id for t in self.memory.turns[-self.p.window :] if t.persona_id in (a, b)]
-        async for ev in self.crux_room(cand, claim, sources):
+        async for ev in self.crux_room(v, claim, sources):
             yield ev
-
 
 
 class CruxRoomsEngine(CruxEngine[CruxRoomsParams]):

@@ -2,9 +2,14 @@
 
 Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
 concurrently) -> one themed round per aspect: parallel takes, boolean disagreement detection
-with a 2-of-3 vote, a queue of at most 2 disagreements, a clash of 2-4 rebuttals per queued
-pair, and a three-phase crux room when the clash does not resolve it -> round summary (fast
-tier) -> closing round (concurrently) -> position shifts, opening vs closing.
+with a 2-of-3 vote, a queue of at most 2 contested claims (with every pair opposed on them), a
+clash of 2-4 rebuttals per queued pair, and a three-phase crux room when the clash does not
+resolve it -> round summary (fast tier) -> closing round (concurrently) -> position shifts,
+opening vs closing.
+
+A clash is an exchange of at least two turns. When one side concedes in it, naming what moved
+it, the clash's card is extracted from the exchange and recorded as a resolved crux with that
+reason (it does not vanish); otherwise the pair goes to a crux room.
 
 Events follow seed 05 §6.1. The anti-sycophancy stack of Part 5 is on by default; every
 measure has its own switch in :class:`PanelParams`.
@@ -21,20 +26,20 @@ from pydantic import Field, model_validator
 from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
-from crux_lab.engines.crux_room.detection import DisagreementQueue, detect, room_key
+from crux_lab.engines.crux_room.detection import DisagreementQueue, Voted, detect
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
-from crux_lab.engines.crux_room.room import RoomSettings
+from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
 from crux_lab.models import (
     Aspect,
     ClashStart,
+    CruxCardPosted,
     DebateComplete,
     DebateEvent,
     DebateStart,
     DialogueTurn,
-    DisagreementCandidate,
     DisagreementDetected,
     MessagePosted,
     Move,
@@ -91,7 +96,8 @@ def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> list[Aspect
 class _PanelRun(CruxRun[PanelParams]):
     def __init__(self, ctx: EngineContext, params: PanelParams) -> None:
         super().__init__(ctx, params)
-        self.spawned = DisagreementQueue(max_depth=params.queue_depth).spawned
+        self.spawned = DisagreementQueue(max_depth=params.queue_depth).spawned  # settled pair+claim keys
+        self.clashes_resolved = 0
         self.settings = RoomSettings(
             three_phase=True, min_exchange=params.room_min_exchange, max_exchange=params.room_max_exchange,
             steelman_after=params.steelman_after, extra_rounds=params.extra_rounds, turn_cap=params.room_turn_cap,
@@ -120,7 +126,10 @@ class _PanelRun(CruxRun[PanelParams]):
 
         openings = await self.timeline.parallel(
             "opening",
-            [sp.speak("opening", pid, prompts.OPENING.format(topic=topic), self.context(pid, []), phase="opening") for pid in ids],
+            [
+                sp.speak("opening", pid, prompts.OPENING.format(topic=topic), self.context(pid, []), phase="opening")
+                for pid in ids
+            ],
         )
         for t in openings:
             self.memory.turns.append(t)
@@ -135,7 +144,7 @@ class _PanelRun(CruxRun[PanelParams]):
             [
                 sp.speak(
                     "closing", pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
-                    seen=self.seen_by(pid),
+                    seen=self.seen_by(pid), claims=self.memory.open_claims(),
                 )
                 for pid in ids
             ],
@@ -147,7 +156,7 @@ class _PanelRun(CruxRun[PanelParams]):
             yield w
 
         shifts = finish(
-            ctx, sp, self.rooms, self.memory.cards,
+            ctx, sp, self.rooms, self.memory.cards, self.memory,
             opening={t.persona_id: t.dialogue for t in openings},
             closing={t.persona_id: t.dialogue for t in closings},
             embeddings=self.p.shift_embeddings,
@@ -172,6 +181,8 @@ class _PanelRun(CruxRun[PanelParams]):
                 sp.speak(
                     "take", pid, instruction, self.context(pid, [], aspect.label), phase="take",
                     aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
+                    focus=aspect.description if aspect.description != aspect.label else None,
+                    claims=self.memory.open_claims(),
                 )
                 for pid in self.ctx.persona_ids
             ],
@@ -183,14 +194,15 @@ class _PanelRun(CruxRun[PanelParams]):
             yield MessagePosted(message=t, phase="take")
 
         voted = await detect(
-            sp, takes, aspect=aspect.label, votes=self.p.detection_votes, threshold=self.p.vote_threshold
+            sp, takes, aspect=aspect.label, claims=self.memory.claims, votes=self.p.detection_votes,
+            threshold=self.p.vote_threshold,
         )
         for w in sp.drain():
             yield w
         queue = DisagreementQueue(max_depth=self.p.queue_depth, spawned=self.spawned)
         for v in voted:
             yield DisagreementDetected(candidate=v.candidate, votes=v.votes)
-        queue.offer(v.candidate for v in voted)
+        queue.offer(voted)
 
         while (cand := queue.pop()) is not None:
             async for ev in self.clash_and_room(cand, aspect, round_turns, queue):
@@ -211,46 +223,75 @@ class _PanelRun(CruxRun[PanelParams]):
         yield RoundEnd(aspect=aspect, round_number=number, summary=summary)
 
     async def clash_and_room(
-        self, cand: DisagreementCandidate, aspect: Aspect, round_turns: list[DialogueTurn], queue: DisagreementQueue
+        self, v: Voted, aspect: Aspect, round_turns: list[DialogueTurn], queue: DisagreementQueue
     ) -> AsyncIterator[DebateEvent]:
         sp = self.sp
+        cand = v.candidate
         a, b = cand.personas[0], cand.personas[1]
-        claim = ContestedClaim(cand.claim, (a, b), proposition_id=cand.proposition_id)
+        claim = ContestedClaim(cand.claim, (a, b), claim_id=v.claim_id)
         self.memory.contested.append(claim)
         yield ClashStart(personas=[a, b], aspect=aspect.id)
         clash: list[DialogueTurn] = []
-        resolved = False
+        conceded: DialogueTurn | None = None
         for k in range(self.p.clash_max):
             speaker, other = (a, b) if k % 2 == 0 else (b, a)
             label = History(self.memory.names, viewer=speaker, anonymize=self.p.anonymize_history).label(other)
             target = next((t for t in reversed(round_turns) if t.persona_id == other), None)
             t = await sp.speak(
-                "rebuttal", speaker, prompts.REBUTTAL.format(claim=cand.claim, opponent=label),
+                "rebuttal", speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
                 self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
                 aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
-                proposition_id=cand.proposition_id, opponent_id=other,
+                focus=cand.claim, claims=self.memory.open_claims(), opponent_id=other,
                 reply_to=target.id if target else None,
             )
             self.memory.turns.append(t)
             round_turns.append(t)
             clash.append(t)
             yield MessagePosted(message=t, phase="clash")
-            if t.move is Move.CONCEDE and sp.named_reasons.get(t.id):
-                resolved = True  # a justified concession settles it without a room
+            if conceded is None and t.move is Move.CONCEDE and sp.named_reasons.get(t.id):
+                conceded = t  # a justified concession settles it; the other side still answers it
+            if k + 1 < max(2, self.p.clash_min):
+                continue  # a clash is an exchange: at least two turns
+            if conceded is not None:
                 break
-            if k + 1 >= self.p.clash_min and t.move in (Move.PROPOSE_CRUX, Move.REFRAME):
+            if t.move in (Move.PROPOSE_CRUX, Move.REFRAME):
                 break  # the clash has narrowed to a crux: hand over to the room
         for w in sp.drain():
             yield w
-        if resolved:
-            claim.status = "resolved"
-            return
-        if len(self.rooms) >= self.p.max_rooms or room_key(cand) in queue.spawned:
-            return
-        queue.mark_spawned(cand)
         sources = [t.id for t in round_turns if t.persona_id in (a, b) and (t.phase == "take" or t in clash)]
-        async for ev in self.crux_room(cand, claim, sources, aspect):
+        if conceded is not None:
+            queue.mark_spawned(v)  # settled: this pair does not clash on it again
+            claim.status = "resolved"
+            async for ev in self.clash_card(v, clash, conceded, sources, aspect):
+                yield ev
+            return
+        if len(self.rooms) >= self.p.max_rooms or v.key in queue.spawned:
+            return
+        queue.mark_spawned(v)
+        async for ev in self.crux_room(v, claim, sources, aspect):
             yield ev
+
+    async def clash_card(
+        self, v: Voted, clash: list[DialogueTurn], conceded: DialogueTurn, sources: list[str], aspect: Aspect
+    ) -> AsyncIterator[DebateEvent]:
+        """A clash settled by a concession becomes a resolved crux card, with the reason named."""
+        sp = self.sp
+        a, b = v.candidate.personas[0], v.candidate.personas[1]
+        self.clashes_resolved += 1
+        card = await extract_card(
+            sp, (a, b), clash, v.candidate.claim, claims=self.memory.claims,
+            card_id=f"card-clash{self.clashes_resolved}", setting="A clash", aspect=aspect, source_messages=sources,
+        )
+        for w in sp.drain():
+            yield w
+        if card is None:
+            return
+        reason = sp.named_reasons.get(conceded.id) or conceded.dialogue
+        who = sp.names[conceded.persona_id]
+        resolution = card.resolution or f"{who} conceded, naming what moved them: {reason.rstrip('.')}."
+        card = card.model_copy(update={"resolved": True, "resolution": resolution})
+        self.memory.cards.append(card)
+        yield CruxCardPosted(card=card)
 
 
 class PanelEngine(CruxEngine[PanelParams]):

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from crux_lab.engines.base import EngineConfigError
-from crux_lab.engines.crux_room.detection import SpawnGate
+from crux_lab.engines.crux_room.claims import ClaimIndex
+from crux_lab.engines.crux_room.detection import SpawnGate, Voted
 from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC
 from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.crux_rooms import CruxRoomsEngine
@@ -71,6 +72,18 @@ def test_rooms_only_after_three_consecutive_windows(default: tuple[DebateRun, Sc
     assert first_room_at >= 9  # seenCount >= 3 windows of 3 messages
 
 
+def test_detections_are_keyed_by_claim_text_and_cards_name_no_ids(default: tuple[DebateRun, ScriptedBackend]) -> None:
+    r, backend = default
+    res = r.result
+    assert all(e.candidate.proposition_id is None for e in res.events if e.type == "disagreement_detected")  # type: ignore[union-attr]
+    for q in backend.requests:
+        assert "proposition_id" not in q.hints.extra
+        assert all(f"[{cid}] {text}" in q.user for cid, text in q.hints.extra.get("shown", {}).items())
+    for card in res.crux_cards:
+        assert card.question.rstrip("?") != TOPIC.rstrip("?") and card.proposition_ids == []
+        assert all(g.text for p in card.personas.values() for g in p.grounding)
+
+
 def test_rooms_are_conversations_with_exit_checks_and_cards_posted_back(default: tuple[DebateRun, ScriptedBackend]) -> None:
     r, backend = default
     res = r.result
@@ -98,7 +111,7 @@ def _same(pair: list[str], claim: str = "Is a reserve prudent?") -> dict[str, An
 
 async def test_same_pair_and_claim_never_spawns_twice() -> None:
     backend = ScriptedBackend(
-        sim(), strip_annotations=True, script={"detect_disagreement": lambda q, n: _same(["maximalist", "goldbug"])}
+        sim(), script={"detect_disagreement": lambda q, n: _same(["maximalist", "goldbug"])}
     )
     r = await run({"max_rooms": 5, "cooldown_messages": 0}, backend=backend, max_turns=45)
     assert types(r).count("crux_room_spawning") == 1
@@ -146,19 +159,21 @@ def test_params_max_personas_fails_before_any_call() -> None:
 
 
 def test_spawn_gate_staged_commitment() -> None:
-    def cand(pair: list[str], prop: str) -> DisagreementCandidate:
-        return DisagreementCandidate(
-            has_direct_opposition=True, has_specific_claim=True, topic_relevant=True, personas=pair, claim=prop, proposition_id=prop
-        )
+    claims = ClaimIndex(encode=None)
+
+    def cand(pair: list[str], claim: str) -> Voted:
+        c = DisagreementCandidate(has_direct_opposition=True, has_specific_claim=True, topic_relevant=True, personas=pair, claim=claim)
+        return Voted(c, 1, claims.key(claim))
 
     gate = SpawnGate(min_seen=3, cooldown_messages=9)
-    ab = cand(["a", "b"], "p1")
+    ab = cand(["a", "b"], "Is the bitcoin supply capped at 21 million?")
     assert gate.observe(1, [ab], 3) == [] and gate.observe(2, [ab], 6) == []
-    assert gate.observe(3, [cand(["b", "a"], "p1")], 9) != []  # pair order does not matter
+    # pair order does not matter, and neither does the wording of the same claim
+    assert gate.observe(3, [cand(["b", "a"], "Whether the supply of bitcoin is capped at 21 million coins")], 9) != []
     gate.mark_spawned(ab, 9)
     for w in range(4, 8):
         assert gate.observe(w, [ab], 3 * w) == []  # never twice for the same pair and claim
-    other = cand(["a", "b"], "p2")
+    other = cand(["a", "b"], "Should a treasury hold volatile assets?")
     assert [gate.observe(w, [other], 3 * w) for w in (8, 9)] == [[], []]
     assert gate.observe(10, [other], 17) == []  # 17 - 9 < 9: cooling down
     assert gate.observe(11, [other], 18) != []

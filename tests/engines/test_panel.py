@@ -1,9 +1,11 @@
 """The panel engine on the simulated backend: flow, events, detection, clash, rooms, cards,
-bad input. Scripted wrappers (``ScriptedBackend``) force the rare paths."""
+bad input. Scripted wrappers (``ScriptedBackend``) force the rare paths. The engine learns only
+from the replies its prompts ask for: cards are matched to the planted cruxes by their text."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -18,12 +20,13 @@ from crux_lab.engines.crux_room.testdeck import (
     PERSONA_IDS,
     TOPIC,
     planted_contested,
+    propositions,
     write_test_deck,
 )
 from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.panel import PanelEngine
 from crux_lab.llm.base import LLMRequest
-from crux_lab.models import DebateConfig, DialogueTurn
+from crux_lab.models import CruxCard, DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens
@@ -66,6 +69,23 @@ def types(r: DebateRun) -> list[str]:
     return [e.type for e in r.result.events]
 
 
+INTERNAL_ID = re.compile(r"\b(arg-\d+|p\d|card-\w+|[a-z_]+-c-p\d|c\d+)\b")
+
+
+def planted_of(text: str) -> str:
+    """The test-deck proposition a text is about, by embedding similarity (text only)."""
+    from crux_lab.analysis.textmatch import proposition_similarity
+
+    props = propositions()
+    return props[int(proposition_similarity([text], props)[0].argmax())].id
+
+
+def user_texts(card: CruxCard) -> list[str]:
+    return [card.question, card.diagnosis, card.resolution or ""] + [
+        x for p in card.personas.values() for x in (p.reasoning, p.falsifier or "")
+    ]
+
+
 def test_full_flow_follows_seed_05_event_order(default: DebateRun) -> None:
     r = default
     res = r.result
@@ -98,21 +118,34 @@ def test_cards_use_full_schema_and_match_planted_cruxes(default: DebateRun) -> N
     res = default.result
     planted = planted_contested()
     assert res.crux_cards
+    rooms = {e.room_id for e in res.events if e.type == "crux_room_spawning"}  # type: ignore[union-attr]
     for card in res.crux_cards:
-        assert len(card.personas) == 2 and card.crux_room_id and card.source_aspect in {"a1", "a2", "a3"}
-        assert card.source_messages and card.diagnosis
+        assert len(card.personas) == 2 and card.source_aspect in {"a1", "a2", "a3"}
+        # a room's card, or a clash settled by a concession, recorded as resolved with its reason
+        assert card.crux_room_id in rooms or (card.crux_room_id == "" and card.resolved and card.resolution)
+        assert card.source_messages and card.diagnosis and "split is a" not in card.diagnosis
         for pid, pos in card.personas.items():
-            corpus = load_personas([pid])[pid].chunk_ids()
-            assert pos.grounding_quotes and set(pos.grounding_quotes) <= corpus
+            persona = load_personas([pid])[pid]
+            chunks = {c.id: c for c in persona.corpus}
+            assert set(pos.grounding_quotes) <= set(chunks)
+            # grounding shows the chunk's words and its source, not only its id
+            assert [(g.chunk_id, g.text, g.source) for g in pos.grounding] == [
+                (q, chunks[q].text, chunks[q].source) for q in pos.grounding_quotes
+            ]
             assert pos.reasoning
-        assert card.proposition_ids[0] in planted
-        assert card.disagreement_type.value == planted[card.proposition_ids[0]]
-        positions = {p.position.value for p in card.personas.values()}
-        assert positions == {"YES", "NO"}
+        # matched to a planted crux by its text alone; never the topic restated; no internal ids
+        assert planted_of(card.question) in planted
+        assert card.question.rstrip("?") != TOPIC.rstrip("?")
+        assert not [t for t in user_texts(card) if INTERNAL_ID.search(t)]
+        if not card.resolved:
+            assert {p.position.value for p in card.personas.values()} == {"YES", "NO"}
+    assert any(p.grounding for c in res.crux_cards for p in c.personas.values())
     assert [c.source for c in res.cruxes] == ["card"] * len(res.crux_cards)
+    assert all(c.proposition_ids == [] for c in res.cruxes)  # the engine never knows planted ids
     assert len(res.fault_lines) == len(res.crux_cards)
     assert set(res.evidence_ledger) == set(PERSONA_IDS)
-    assert all(set(v) <= load_personas([k])[k].chunk_ids() for k, v in res.evidence_ledger.items())
+    texts = {c.text for p in PERSONA_IDS for c in load_personas([p])[p].corpus}
+    assert all(any(t in q for t in texts) for v in res.evidence_ledger.values() for q in v)
     assert res.positions and {p.at for p in res.positions} == {"opening", "closing"}
     assert len(res.position_shifts) == len(PERSONA_IDS)
 
@@ -170,11 +203,12 @@ async def test_booleans_must_all_be_true() -> None:
     assert "disagreement_detected" not in types(r)
 
 
-async def test_no_disagreement_skips_clash_and_rooms() -> None:
+async def test_no_disagreement_skips_clash_and_rooms_and_is_not_called_consensus() -> None:
     r = await run(backend=ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: {"disagreements": []}}))
     t = types(r)
     assert "clash_start" not in t and "crux_room_spawning" not in t
-    assert r.result.crux_cards == [] and r.result.regime.value == "consensus"
+    assert r.result.crux_cards == [] and r.result.regime.value == "no_disagreement_found"
+    assert "not a consensus" in r.result.regime_description
     assert r.result.complete
 
 
@@ -185,21 +219,44 @@ async def test_unrepairable_detection_is_skipped_with_warning() -> None:
     assert r.result.complete and "clash_start" not in types(r)
 
 
-async def test_queue_holds_at_most_two_disagreements_per_round() -> None:
+CLAIMS = [
+    "Is a national reserve a prudent use of public money?",
+    "Can custody of private keys be made safe for a government?",
+    "Does burning energy secure a payment network?",
+    "Will other countries copy the first mover?",
+]
+
+
+async def test_queue_holds_at_most_two_claims_per_round() -> None:
     pairs = [["maximalist", "goldbug"], ["trader", "protocol_dev"], ["maximalist", "trader"], ["goldbug", "protocol_dev"]]
 
     def script(req: LLMRequest, n: int) -> dict[str, Any]:
-        return {"disagreements": [_detection([p], claim=f"Claim {i}")["disagreements"][0] for i, p in enumerate(pairs)]}
+        return {"disagreements": [_detection([p], claim=CLAIMS[i])["disagreements"][0] for i, p in enumerate(pairs)]}
 
     r = await run({"n_aspects": 1}, backend=ScriptedBackend(sim(), script={"detect_disagreement": script}))
     assert types(r).count("disagreement_detected") == 4
     assert types(r).count("clash_start") == 2
 
 
+async def test_every_opposed_pair_on_a_claim_stays_in_the_queue() -> None:
+    # three pairs oppose on one claim, worded differently by each vote: all three clash
+    pairs = [["maximalist", "goldbug"], ["trader", "maximalist"], ["protocol_dev", "maximalist"]]
+    wordings = ["Is a national bitcoin reserve prudent?", "Whether a national bitcoin reserve is prudent", "Is a national bitcoin reserve a prudent idea?"]
+
+    def script(req: LLMRequest, n: int) -> dict[str, Any]:
+        return {"disagreements": [_detection([p], claim=wordings[n % 3])["disagreements"][0] for p in pairs]}
+
+    r = await run({"n_aspects": 1, "max_rooms": 0}, backend=ScriptedBackend(sim(), script={"detect_disagreement": script}))
+    starts = [e for e in r.result.events if e.type == "clash_start"]
+    assert sorted(tuple(sorted(e.personas)) for e in starts) == sorted(tuple(sorted(p)) for p in pairs)  # type: ignore[union-attr]
+    claims = {e.candidate.claim for e in r.result.events if e.type == "disagreement_detected"}  # type: ignore[union-attr]
+    assert len(claims) == 1  # three wordings, one claim
+
+
 async def test_no_room_twice_for_same_pair_and_claim() -> None:
     # No annotations (like a real LLM): the claim text is the key; the same pair+claim every round.
     backend = ScriptedBackend(
-        sim(), strip_annotations=True,
+        sim(),
         script={"detect_disagreement": lambda q, n: _detection([["maximalist", "goldbug"]], "Is a reserve prudent?")},
     )
     r = await run({"max_rooms": 5}, backend=backend)
@@ -209,14 +266,25 @@ async def test_no_room_twice_for_same_pair_and_claim() -> None:
     assert r.result.complete
 
 
-async def test_works_without_simulator_annotations() -> None:
-    r = await run(backend=ScriptedBackend(sim(), strip_annotations=True))
+async def test_turns_carry_only_what_their_replies_named() -> None:
+    backend = ScriptedBackend(sim())
+    r = await run(backend=backend)
     res = r.result
     assert res.complete and res.transcript
-    assert all(t.proposition_ids == [] for t in res.transcript)
+    deck_ids = {p.id for p in propositions()}
+    # a turn addresses only ids its prompt listed: the topic or a contested claim (c1, c2...)
+    assert all(set(t.proposition_ids) <= {"topic"} | {f"c{i}" for i in range(1, 40)} for t in res.transcript)
+    assert not any(set(t.proposition_ids) & deck_ids for t in res.transcript)
+    assert any(re.fullmatch(r"c\d+", a) for t in res.transcript for a in t.proposition_ids)
+    for q in backend.requests:
+        assert "proposition_id" not in q.hints.extra
+        shown = q.hints.extra.get("shown", {})
+        assert all(f"[{cid}] {text}" in q.user for cid, text in shown.items())
+        if q.purpose in ("rebuttal", "crux_turn"):
+            assert q.hints.focus and q.hints.focus in q.user  # the claim in front of the speaker, as text
     assert len(res.position_shifts) == len(PERSONA_IDS)
-    # common ground is never invented from missing data
-    assert all(g.source != "stances" for g in res.common_ground)
+    statements = {TOPIC} | {e.candidate.claim for e in res.events if e.type == "disagreement_detected"}  # type: ignore[union-attr]
+    assert all(g.statement in statements | {c.question for c in res.crux_cards} for g in res.common_ground)
 
 
 def test_clash_has_two_to_four_alternating_rebuttals(default: DebateRun) -> None:
@@ -233,6 +301,27 @@ def test_clash_has_two_to_four_alternating_rebuttals(default: DebateRun) -> None
                 break
         assert 2 <= len(clash) <= 4
         assert [t.persona_id for t in clash] == [e.personas[k % 2] for k in range(len(clash))]  # type: ignore[union-attr]
+
+
+async def test_a_concession_in_a_clash_is_a_resolved_crux_with_its_reason() -> None:
+    pair = ["maximalist", "goldbug"]
+    claim = "Does a fixed supply make bitcoin a better store of value?"
+
+    def rebuttal(req: LLMRequest, n: int) -> dict[str, Any]:
+        if n == 0:  # the very first rebuttal concedes, naming what moved it
+            return {"utterance": "I'll grant that. You have met my condition: scarcity held through every cycle.",
+                    "move": "CONCEDE", "stance": "uncertain", "addresses": ["c1"], "named_reason": "scarcity held through every cycle"}
+        return {"utterance": "Scarcity is what no central bank can debase.", "move": "CHALLENGE", "stance": "pro", "addresses": ["c1"]}
+
+    backend = ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: _detection([pair], claim), "rebuttal": rebuttal})
+    res = (await run({"n_aspects": 1}, backend=backend)).result
+    clash = [e.message for e in res.events if e.type == "message_posted" and e.phase == "clash"]  # type: ignore[union-attr]
+    assert len(clash) == 2 and clash[0].persona_id != clash[1].persona_id  # a real exchange, not one turn
+    assert "crux_room_spawning" not in [e.type for e in res.events]
+    [card] = res.crux_cards
+    assert card.resolved and "scarcity held through every cycle" in (card.resolution or "")
+    assert card.crux_room_id == "" and set(card.personas) == set(pair)
+    assert [c.reason for c in res.concession_trail] == ["scarcity held through every cycle"]
 
 
 async def test_room_phases_steelman_topic_anchor_and_bounded_context() -> None:
@@ -269,28 +358,59 @@ async def test_room_without_convergence_stops_at_safety_cap() -> None:
     assert r.result.complete
 
 
-async def test_card_citing_missing_chunk_is_rejected_and_recorded() -> None:
+async def test_unknown_grounding_id_is_dropped_and_the_card_kept() -> None:
     def poison(card: Any) -> Any:
         assert isinstance(card, CardReply)
         card.personas[0].grounding_quotes.append("no-such-chunk")
         return card
 
+    clean = (await run()).result
     r = await run(backend=ScriptedBackend(sim(), edit={"card": poison}))
     res = r.result
-    assert res.crux_cards == []
+    assert res.crux_cards and len(res.crux_cards) == len(clean.crux_cards)
+    assert not any("no-such-chunk" in p.grounding_quotes for c in res.crux_cards for p in c.personas.values())
     warnings = [e for e in res.events if e.type == "engine_error" and e.purpose == "card"]  # type: ignore[union-attr]
-    assert warnings and all("no-such-chunk" in w.error and w.level == "warning" for w in warnings)  # type: ignore[union-attr]
-    assert r.ctx.scratch["rejected_cards"] and r.ctx.scratch["rejected_cards"][0]["chunk_ids"] == ["no-such-chunk"]
-    assert all(e.card_id is None for e in res.events if e.type == "crux_room_complete")  # type: ignore[union-attr]
+    assert len(warnings) == len(res.crux_cards)
+    assert all("no-such-chunk" in w.error and w.level == "warning" and "kept the card" in w.error for w in warnings)  # type: ignore[union-attr]
+    assert r.ctx.scratch["rejected_cards"][0]["chunk_ids"] == ["no-such-chunk"]
 
 
-async def test_persona_with_bad_grounding_in_its_files_gets_card_rejected(deck: Path) -> None:
+async def test_card_with_a_bad_field_is_repaired_once_then_dropped(deck: Path) -> None:
+    def drop_one(card: Any) -> Any:
+        assert isinstance(card, CardReply)
+        card.personas = card.personas[:1]  # leaves out a participant
+        return card
+
+    backend = ScriptedBackend(sim(), edit={"card": drop_one})
+    r = await run(backend=backend)
+    res = r.result
+    attempts = [q for q in backend.requests if q.purpose == "card"]
+    repairs = [q for q in attempts if "Your previous card was unusable" in q.user]
+    assert attempts and len(repairs) * 2 == len(attempts)  # each card asked for once more, no more
+    assert res.crux_cards == [] and res.complete
+    warnings = [e for e in res.events if e.type == "engine_error" and e.purpose == "card"]  # type: ignore[union-attr]
+    assert len(warnings) == len(repairs) and all("dropped after one repair" in w.error for w in warnings)  # type: ignore[union-attr]
+
+    def topic_then_fixed(req: LLMRequest, n: int) -> dict[str, Any]:
+        who = req.hints.persona_ids
+        card = {
+            "question": TOPIC if "unusable" not in req.user else "Do drawdowns shrink with each halving cycle?",
+            "disagreement_type": "evidence", "diagnosis": "They read the same price history differently.",
+            "personas": [{"persona_id": p, "position": pos, "reasoning": "r"} for p, pos in zip(who, ("YES", "NO"), strict=True)],
+        }
+        return card
+
+    res = (await run({"max_rooms": 1}, backend=ScriptedBackend(sim(), script={"card": topic_then_fixed}))).result
+    assert res.crux_cards and all(c.question != TOPIC for c in res.crux_cards)
+
+
+async def test_persona_with_bad_grounding_in_its_files_still_gets_valid_cards(deck: Path) -> None:
     write_test_deck(deck, bad_grounding_for="goldbug")  # goldbug's p1 stance cites a missing chunk
     res = (await run()).result
-    assert all("goldbug" not in c.personas or "p1" not in c.proposition_ids for c in res.crux_cards)
-    rejected = [e for e in res.events if e.type == "engine_error" and "goldbug-c-missing" in e.error]  # type: ignore[union-attr]
-    rooms_p1 = [e for e in res.events if e.type == "crux_room_spawning" and "goldbug" in e.personas and "store of value" in e.question]  # type: ignore[union-attr]
-    assert len(rejected) == len(rooms_p1)
+    assert res.complete and res.crux_cards
+    for c in res.crux_cards:
+        for pid, pos in c.personas.items():
+            assert set(pos.grounding_quotes) <= load_personas([pid])[pid].chunk_ids()
 
 
 async def test_unrepairable_card_is_skipped_with_warning() -> None:
@@ -365,6 +485,26 @@ async def test_same_seed_same_debate(default: DebateRun) -> None:
     assert [c.question for c in a.crux_cards] == [c.question for c in b.crux_cards]
 
 
+class Reversed(ScriptedBackend):
+    """Replies to a parallel round in reverse order of the calls (the last call answers first)."""
+
+    async def generate(self, request: LLMRequest) -> Any:
+        if request.purpose in ("opening", "take", "closing") and request.hints.speaker_id in PERSONA_IDS:
+            for _ in range(4 * (len(PERSONA_IDS) - PERSONA_IDS.index(request.hints.speaker_id))):
+                await asyncio.sleep(0)
+        return await super().generate(request)
+
+
+async def test_turn_index_follows_the_order_of_the_calls_not_of_the_replies() -> None:
+    backend = Reversed(sim())
+    res = (await run({"n_aspects": 1, "max_rooms": 0}, backend=backend)).result
+    for phase in ("opening", "take", "closing"):
+        turns = [t for t in res.transcript if t.phase == phase]
+        assert [t.persona_id for t in sorted(turns, key=lambda t: t.turn_index)] == list(PERSONA_IDS)
+    straight = (await run({"n_aspects": 1, "max_rooms": 0})).result
+    assert [(t.turn_index, t.dialogue) for t in res.transcript] == [(t.turn_index, t.dialogue) for t in straight.transcript]
+
+
 def test_common_ground_is_real(default: DebateRun) -> None:
     res = default.result
     last: dict[tuple[str, str], str | None] = {}
@@ -383,7 +523,7 @@ def test_common_ground_is_real(default: DebateRun) -> None:
            O("a", "p7", "pro", 3), O("b", "p7", "pro", 4),  # c never spoke on p7: no common ground
            O("a", "p1", "pro", 5), O("b", "p1", "con", 6), O("c", "p1", "pro", 7)]
     ground = common_ground(["a", "b", "c"], obs, [], {"p6": "six", "p7": "seven", "p1": "one"})
-    assert [(g.proposition_ids, g.statement) for g in ground] == [(["p6"], "six")]
+    assert [(g.id, g.statement) for g in ground] == [("cg-p6", "six")]
 
 
 def test_engine_is_registered() -> None:

@@ -1,7 +1,9 @@
-"""The panel simulator handlers answer from ground truth and the hints' turn metadata."""
+"""The panel simulator's extractor handlers read the turn texts they are shown (never ids or
+ground-truth stances), answer in their own words, and keep their failure knobs."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,12 +17,15 @@ from crux_lab.engines.crux_room.schemas import (
     SummaryReply,
     SycophancyCheckReply,
 )
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC
+from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, PROPOSITIONS, TOPIC
 from crux_lab.engines.crux_room.testing import deck_simulator
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
+
+TEXT = {pid: text for pid, text, *_ in PROPOSITIONS}
+QUESTION = {pid: q for pid, _, q, *_ in PROPOSITIONS}
 
 
 @pytest.fixture
@@ -28,82 +33,114 @@ def sim(use_test_deck: Path) -> SimulatedBackend:
     return deck_simulator()
 
 
-def ask(sim: SimulatedBackend, purpose: str, schema: type, **hints: object) -> object:
-    import asyncio
-
+def ask(sim: SimulatedBackend, purpose: str, schema: type, user: str = "u", **hints: object) -> object:
     hints.setdefault("topic", TOPIC)
     hints.setdefault("persona_ids", list(PERSONA_IDS))
-    req = LLMRequest(purpose=purpose, system="s", user="u", output_schema=schema, hints=Hints(**hints))  # type: ignore[arg-type]
+    req = LLMRequest(purpose=purpose, system="s", user=user, output_schema=schema, hints=Hints(**hints))  # type: ignore[arg-type]
     return asyncio.run(sim.generate(req)).parsed
 
 
-def turn(who: str, prop: str, stance: str, text: str = "x", move: str = "CLAIM") -> TurnHint:
-    return TurnHint(speaker_id=who, text=text, move=move, proposition_ids=[prop], stance=stance)
+def said(who: str, prop: str, stance: str, move: str = "CLAIM", extra: str = "") -> TurnHint:
+    """A turn that states ``prop`` with ``stance`` in words (the only thing an extractor reads)."""
+    claim = TEXT[prop].rstrip(".")
+    text = {"pro": claim, "con": f"It is not the case that {claim[0].lower()}{claim[1:]}"}.get(stance, f"I am not sure that {claim}")
+    return TurnHint(speaker_id=who, text=f"{text}. {extra}".strip(), move=move, stance=stance)
 
 
-def test_decompose_groups_deck_aspects(sim: SimulatedBackend) -> None:
+def test_decompose_gives_aspects_in_its_own_words(sim: SimulatedBackend) -> None:
     r = ask(sim, "decompose", AspectsReply, extra={"n_aspects": 3})
     assert isinstance(r, AspectsReply)
     assert len(r.aspects) == 3 and len({a.label for a in r.aspects}) == 3
+    assert not any(a.description.rstrip("?.") in {q.rstrip("?") for q in QUESTION.values()} for a in r.aspects)
     r2 = ask(sim, "decompose", AspectsReply, extra={"n_aspects": 2})
     assert len(r2.aspects) == 2  # type: ignore[attr-defined]
 
 
-def test_detection_reads_opposed_stances(sim: SimulatedBackend) -> None:
-    takes = [turn("maximalist", "p1", "pro"), turn("goldbug", "p1", "con"), turn("trader", "p3", "con")]
+def test_detection_reads_opposed_stances_from_the_texts(sim: SimulatedBackend) -> None:
+    takes = [said("maximalist", "p1", "pro"), said("goldbug", "p1", "con"), said("trader", "p3", "con")]
     hits = 0
     for _ in range(10):
         r = ask(sim, "detect_disagreement", DetectionReply, turns=takes, aspect="Monetary policy and store of value")
         assert isinstance(r, DetectionReply)
         pos = [d for d in r.disagreements if d.positive]
         assert all(set(d.personas) == {"maximalist", "goldbug"} for d in pos)
+        # the claim is named in the reader's words, not the deck's
+        assert all("supply" in d.claim.lower() and d.claim not in (TEXT["p1"], QUESTION["p1"]) for d in pos)
         hits += bool(pos)
     assert 6 <= hits <= 10  # a vote can miss (noise the majority vote absorbs)
-    r = ask(sim, "detect_disagreement", DetectionReply, turns=[turn("maximalist", "p6", "pro"), turn("goldbug", "p6", "pro")])
+    agree = [said("maximalist", "p6", "pro"), said("goldbug", "p6", "pro")]
+    r = ask(sim, "detect_disagreement", DetectionReply, turns=agree)
     assert not any(d.positive for d in r.disagreements)  # type: ignore[attr-defined]
+    # the engine-parsed stance field is not what the reader goes by: the words are
+    lying = [said("maximalist", "p1", "pro").model_copy(update={"stance": "con"}), said("goldbug", "p1", "pro")]
+    assert not any(d.positive for _ in range(5) for d in ask(sim, "detect_disagreement", DetectionReply, turns=lying).disagreements)  # type: ignore[attr-defined]
 
 
-def test_card_from_room_turns_and_ground_truth(sim: SimulatedBackend) -> None:
-    room = [turn("maximalist", "p2", "con"), turn("trader", "p2", "pro")] * 2
-    r = ask(sim, "card", CardReply, persona_ids=["maximalist", "trader"], turns=room, proposition_id="p2")
+def test_card_names_the_premise_from_the_conversation(sim: SimulatedBackend) -> None:
+    room = [
+        said("maximalist", "p2", "con", extra="Every halving cycle shows lower drawdowns."),
+        said("trader", "p2", "pro", extra="A reserve asset with sixty percent drawdowns fails the mandate."),
+    ] * 2
+    menu = (
+        "Corpus chunks each participant may cite, by id:\nmaximalist:\n  [maximalist-c-p2] Volatility fades as halving "
+        "cycles show lower drawdowns. (source: synthetic)\ntrader:\n  [trader-c-p2] Sixty percent drawdowns fail the "
+        "treasury mandate. (source: synthetic)\n\nExtract the crux card."
+    )
+    r = ask(sim, "card", CardReply, user=menu, persona_ids=["maximalist", "trader"], turns=room, focus="Is volatility a problem for a reserve?")
     assert isinstance(r, CardReply)
-    assert r.question == "Is bitcoin's volatility disqualifying for a treasury reserve?"
-    assert r.disagreement_type.value == "horizon"
+    assert "volatility" in r.question.lower() and r.question != QUESTION["p2"]
     by = {e.persona_id: e for e in r.personas}
     assert by["maximalist"].position.value == "NO" and by["trader"].position.value == "YES"
-    assert by["trader"].falsifier == "someone shows drawdowns shrinking across halving cycles"
-    assert by["maximalist"].grounding_quotes == ["maximalist-c-p2"]
+    assert by["maximalist"].grounding_quotes == ["maximalist-c-p2"] and by["trader"].grounding_quotes == ["trader-c-p2"]
+    assert "split is a" not in r.diagnosis and r.diagnosis
+
+
+def test_card_avoids_the_topic_when_a_premise_was_stated(sim: SimulatedBackend) -> None:
+    # the topic is itself a claim the personas hold (p1 here): the card must name what lies under it
+    room = [said("maximalist", "p1", "pro"), said("goldbug", "p1", "con"), said("maximalist", "p2", "con", "PROPOSE_CRUX"), said("goldbug", "p2", "pro", "PROPOSE_CRUX")]
+    r = ask(sim, "card", CardReply, topic=TEXT["p1"], persona_ids=["maximalist", "goldbug"], turns=room)
+    assert "volatility" in r.question.lower()  # type: ignore[attr-defined]
 
 
 def test_vague_crux_knob_makes_generic_cards(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
     ids = list(PERSONA_IDS)
     vague = SimulatedBackend(load_personas(ids), propositions_for(ids), knobs=SimulatorKnobs(vague_crux=1.0))
-    room = [turn("maximalist", "p1", "pro"), turn("goldbug", "p1", "con")]
+    room = [said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")]
     r = ask(vague, "card", CardReply, persona_ids=["maximalist", "goldbug"], turns=room)
     assert "see the issue differently" in r.question and r.disagreement_type.value == "claim"  # type: ignore[attr-defined]
 
 
+def test_misread_knob_makes_the_reader_miss(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRUX_LAB_PERSONAS", str(library))
+    ids = list(PERSONA_IDS)
+    blind = SimulatedBackend(load_personas(ids), propositions_for(ids), knobs=SimulatorKnobs(misread=1.0))
+    takes = [said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")]
+    found = [d for _ in range(5) for d in ask(blind, "detect_disagreement", DetectionReply, turns=takes).disagreements if d.positive]  # type: ignore[attr-defined]
+    assert not any("supply" in d.claim.lower() for d in found)
+
+
 def test_exit_and_convergence_checks(sim: SimulatedBackend) -> None:
-    same = [turn("maximalist", "p1", "pro", move="PROPOSE_CRUX"), turn("goldbug", "p1", "con", move="PROPOSE_CRUX")]
-    other = [turn("maximalist", "p1", "pro", move="PROPOSE_CRUX"), turn("goldbug", "p4", "con", move="PROPOSE_CRUX")]
+    same = [said("maximalist", "p1", "pro", "PROPOSE_CRUX"), said("goldbug", "p1", "con", "PROPOSE_CRUX")]
+    other = [said("maximalist", "p1", "pro", "PROPOSE_CRUX"), said("goldbug", "p4", "con", "PROPOSE_CRUX")]
     yes = sum(ask(sim, "exit_check", ConvergenceReply, turns=same).same_core for _ in range(10))  # type: ignore[attr-defined]
     no = sum(ask(sim, "exit_check", ConvergenceReply, turns=other).same_core for _ in range(10))  # type: ignore[attr-defined]
     assert yes > no
-    broad = [turn("maximalist", "p1", "pro"), turn("goldbug", "p4", "con")]
-    narrow = [turn("maximalist", "p1", "pro"), turn("goldbug", "p1", "con")]
+    broad = [said("maximalist", "p1", "pro"), said("goldbug", "p4", "con")]
+    narrow = [said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")]
     s_broad = sum(ask(sim, "exit_check", ExitCheckReply, turns=broad, extra={"exchange_turns": 4}).crux_surfaced for _ in range(10))  # type: ignore[attr-defined]
     s_narrow = sum(ask(sim, "exit_check", ExitCheckReply, turns=narrow, extra={"exchange_turns": 4}).crux_surfaced for _ in range(10))  # type: ignore[attr-defined]
     assert s_narrow > s_broad
 
 
 def test_summary_and_sycophancy_check(sim: SimulatedBackend) -> None:
-    r = ask(sim, "summarize", SummaryReply, turns=[turn("maximalist", "p1", "pro"), turn("goldbug", "p1", "con")])
-    assert "The Maximalist affirmed" in r.summary and "clashed on" in r.summary  # type: ignore[attr-defined]
-    cave = turn("trader", "p2", "uncertain", "I'll grant part of that.", move="CONCEDE")
-    named = turn("trader", "p2", "uncertain", "I'll grant that. You have met my condition: drawdowns shrank.", move="CONCEDE")
-    prev = turn("maximalist", "p2", "con", "Every halving cycle shows lower drawdowns.")
-    plain = ask(sim, "anti_sycophancy_check", SycophancyCheckReply, speaker_id="trader", turns=[turn("goldbug", "p2", "pro"), cave])
+    r = ask(sim, "summarize", SummaryReply, turns=[said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")])
+    assert "The Maximalist argued" in r.summary and "clash" in r.summary  # type: ignore[attr-defined]
+    assert TEXT["p1"].rstrip(".").lower() not in r.summary.lower()  # type: ignore[attr-defined]
+    cave = said("trader", "p2", "uncertain", "CONCEDE", "I'll grant part of that.")
+    named = said("trader", "p2", "uncertain", "CONCEDE", "I'll grant that. You have met my condition: drawdowns shrank.")
+    prev = said("maximalist", "p2", "con", extra="Every halving cycle shows lower drawdowns.")
+    plain = ask(sim, "anti_sycophancy_check", SycophancyCheckReply, speaker_id="trader", turns=[said("goldbug", "p2", "pro"), cave])
     assert plain.capitulates and not plain.names_specific_claim and not plain.flip_condition_met  # type: ignore[attr-defined]
     ok = ask(sim, "anti_sycophancy_check", SycophancyCheckReply, speaker_id="trader", turns=[prev, named])
     assert ok.capitulates and ok.names_specific_claim and ok.flip_condition_met  # type: ignore[attr-defined]

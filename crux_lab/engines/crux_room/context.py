@@ -17,6 +17,7 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.models import CruxCard, DialogueTurn
 from crux_lab.tokens import count_tokens
 
@@ -73,10 +74,12 @@ class History:
 
 @dataclass
 class ContestedClaim:
+    """A claim two personas were detected opposing on, under its engine id (``c1``...)."""
+
     claim: str
     personas: tuple[str, str]
     status: str = "unresolved"  # or "resolved"
-    proposition_id: str | None = None
+    claim_id: str = ""
 
 
 @dataclass
@@ -90,6 +93,11 @@ class DebateMemory:
     contested: list[ContestedClaim] = field(default_factory=list)
     cards: list[CruxCard] = field(default_factory=list)
     turns: list[DialogueTurn] = field(default_factory=list)  # every posted turn (main channel)
+    claims: ClaimIndex = field(default_factory=ClaimIndex)  # contested claims by engine id
+
+    def open_claims(self) -> dict[str, str]:
+        """The contested claims a persona's prompt lists by id (engine id -> text)."""
+        return {c.claim_id: self.claims.text(c.claim_id) for c in self.contested if c.claim_id}
 
     def card_line(self, card: CruxCard, history: History) -> str:
         sides = ", ".join(f"{history.label(p)} {pos.position.value}" for p, pos in card.personas.items())

@@ -1,13 +1,14 @@
 """Fill a DebateResult's insight fields at the end of a crux engine run.
 
 - ``crux_cards`` and ``cruxes`` (``source="card"``);
-- ``common_ground``: only what is real — propositions on which every persona's last stance
-  is the same side (from turn metadata), and cards on which every persona of the debate holds
-  the same position. Nothing is inferred from silence;
-- ``camps`` from the personas' stance matrix (cards and propositions), via the shared
+- ``common_ground``: only what is real — claims the debate listed (the topic, the contested
+  claims) on which every persona's last stated stance is the same side, and cards on which every
+  persona of the debate holds the same position. Nothing is inferred from silence;
+- ``camps`` from the personas' stance matrix (cards and listed claims), via the shared
   stance-matrix analysis;
 - ``positions`` (opening/closing) and ``position_shifts`` (:mod:`crux_lab.analysis.shifts`);
-- ``regime``.
+- ``regime``: ``no_disagreement_found`` when detection found nothing and no persona stated
+  agreement on a named claim; ``consensus`` only on that positive evidence.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from crux_lab.analysis.insights import debate_camps
 from crux_lab.analysis.shifts import RoomSpan, StanceObservation, detect_shifts, opening_closing
 from crux_lab.engines.base import EngineContext
+from crux_lab.engines.crux_room.context import DebateMemory
 from crux_lab.engines.crux_room.room import RoomOutcome
 from crux_lab.engines.crux_room.speaker import TOPIC_KEY, Speakers
 from crux_lab.models import (
@@ -33,7 +35,6 @@ from crux_lab.models import (
     Regime,
     Side,
 )
-from crux_lab.personas.loader import propositions_for
 
 
 @dataclass
@@ -56,7 +57,6 @@ def card_to_crux(card: CruxCard, acknowledged: bool) -> Crux:
         yes_side=yes,
         no_side=no,
         settling_question="; ".join(falsifiers) or None,
-        proposition_ids=list(card.proposition_ids),
     )
 
 
@@ -73,15 +73,14 @@ def room_spans(rooms: Sequence[RoomRecord]) -> list[RoomSpan]:
         o = r.outcome
         if not o.turns:
             continue
-        props = tuple(o.card.proposition_ids) if o.card and o.card.proposition_ids else ((o.proposition_id,) if o.proposition_id else ())
-        spans.append(RoomSpan(o.room_id, tuple(o.personas), o.turns[0].turn_index, o.turns[-1].turn_index, props))
+        spans.append(RoomSpan(o.room_id, tuple(o.personas), o.turns[0].turn_index, o.turns[-1].turn_index, (o.claim_id,)))
     return spans
 
 
 def common_ground(
     persona_ids: Sequence[str], obs: Sequence[StanceObservation], cards: Sequence[CruxCard], statements: Mapping[str, str]
 ) -> list[CommonGround]:
-    """Real common ground only.
+    """Real common ground only: ``statements`` are the claims the debate listed, by engine id.
 
     >>> obs = [StanceObservation("a", "p1", "pro", 0), StanceObservation("b", "p1", "pro", 1),
     ...        StanceObservation("a", "p2", "pro", 2), StanceObservation("b", "p2", "con", 3)]
@@ -90,7 +89,7 @@ def common_ground(
     """
     out: list[CommonGround] = []
     last = {pid: opening_closing(obs, pid)[1] for pid in persona_ids}
-    props = sorted({o.proposition_id for o in obs if o.proposition_id != TOPIC_KEY})
+    props = sorted({o.proposition_id for o in obs})
     for prop in props:
         sides = {last[pid].get(prop) for pid in persona_ids}
         if len(sides) == 1 and next(iter(sides)) in ("pro", "con") and prop in statements:
@@ -99,7 +98,7 @@ def common_ground(
             out.append(
                 CommonGround(
                     id=f"cg-{prop}", statement=text, source="stances", persona_ids=list(persona_ids),
-                    agreed_side=side, proposition_ids=[prop],
+                    agreed_side=side,
                 )
             )
     for card in cards:
@@ -109,7 +108,7 @@ def common_ground(
             out.append(
                 CommonGround(
                     id=f"cg-{card.id}", statement=card.question, source="card", persona_ids=list(persona_ids),
-                    agreed_side=side, proposition_ids=list(card.proposition_ids),
+                    agreed_side=side,
                 )
             )
     return out
@@ -129,25 +128,37 @@ def concessions(sp: Speakers) -> list[Concession]:
                 type=ConcessionKind.partial,
                 conceded_claim=t.dialogue,
                 effect=f"stance now {t.stance}" if t.stance else "",
-                proposition_id=t.proposition_ids[0] if t.proposition_ids else None,
                 reason=sp.named_reasons.get(t.id),
             )
         )
     return out
 
 
-def regime(detected: bool, cards: Sequence[CruxCard], n_camps: int) -> tuple[Regime, str]:
-    """Consensus when no disagreement was ever detected; polarized when cards exist, none was
-    resolved and the personas fall into 2+ camps; partial otherwise.
+def regime(
+    detected: bool, cards: Sequence[CruxCard], n_camps: int, agreed: Sequence[CommonGround] = (), opposed: bool = False
+) -> tuple[Regime, str]:
+    """The debate's regime. Consensus needs positive evidence: no disagreement detected, no
+    opposed stances, and every persona took the same side on at least one named claim
+    (``agreed``). Without that evidence and with nothing detected it is
+    ``no_disagreement_found``; polarized when cards exist, none was resolved and the personas
+    fall into 2+ camps; partial otherwise.
 
     >>> regime(False, [], 1)[0]
-    <Regime.consensus: 'consensus'>
+    <Regime.no_disagreement_found: 'no_disagreement_found'>
     """
     if not detected and not cards:
-        return Regime.consensus, "No disagreement was detected in any round."
+        if agreed and not opposed:
+            claims = "; ".join(f'"{g.statement}"' for g in agreed[:3])
+            return Regime.consensus, f"No disagreement was detected, and every persona took the same side on {claims}."
+        why = (
+            "the personas took opposite sides on some claims, but no detection vote named a specific claim they oppose on"
+            if opposed
+            else "no pair of personas was found opposing each other on a specific claim, and they stated no shared position"
+        )
+        return Regime.no_disagreement_found, f"No disagreement was found: {why}. This is not a consensus."
     unresolved = [c for c in cards if not c.resolved]
     if cards and len(unresolved) == len(cards) and n_camps >= 2:
-        return Regime.polarized, f"{len(cards)} crux card(s), none resolved; {n_camps} camps."
+        return Regime.polarized, f"{len(cards)} crux card(s), none resolved; the personas split into {n_camps} groups."
     return Regime.partial, f"{len(cards)} crux card(s), {len(cards) - len(unresolved)} resolved."
 
 
@@ -156,6 +167,7 @@ def finish(
     sp: Speakers,
     rooms: Sequence[RoomRecord],
     cards: Sequence[CruxCard],
+    memory: DebateMemory,
     *,
     opening: Mapping[str, str],
     closing: Mapping[str, str],
@@ -185,12 +197,18 @@ def finish(
     result.position_shifts = shifts
     result.crux_cards = list(cards)
     converged = {r.outcome.room_id: r.outcome.converged for r in rooms}
-    result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, False)) for c in cards]
-    statements = {p.id: p.text for p in propositions_for(ids).values()}
+    # a clash card (no room) was settled by a concession both sides saw: acknowledged
+    result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, not c.crux_room_id)) for c in cards]
+    statements = {TOPIC_KEY: memory.topic, **memory.claims.texts}
     result.common_ground = common_ground(ids, obs, cards, statements)
-    finals = {pid: {k: v for k, v in opening_closing(obs, pid)[1].items() if k != TOPIC_KEY} for pid in ids}
+    finals = {pid: dict(opening_closing(obs, pid)[1]) for pid in ids}
     result.camps = debate_camps(ids, cards, finals, statements)
-    result.regime, result.regime_description = regime(detected, cards, len(result.camps))
+    opposed = any(
+        {finals[a].get(k), finals[b].get(k)} == {"pro", "con"}
+        for i, a in enumerate(ids) for b in ids[i + 1 :] for k in finals[a]
+    )
+    agreed = [g for g in result.common_ground if g.source == "stances"]
+    result.regime, result.regime_description = regime(detected, cards, len(result.camps), agreed, opposed)
     result.concession_trail = concessions(sp)
     # the common output every engine maps to (seed 03 "mapToDebateOutput")
     result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards]
@@ -199,8 +217,12 @@ def finish(
         for pid in ids
     }
     result.resolution_paths = [c.resolution for c in cards if c.resolution]
+    # the evidence each persona's card positions rest on: the cited words and their source
     result.evidence_ledger = {
-        pid: list(dict.fromkeys(q for c in cards if pid in c.personas for q in c.personas[pid].grounding_quotes))
+        pid: list(dict.fromkeys(
+            f'"{g.text}" ({g.source})' if g.source else f'"{g.text}"'
+            for c in cards if pid in c.personas for g in c.personas[pid].grounding
+        ))
         for pid in ids
     }
     return shifts

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from crux_lab.engines.base import TURN_FIELDS_PROMPT
 from crux_lab.personas.models import Persona, Proposition
 from crux_lab.personas.prompt import build_system_prompt
 
@@ -19,7 +20,8 @@ def persona_system_prompt(persona: Persona, propositions: Mapping[str, Propositi
     return build_system_prompt(persona, propositions=propositions)
 
 
-JSON_SPEECH = 'Output ONLY JSON: {"utterance": "your response", "move": "CLAIM|CHALLENGE|CLARIFY|CONCEDE|REFRAME|PROPOSE_CRUX", "stance": "pro|con|uncertain"}'
+JSON_SPEECH = 'Output ONLY JSON with these fields: "utterance": your response; ' + TURN_FIELDS_PROMPT + "."
+CLAIMS_SHOWN = "Claims on the table (use these ids in \"addresses\"):\n{lines}"
 
 OPENING = "Opening round. In 2-3 sentences, what's your take on: {topic}"
 TAKE = "Round: {label}. {description}\nWhat's your view on this aspect specifically? 2-4 sentences."
@@ -35,7 +37,9 @@ ROOM_STEELMAN = (
     "have updated. 2-4 sentences."
 )
 ROOM_CONVERGENCE = (
-    "In one sentence: what's the core thing you can't agree on? Is it factual, values, or definitional?"
+    "In one sentence: what is the premise buried under this disagreement - the specific assumption "
+    "you and {opponent} hold differently, which one of you would have to give up to agree? Not the "
+    "debate topic or the crux restated. Is it factual, values, or definitional?"
 )
 ROOM_AFTER_EXCHANGE = (
     "Did anything in this exchange give you specific reason to update? Name the exact claim and why "
@@ -79,19 +83,23 @@ EXIT_CHECK = (
     'Output ONLY JSON: {{"crux_surfaced": true|false, "reason": "..."}}'
 )
 CONVERGENCE_CHECK = (
-    "Crux room in a debate about: {topic}\nTwo participants each named the core disagreement:\n"
-    "{statements}\n\nDo they name the same core thing?\n"
-    'Output ONLY JSON: {{"same_core": true|false, "core": "the shared core, if any"}}'
+    "Crux room in a debate about: {topic}\nTwo participants each named the premise buried under "
+    "their disagreement:\n{statements}\n\nDo they name the same premise? If so, state it in one "
+    "sentence as an assumption, not as the debate topic.\n"
+    'Output ONLY JSON: {{"same_core": true|false, "core": "the shared premise, if any"}}'
 )
 CARD = (
-    "Debate topic: {topic}\nAspect: {aspect}\nA crux room between {names} discussed: {question}\n\n"
-    "Full room conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
-    "Extract the crux card. question: the specific, testable disagreement (not 'they disagree about "
-    "X'). disagreement_type: one of premise, evidence, values, definition, horizon, claim. diagnosis: "
-    "1-2 sentence root cause. resolved and resolution: what changed or why it is irreducible. For each "
-    "participant: position YES|NO|NUANCED, reasoning (2-3 sentences), falsifier ('I would change my "
-    "mind if...'), grounding_quotes: ids of the corpus chunks above that support the position (only "
-    "ids listed above).\n"
+    "Debate topic: {topic}\nAspect: {aspect}\n{setting} between {names} discussed: {question}\n\n"
+    "Full conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
+    "Extract the crux card. question: the premise buried under this disagreement - the specific "
+    "assumption on which the two positions part ways, as a testable question. It must NOT be the "
+    "debate topic or a rewording of it: name what lies underneath the topic (not 'they disagree "
+    "about X'). disagreement_type: one of premise, evidence, values, definition, horizon, claim. "
+    "diagnosis: 1-2 sentences in your own words on why they part ways on that premise. resolved and "
+    "resolution: what changed and why, or why it is irreducible. For each participant (persona_id as "
+    "given in brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
+    "('I would change my mind if...'), grounding_quotes: ids of the corpus chunks above that support "
+    "the position (only ids listed above).\n"
     'Output ONLY JSON: {{"question": "...", "disagreement_type": "...", "diagnosis": "...", '
     '"resolved": false, "resolution": null, "personas": [{{"persona_id": "...", "position": "YES", '
     '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"]}}]}}'

@@ -9,21 +9,26 @@ Two room shapes share this module:
 - ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
   alternating exchange with an exit check after each exchange, the same cap.
 
-Every room prompt carries the original topic, and its context is bounded: the position
-summary plus the last 4 turns. The card is extracted on the strong tier and validated: each
-grounding quote must be the id of an existing corpus chunk of that persona, otherwise the
-card is rejected and the rejection recorded (a warning event and ``Speakers.rejected_cards``).
+Every room prompt carries the original topic and the room's claim (as the debate's detection
+worded it), and its context is bounded: the position summary plus the last 4 turns. The card is
+extracted on the strong tier from the conversation; it names the premise buried under the
+disagreement, never the topic. It is validated: a grounding quote that is not the id of one of
+that persona's corpus chunks is dropped with a warning (the card is kept, and each remaining
+quote carries the chunk's words and source); a card that leaves out a participant or restates the
+topic is asked for once more with the problem stated, then dropped with a warning
+(``Speakers.rejected_cards`` records why).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from crux_lab.analysis.restates import restates_topic
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
+from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import History, room_context
 from crux_lab.engines.crux_room.schemas import CardReply, ConvergenceReply, ExitCheckReply
 from crux_lab.engines.crux_room.speaker import Speakers
@@ -37,6 +42,7 @@ from crux_lab.models import (
     CruxRoomSpawning,
     DebateEvent,
     DialogueTurn,
+    GroundingQuote,
 )
 
 
@@ -56,7 +62,7 @@ class RoomOutcome:
     room_id: str
     personas: tuple[str, str]
     question: str
-    proposition_id: str | None
+    claim_id: str
     turns: list[DialogueTurn] = field(default_factory=list)
     exit_checks: int = 0
     surfaced: bool = False
@@ -64,18 +70,12 @@ class RoomOutcome:
     card: CruxCard | None = None
 
 
-def _room_propositions(turns: Sequence[DialogueTurn], hint: str | None) -> list[str]:
-    counts = Counter(pid for t in turns for pid in t.proposition_ids)
-    if hint:
-        return [hint] + [p for p, _ in counts.most_common() if p != hint]
-    return [p for p, _ in counts.most_common(1)]
-
-
 async def run_room(
     sp: Speakers,
     outcome: RoomOutcome,
     settings: RoomSettings,
     *,
+    claims: ClaimIndex,
     aspect: Aspect | None = None,
     source_messages: Sequence[str] = (),
 ) -> AsyncIterator[DebateEvent]:
@@ -97,7 +97,8 @@ async def run_room(
         return await sp.speak(
             "crux_turn", pid, instruction.format(question=outcome.question, opponent=label), text,
             phase="crux_room", seen=outcome.turns, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
-            aspect_id=aspect.id if aspect else None, focus=None, opponent_id=other,
+            aspect_id=aspect.id if aspect else None, focus=outcome.question,
+            claims={outcome.claim_id: outcome.question}, opponent_id=other,
             reply_to=outcome.turns[-1].id if outcome.turns else None, room_id=room_id, persona_ids=[a, b],
         )
 
@@ -136,7 +137,7 @@ async def run_room(
             f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :]
         )
         hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=None,
+            persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=outcome.question,
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
         user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript)
@@ -159,7 +160,7 @@ async def run_room(
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
         statements = "\n".join(f"- {history(a).label(t.persona_id)}: {t.dialogue}" for t in cores)
         hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(cores), focus=None, phase="convergence"
+            persona_ids=[a, b], turns=turn_hints(cores), focus=outcome.question, phase="convergence"
         )
         verdict = await sp.structured(
             "exit_check", prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
@@ -174,7 +175,10 @@ async def run_room(
     if not settings.three_phase:
         outcome.converged = outcome.surfaced  # the loop ends when the exit check says so
 
-    outcome.card = await extract_card(sp, outcome, aspect=aspect, source_messages=source_messages)
+    outcome.card = await extract_card(
+        sp, (a, b), outcome.turns, outcome.question, claims=claims, card_id=f"card-{room_id}", room_id=room_id,
+        aspect=aspect, source_messages=source_messages,
+    )
     for warning in sp.drain():
         yield warning
     if outcome.card is not None:
@@ -188,62 +192,88 @@ def _chunk_menu(sp: Speakers, pid: str, focus: str, limit: int = 6) -> str:
     persona = sp.ctx.personas[pid]
     node_chunks = [c for n in relevant_nodes(persona, focus, k=3) for c in n.grounding]
     ordered = list(dict.fromkeys(node_chunks + [c.id for c in persona.corpus]))[:limit]
-    texts = {c.id: c.text for c in persona.corpus}
-    return "\n".join(f"  [{cid}] {texts.get(cid, '')[:140]}" for cid in ordered if cid in texts)
+    chunks = {c.id: c for c in persona.corpus}
+    return "\n".join(
+        f"  [{cid}] {chunks[cid].text[:140]} (source: {chunks[cid].source})" for cid in ordered if cid in chunks
+    )
+
+
+def _card_problem(reply: CardReply, personas: Sequence[str], topic: str, claims: ClaimIndex) -> str | None:
+    """What makes a card reply unusable, in words the model can act on; None when it is fine."""
+    missing = [pid for pid in personas if pid not in {e.persona_id for e in reply.personas}]
+    if missing:
+        return f"it gives no position for {', '.join(missing)}; give one entry per participant"
+    if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
+        return "its question restates the debate topic; name the premise buried under the disagreement instead"
+    return None
 
 
 async def extract_card(
-    sp: Speakers, outcome: RoomOutcome, *, aspect: Aspect | None, source_messages: Sequence[str] = ()
+    sp: Speakers,
+    personas: tuple[str, str],
+    turns: Sequence[DialogueTurn],
+    question: str,
+    *,
+    claims: ClaimIndex,
+    card_id: str,
+    room_id: str = "",
+    setting: str = "A crux room",
+    aspect: Aspect | None = None,
+    source_messages: Sequence[str] = (),
 ) -> CruxCard | None:
-    """Strong-tier card extraction from the full room conversation, then validation."""
-    a, b = outcome.personas
-    transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in outcome.turns)
-    chunks = "\n".join(f"{pid}:\n{_chunk_menu(sp, pid, outcome.question)}" for pid in (a, b))
+    """Strong-tier card extraction from a whole conversation (a room's, or a clash's), then
+    validation: a bad card is asked for once more with its problem stated, then dropped with a
+    warning; unknown grounding ids are dropped from the card with a warning."""
+    a, b = personas
+    topic = sp.ctx.config.topic
+    transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
+    chunks = "\n".join(f"{pid}:\n{_chunk_menu(sp, pid, question)}" for pid in (a, b))
     user = prompts.CARD.format(
-        topic=sp.ctx.config.topic, aspect=aspect.label if aspect else "(channel)", names=f"{a} and {b}",
-        question=outcome.question, transcript=transcript, chunks=chunks,
+        topic=topic, aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
+        question=question, transcript=transcript, chunks=chunks,
     )
     hints = sp.hints(
-        persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=None,
+        persona_ids=[a, b], turns=turn_hints(turns), focus=question,
         aspect=aspect.label if aspect else None, phase="card",
     )
     reply = await sp.structured("card", user, CardReply, hints)
+    problem = _card_problem(reply, (a, b), topic, claims) if reply is not None else None
+    if reply is not None and problem is not None:
+        retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
+        reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}))
+        problem = _card_problem(reply, (a, b), topic, claims) if reply is not None else None
+        if reply is not None and problem is not None:
+            sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")
+            sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": problem})
+            return None
     if reply is None:
         return None
     entries = {e.persona_id: e for e in reply.personas if e.persona_id in (a, b)}
-    missing = [pid for pid in (a, b) if pid not in entries]
-    if missing:
-        sp.warn("card", f"crux card of room {outcome.room_id} rejected: no position for {', '.join(missing)}.")
-        sp.rejected_cards.append({"room_id": outcome.room_id, "reason": "missing persona", "personas": missing})
-        return None
+    positions = {}
     for pid, entry in entries.items():
-        known = sp.ctx.personas[pid].chunk_ids()
-        bad = [q for q in entry.grounding_quotes if q not in known]
+        corpus = {c.id: c for c in sp.ctx.personas[pid].corpus}
+        bad = [q for q in entry.grounding_quotes if q not in corpus]
         if bad:
             sp.warn(
                 "card",
-                f"crux card of room {outcome.room_id} rejected: grounding of {pid} cites corpus chunk id(s) "
-                f"{', '.join(bad)} that do not exist in {pid}'s corpus.",
+                f"crux card {card_id}: grounding of {pid} cites corpus chunk id(s) {', '.join(bad)} that do not "
+                f"exist in {pid}'s corpus; dropped them and kept the card.",
             )
-            sp.rejected_cards.append(
-                {"room_id": outcome.room_id, "reason": "nonexistent grounding chunk", "persona_id": pid, "chunk_ids": bad}
-            )
-            return None
+            sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": "unknown grounding chunk", "persona_id": pid, "chunk_ids": bad})
+        good = list(dict.fromkeys(q for q in entry.grounding_quotes if q in corpus))
+        positions[pid] = CruxCardPosition(
+            position=entry.position, reasoning=entry.reasoning, falsifier=entry.falsifier, grounding_quotes=good,
+            grounding=[GroundingQuote(chunk_id=q, text=corpus[q].text, source=corpus[q].source) for q in good],
+        )
     return CruxCard(
-        id=f"card-{outcome.room_id}",
+        id=card_id,
         question=reply.question,
         disagreement_type=reply.disagreement_type,
         diagnosis=reply.diagnosis,
         resolved=reply.resolved,
         resolution=reply.resolution,
-        personas={
-            pid: CruxCardPosition(
-                position=e.position, reasoning=e.reasoning, falsifier=e.falsifier, grounding_quotes=list(e.grounding_quotes)
-            )
-            for pid, e in entries.items()
-        },
+        personas=positions,
         source_aspect=aspect.id if aspect else "",
-        source_messages=list(source_messages) + [t.id for t in outcome.turns],
-        crux_room_id=outcome.room_id,
-        proposition_ids=_room_propositions(outcome.turns, outcome.proposition_id),
+        source_messages=list(dict.fromkeys([*source_messages, *(t.id for t in turns)])),
+        crux_room_id=room_id,
     )

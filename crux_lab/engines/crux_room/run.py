@@ -14,12 +14,13 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.context import ContestedClaim, DebateMemory
+from crux_lab.engines.crux_room.detection import Voted
 from crux_lab.engines.crux_room.outcome import RoomRecord
 from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, check_max_personas
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.models import Aspect, DebateConfig, DebateEvent, DisagreementCandidate
+from crux_lab.models import Aspect, DebateConfig, DebateEvent
 
 P = TypeVar("P", bound=CruxParams)
 
@@ -45,16 +46,19 @@ class CruxRun(Generic[P]):
         raise NotImplementedError
 
     async def crux_room(
-        self, cand: DisagreementCandidate, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None
+        self, detection: Voted, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None
     ) -> AsyncIterator[DebateEvent]:
         """Run one crux room on a detected disagreement; its card goes back to the debate
         memory, and a card that resolves the question resolves the contested claim."""
-        a, b = cand.personas[0], cand.personas[1]
+        a, b = detection.candidate.personas[0], detection.candidate.personas[1]
         outcome = RoomOutcome(
-            room_id=f"r{len(self.rooms) + 1}", personas=(a, b), question=cand.claim, proposition_id=cand.proposition_id
+            room_id=f"r{len(self.rooms) + 1}", personas=(a, b), question=detection.candidate.claim,
+            claim_id=detection.claim_id,
         )
         self.rooms.append(RoomRecord(outcome=outcome, aspect_id=aspect.id if aspect else ""))
-        async for ev in run_room(self.sp, outcome, self.settings, aspect=aspect, source_messages=sources):
+        async for ev in run_room(
+            self.sp, outcome, self.settings, claims=self.memory.claims, aspect=aspect, source_messages=sources
+        ):
             yield ev
         if outcome.card is not None:
             self.memory.cards.append(outcome.card)

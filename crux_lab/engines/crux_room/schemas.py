@@ -1,16 +1,15 @@
 """Structured replies the crux engines request (the ``output_schema`` of each call).
 
-Field names follow the seeds (snake_case). Speech replies use the common names the simulator
-fills (``utterance``, ``move``, ``stance``); everything else is optional so a terse real reply
-still validates.
+Field names follow the seeds (snake_case). A persona turn's reply is its utterance plus the turn
+fields every engine asks for (:class:`crux_lab.engines.base.TurnReply`: move, stance, addresses,
+named reason); everything else is optional so a terse real reply still validates.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from crux_lab.engines.base import TurnReply
 from crux_lab.models import CardPosition, DisagreementType
 
 
@@ -30,12 +29,12 @@ class AspectsReply(Reply):
     aspects: list[AspectItem] = Field(min_length=1)
 
 
-class SpeechReply(Reply):
-    """One persona utterance. ``move`` is one of the seed-01 moves when the model gives one."""
+class SpeechReply(TurnReply):
+    """One persona utterance and its turn fields (move, stance, addresses, named_reason)."""
+
+    model_config = ConfigDict(extra="ignore")
 
     utterance: str = Field(min_length=1)
-    move: str | None = None
-    stance: Literal["pro", "con", "uncertain"] | None = None
 
 
 class DetectionItem(Reply):
@@ -79,7 +78,8 @@ class CardPersonaReply(Reply):
 
 
 class CardReply(Reply):
-    """Crux card extraction (seed 05 §3.1; provenance fields are added by the engine)."""
+    """Crux card extraction (seed 05 §3.1; provenance fields are added by the engine).
+    ``question`` is the buried premise under the disagreement, not the debate topic."""
 
     question: str = Field(min_length=1)
     disagreement_type: DisagreementType

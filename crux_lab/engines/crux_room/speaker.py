@@ -1,17 +1,23 @@
 """One persona turn: request -> reply -> anti-sycophancy check -> DialogueTurn; plus the
 structured (non-speech) calls with skip-and-warn on unrepairable replies, and the position
 tracker that enforces the update rule.
+
+A turn's prompt lists the claims on the table by engine id (the topic as ``topic``, contested
+claims as ``c1``, ``c2``...); the reply names the ids it addresses, its move, its stance on
+them and, when it concedes, the reason. Those parsed fields are all the engine learns besides
+the words. Turn indices are given in the order the calls are made, not the order replies
+arrive, so a recorded debate and its replay have the same transcript.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.engines.base import EngineContext, make_turn, turn_hints, turn_metadata
+from crux_lab.engines.base import EngineContext, make_turn, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import (
     AntiSycophancyParams,
@@ -22,14 +28,13 @@ from crux_lab.engines.crux_room.antisyc import (
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
-from crux_lab.models import DialogueTurn, EngineError, Move, TurnPhase
+from crux_lab.models import DialogueTurn, EngineError, TurnPhase
 from crux_lab.personas.loader import propositions_for
 from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
 StanceLit = Literal["pro", "con", "uncertain"]
-TOPIC_KEY = "topic"  # stance key when a reply gives a stance but no proposition ids (real LLMs)
-_MOVES = {m.value for m in Move}
+TOPIC_KEY = "topic"  # the id the topic has in every turn's list of claims
 
 
 @dataclass
@@ -58,9 +63,11 @@ class PositionTracker:
     committed_text: dict[str, str] = field(default_factory=dict)
 
     def observe(self, turn: DialogueTurn, named_reason: str | None) -> list[StanceRecord]:
+        """Record the stance a turn took on the claims it addressed (by engine id); a turn that
+        addressed none of the listed claims states no stance we can place."""
         if turn.stance is None:
             return []
-        keys = turn.proposition_ids or [TOPIC_KEY]
+        keys = list(turn.proposition_ids)
         out = []
         for key in keys:
             before = self.committed.get((turn.persona_id, key))
@@ -145,15 +152,25 @@ class Speakers:
             return None
 
     # -- speech -------------------------------------------------------------
+    def claims_block(self, claims: Mapping[str, str]) -> str:
+        lines = "\n".join(f"- [{cid}] {text}" for cid, text in claims.items())
+        return prompts.CLAIMS_SHOWN.format(lines=lines) if lines else ""
+
     def user_message(
-        self, persona_id: str, instruction: str, context: str, *, focus: str, proposition_ids: Sequence[str]
+        self, persona_id: str, instruction: str, context: str, *, focus: str, claims: Mapping[str, str],
+        opponent_id: str | None = None,
     ) -> str:
         blocks = []
+        persona = self.ctx.personas[persona_id]
         if self.antisyc.belief_anchoring:
-            anchor = belief_anchor(self.ctx.personas[persona_id], focus, proposition_ids, self.antisyc.anchor_budget)
+            anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget)
             if anchor:
                 blocks.append(anchor)
+        # per-turn belief grounding (seed 05 §1.2); an anonymized debate never names the opponent
+        opponent = None if self.antisyc.anonymize_history else opponent_id
+        blocks.append(self.ctx.grounding(persona_id, focus, opponent))
         blocks.append(context)
+        blocks.append(self.claims_block(claims))
         if self.antisyc.position_statement:
             last = self.tracker.committed_text.get(persona_id)
             blocks.append(prompts.POSITION_STATEMENT.format(last=f': "{last[:300]}"' if last else ""))
@@ -175,17 +192,21 @@ class Speakers:
         hint_phase: str | None = None,
         aspect: str | None = None,
         aspect_id: str | None = None,
-        proposition_id: str | None = None,
+        focus: str | None = None,
+        claims: Mapping[str, str] | None = None,
         opponent_id: str | None = None,
         reply_to: str | None = None,
         room_id: str | None = None,
         persona_ids: Sequence[str] | None = None,
     ) -> DialogueTurn:
-        """Generate one turn of ``persona_id``; ``seen`` are the turns its context shows."""
-        focus = " ".join(x for x in (aspect or "", instruction, self.ctx.config.topic) if x)
-        user = self.user_message(
-            persona_id, instruction, context, focus=focus, proposition_ids=[proposition_id] if proposition_id else []
-        )
+        """Generate one turn of ``persona_id``. ``seen`` are the turns its context shows,
+        ``focus`` the text of the claim in front of it, ``claims`` the claims its prompt lists
+        by id (the topic is always listed, as ``topic``)."""
+        index = self.next_index  # reserved now: indices follow the order of the calls
+        self.next_index += 1
+        shown = {TOPIC_KEY: self.ctx.config.topic, **(claims or {})}
+        query = focus or aspect or self.ctx.config.topic
+        user = self.user_message(persona_id, instruction, context, focus=query, claims=shown, opponent_id=opponent_id)
         self.context_tokens.append(count_tokens(user))
         hints = self.hints(
             speaker_id=persona_id,
@@ -193,16 +214,17 @@ class Speakers:
             aspect=aspect,
             phase=hint_phase or phase,
             turns=turn_hints(seen),
-            proposition_id=proposition_id,
+            focus=focus,
             opponent_id=opponent_id,
+            extra={"shown": shown},
         )
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True
         )
         response = await self.call(request)
-        turn = self._turn(response, persona_id, phase, aspect_id, room_id, reply_to)
+        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
         self.stats.turns += 1
-        named = names_reason(turn.dialogue)
+        named = names_reason(turn.dialogue) or turn.named_reason is not None
         if self.antisyc.post_check and looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None):
             self.stats.flagged_by_pattern += 1
             verdict = await self._check(persona_id, turn, seen, hints)
@@ -215,14 +237,14 @@ class Speakers:
                     self.stats.regenerated += 1
                     retry = request.model_copy(update={"user": user + "\n\n" + prompts.REGENERATE})
                     response = await self.call(retry)
-                    turn = self._turn(response, persona_id, phase, aspect_id, room_id, reply_to)
-                    named = names_reason(turn.dialogue)
+                    turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+                    named = names_reason(turn.dialogue) or turn.named_reason is not None
                     if looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None) and not named:
                         self.stats.still_unjustified += 1
-        turn = turn.model_copy(update={"turn_index": self.next_index, "id": f"m{self.next_index}"})
-        self.next_index += 1
+        turn = turn.model_copy(update={"turn_index": index, "id": f"m{index}"})
         self.turns.append(turn)
-        reason = turn.dialogue if named else None
+        self.turns.sort(key=lambda t: t.turn_index)
+        reason = (turn.named_reason or turn.dialogue) if named else None
         self.named_reasons[turn.id] = reason
         for rec in self.tracker.observe(turn, reason):
             if rec.changed and not rec.accepted:
@@ -230,23 +252,21 @@ class Speakers:
         return turn
 
     def _turn(
-        self, response: LLMResponse, persona_id: str, phase: TurnPhase, aspect_id: str | None,
-        room_id: str | None, reply_to: str | None,
+        self, response: LLMResponse, shown: Mapping[str, str], persona_id: str, phase: TurnPhase,
+        aspect_id: str | None, room_id: str | None, reply_to: str | None,
     ) -> DialogueTurn:
         parsed = response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
-        meta = turn_metadata(response)
         return make_turn(
-            response,
+            parsed,
+            set(shown),
             id="pending",
             turn_index=-1,
             persona_id=persona_id,
             dialogue=parsed.utterance,
-            move=Move(parsed.move) if parsed.move in _MOVES else None,
             phase=phase,
             aspect_id=aspect_id,
             room_id=room_id,
             reply_to=reply_to,
-            stance=meta["stance"] or parsed.stance,
         )
 
     async def _check(
@@ -258,5 +278,6 @@ class Speakers:
         user = prompts.SYCOPHANCY_CHECK.format(
             previous=previous.dialogue if previous else "(none)", reply=turn.dialogue, flips=flips
         )
-        check_hints = hints.model_copy(update={"turns": [*hints.turns, *turn_hints([turn])]})
+        # the check's prompt shows the two turns and the flip conditions, not the speaker's claim list
+        check_hints = hints.model_copy(update={"turns": [*hints.turns, *turn_hints([turn])], "extra": {}, "focus": None})
         return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)

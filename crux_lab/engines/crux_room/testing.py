@@ -1,9 +1,8 @@
 """Test helpers for the crux engines: a backend wrapper that scripts or breaks chosen purposes.
 
 :class:`ScriptedBackend` wraps any backend (normally the simulator). Per purpose it can
-replace the reply (``script``), raise an unrepairable-output error (``fail``), and it can strip
-the simulator's annotations from every reply (``strip_annotations``) to behave like a real
-LLM. It records every request and the peak number of concurrent calls per purpose.
+replace the reply (``script``), raise an unrepairable-output error (``fail``) or edit the parsed
+reply (``edit``). It records every request and the peak number of concurrent calls per purpose.
 """
 
 from __future__ import annotations
@@ -31,14 +30,12 @@ class ScriptedBackend:
         *,
         script: dict[str, Script] | None = None,
         fail: Iterable[str] = (),
-        strip_annotations: bool = False,
         edit: dict[str, Callable[[BaseModel], BaseModel]] | None = None,
     ) -> None:
         self.inner = inner
         self.name = inner.name
         self.script = script or {}
         self.fail = set(fail)
-        self.strip = strip_annotations
         self.edit = edit or {}
         self.requests: list[LLMRequest] = []
         self.counts: dict[str, int] = {}
@@ -70,8 +67,6 @@ class ScriptedBackend:
             if p in self.edit and response.parsed is not None:
                 edited = self.edit[p](response.parsed)
                 response = response.model_copy(update={"parsed": edited, "text": edited.model_dump_json()})
-            if self.strip:
-                response = response.model_copy(update={"annotations": {}})
             return response
         finally:
             self.in_flight[p] -= 1

@@ -1,12 +1,17 @@
-"""Simulator handlers for the panel and crux-room engines.
+"""Simulator handlers for the panel and crux-room engines' extractor roles.
 
 Purposes: ``decompose``, ``detect_disagreement``, ``exit_check``, ``card``, ``summarize`` and
 ``anti_sycophancy_check``. Speech itself (opening, take, rebuttal, crux_turn, closing,
 channel_message) is answered by :mod:`handlers_speech`.
 
-Every answer is derived from the personas' ground truth and the hints' turn metadata
-(``proposition_ids``/``stance`` copied from earlier replies), never from the prompt text, and
-with a little seeded noise so that majority votes and exit checks have work to do.
+These handlers answer from what the request shows, as a model reading the prompt would: the
+turn texts (``ctx.turns``, read with :meth:`SimContext.recognize`, so they misread with
+probability ``knobs.misread``), the claim the prompt puts in front of them (``hints.focus``),
+the topic, and, for the card, the corpus chunks the prompt lists. They answer in their own
+words (:meth:`SimContext.paraphrase`), classify disagreement types themselves
+(:meth:`SimContext.classify`), and never copy a persona's ground-truth stance or type. A
+little seeded noise gives majority votes and exit checks work to do; ``vague_crux`` makes
+detections and cards generic.
 """
 
 from __future__ import annotations
@@ -17,7 +22,16 @@ from itertools import combinations
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.simulated.core import ReadTurn, SimContext, fired_trigger, handler, lower_first
+from crux_lab.llm.simulated.core import (
+    ReadTurn,
+    SimContext,
+    fired_trigger,
+    handler,
+    lower_first,
+    read_stance,
+    split_sentences,
+    words,
+)
 from crux_lab.personas.models import Proposition
 
 # Probability that one detection vote misses a real opposition, or invents a vague one.
@@ -28,6 +42,9 @@ EXIT_NOISE = 0.1
 
 CARD_POSITION = {"pro": "YES", "con": "NO"}
 _CONCEDE = re.compile(r"\b(i'll grant|you're right|you are right|i now agree|fair point|i concede)\b", re.I)
+_FALSIFIER = re.compile(r"what would change my mind:\s*([^.]+)", re.I)
+_CHUNK = re.compile(r"^\s*\[([^\]]+)\]\s*(.*)$")
+_LEADS = re.compile(r"^(in short,|the point is that|it rests on|my answer:|i disagree:)\s*", re.I)
 
 
 def _schema_fields(request: LLMRequest) -> set[str]:
@@ -38,30 +55,48 @@ def _name(ctx: SimContext, pid: str) -> str:
     return ctx.personas[pid].name if pid in ctx.personas else pid
 
 
-def _opposed_pairs(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Proposition]]:
-    """(a, b, proposition) for each pair of speakers whose turns took opposite sides on one
-    proposition, in order of first appearance."""
+_REPLY_LEAD = re.compile(r"^\s*(i disagree|no|wrong)\s*:\s*", re.I)
+
+
+def stances_read(ctx: SimContext, turn: ReadTurn) -> dict[str, str]:
+    """The stance a turn's text takes on each proposition it states, read from the sentence that
+    states each. "I disagree: X" disagrees with the previous speaker and asserts X, so the
+    lead-in is not read as a negation of X. A concession keeps the stance its reply gave."""
+    out: dict[str, str] = {}
+    sentences = split_sentences(turn.text) or [turn.text]
+    for i, pid in enumerate(turn.proposition_ids):
+        if pid not in ctx.propositions:
+            continue
+        if i == 0 and turn.move == "CONCEDE" and turn.stance:
+            out[pid] = turn.stance
+            continue
+        best = max(sentences, key=lambda s: ctx.relevance(ctx.propositions[pid], s))
+        out[pid] = read_stance(_REPLY_LEAD.sub("", best)) or "pro"
+    return out
+
+
+def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Proposition]]:
+    """(a, b, proposition) for every pair of speakers whose turns, as read, took opposite sides
+    on one proposition; in order of first appearance."""
     last: dict[tuple[str, str], str] = {}
-    for t in turns:
-        for pid in t.proposition_ids:
-            if t.stance:
-                last[(t.speaker_id, pid)] = t.stance
+    first_seen: dict[str, int] = {}
+    for n, t in enumerate(turns):
+        for pid, stance in stances_read(ctx, t).items():
+            last[(t.speaker_id, pid)] = stance
+            first_seen.setdefault(pid, n)
     speakers = list(dict.fromkeys(t.speaker_id for t in turns))
     out = []
     for a, b in combinations(speakers, 2):
-        for (spk, pid), stance in last.items():
-            if spk != a or pid not in ctx.propositions:
-                continue
-            other = last.get((b, pid))
-            if {stance, other} == {"pro", "con"}:
+        for pid in sorted({p for (s, p) in last if s == a}, key=lambda p: first_seen[p]):
+            if {last.get((a, pid)), last.get((b, pid))} == {"pro", "con"}:
                 out.append((a, b, ctx.propositions[pid]))
-                break
     return out
 
 
 @handler("decompose")
 def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Aspects from the deck's proposition aspects, most relevant to the topic first."""
+    """Aspects of the topic: the areas of the debate most relevant to it, each with one
+    sub-question in the extractor's own words."""
     n = int(ctx.hints.extra.get("n_aspects", 3))
     props = ctx.rank_propositions(ctx.hints.topic)
     groups: dict[str, list[Proposition]] = {}
@@ -69,8 +104,7 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         groups.setdefault(p.aspect or p.question, []).append(p)
     aspects = []
     for i, (label, members) in enumerate(list(groups.items())[:n], start=1):
-        questions = "; ".join(lower_first(m.question.rstrip("?")) for m in members[:3])
-        aspects.append({"id": f"a{i}", "label": label, "description": f"Whether {questions}."})
+        aspects.append({"id": f"a{i}", "label": label, "description": ctx.paraphrase(members[0], "question")})
     if not aspects:
         aspects = [{"id": "a1", "label": ctx.hints.topic, "description": "The topic as a whole."}]
     return {"aspects": aspects}
@@ -78,20 +112,21 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 @handler("detect_disagreement")
 def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Boolean decomposition from the takes' metadata: a pair with opposite stances on one
-    proposition is a direct, specific opposition; relevance is keyword overlap with the topic."""
+    """Boolean decomposition from reading the statements: two speakers whose texts take
+    opposite sides on one claim are a direct, specific opposition on that claim (named in the
+    reader's words); relevance is word overlap with the topic and aspect."""
     items = []
     context = f"{ctx.hints.topic} {ctx.hints.aspect or ''}"
-    for a, b, prop in _opposed_pairs(ctx, ctx.turns):
+    for a, b, prop in _opposed(ctx, ctx.turns):
         if ctx.chance(DETECT_MISS):
             continue
         items.append(
             {
                 "has_direct_opposition": True,
                 "has_specific_claim": not ctx.chance(ctx.knobs.vague_crux),
-                "topic_relevant": ctx.relevance(prop, context) > 0 or bool(prop.aspect and prop.aspect == ctx.hints.aspect),
+                "topic_relevant": ctx.relevance(prop, context) > 0,
                 "personas": [a, b],
-                "claim": prop.question,
+                "claim": ctx.paraphrase(prop, "question"),
             }
         )
     speakers = list(dict.fromkeys(t.speaker_id for t in ctx.turns))
@@ -109,33 +144,26 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"disagreements": items}
 
 
-def _room_props(ctx: SimContext) -> list[str]:
-    counts = Counter(pid for t in ctx.turns for pid in t.proposition_ids)
-    if (focus := ctx.recognize(ctx.hints.focus or "")) is not None:
-        counts[focus.id] += 1000
-    return [pid for pid, _ in counts.most_common()]
-
-
 @handler("exit_check")
 def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Exit check and convergence check, answered from the room's turns."""
+    """Exit check and convergence check, answered from the room's turns as read."""
     turns = ctx.turns
     last_by: dict[str, ReadTurn] = {}
     for t in turns:
         last_by[t.speaker_id] = t
     finals = list(last_by.values())[-2:]
+    shared = sorted(set(finals[0].proposition_ids) & set(finals[1].proposition_ids)) if len(finals) == 2 else []
     if "same_core" in _schema_fields(request):
-        same = len(finals) == 2 and bool(set(finals[0].proposition_ids) & set(finals[1].proposition_ids))
+        same = bool(shared)
         if ctx.chance(EXIT_NOISE):
             same = not same
         core = ""
-        if same and finals[0].proposition_ids and finals[0].proposition_ids[0] in ctx.propositions:
-            core = ctx.propositions[finals[0].proposition_ids[0]].question
+        if same and shared and shared[0] in ctx.propositions:
+            core = ctx.paraphrase(ctx.propositions[finals[0].proposition_ids[0] if finals[0].proposition_ids[0] in shared else shared[0]], "claim")
         return {"same_core": same, "core": core}
     exchange = int(ctx.hints.extra.get("exchange_turns", len(turns)))
     conceded = any(t.move == "CONCEDE" for t in turns[-2:])
-    shared = len(finals) == 2 and bool(set(finals[0].proposition_ids) & set(finals[1].proposition_ids))
-    opposed = shared and {finals[0].stance, finals[1].stance} == {"pro", "con"}
+    opposed = bool(shared) and {finals[0].stance, finals[1].stance} == {"pro", "con"}
     narrowing = any(t.move in ("PROPOSE_CRUX", "REFRAME") for t in turns[-2:])
     surfaced = conceded or (opposed and (exchange >= 4 or narrowing))
     if ctx.chance(EXIT_NOISE):
@@ -143,83 +171,194 @@ def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"crux_surfaced": surfaced, "reason": "positions narrowed to one claim" if surfaced else "still broad"}
 
 
+def _premise(ctx: SimContext, room: list[str], avoid: set[str]) -> Proposition | None:
+    """The claim a conversation's disagreement rests on, as a reader finds it: a claim the two
+    took opposite sides on (those named as the core of the disagreement first), not one that
+    merely restates the topic; else the claim the prompt asked about; else any claim stated."""
+    said: Counter[str] = Counter()
+    side: dict[tuple[str, str], str] = {}
+    for t in ctx.turns:
+        weight = 3 if t.move == "PROPOSE_CRUX" else 1
+        for pid, stance in stances_read(ctx, t).items():
+            said[pid] += weight
+            if t.speaker_id in room:
+                side[(t.speaker_id, pid)] = stance
+    opposed = [pid for pid in said if len(room) == 2 and {side.get((room[0], pid)), side.get((room[1], pid))} == {"pro", "con"}]
+    for pool in (opposed, list(said)):
+        ranked = sorted((p for p in pool if p not in avoid), key=lambda p: -said[p])
+        if ranked:
+            return ctx.propositions[ranked[0]]
+    focus = ctx.recognize(ctx.hints.focus or "")
+    if focus is not None and focus.id not in avoid:
+        return focus
+    ranked = [p for p, _ in said.most_common() if p in ctx.propositions]
+    return ctx.propositions[ranked[0]] if ranked else focus
+
+
+def _chunk_menu(request: LLMRequest) -> dict[str, dict[str, str]]:
+    """The corpus chunks the card prompt lists, per participant: ``{persona: {chunk id: text}}``."""
+    menu: dict[str, dict[str, str]] = {}
+    current: str | None = None
+    section = request.user.split("Corpus chunks each participant may cite, by id:", 1)[-1]
+    for line in section.splitlines():
+        if line.strip().startswith("Extract the crux card"):
+            break
+        if line.endswith(":") and not line.startswith(" "):
+            current = line[:-1].strip()
+            menu[current] = {}
+        elif current and (m := _CHUNK.match(line)):
+            menu[current][m.group(1)] = m.group(2)
+    return menu
+
+
+def _own_words(ctx: SimContext, pid: str, prop: Proposition | None) -> tuple[str | None, str, str | None]:
+    """What a participant said about ``prop``: (stance as read, reasoning sentences, falsifier)."""
+    stance: str | None = None
+    reasoning = ""
+    falsifier: str | None = None
+    for t in ctx.turns:
+        if t.speaker_id != pid:
+            continue
+        if (m := _FALSIFIER.search(t.text)) is not None:
+            falsifier = f"I would change my mind if {lower_first(m.group(1).strip())}."
+        read = stances_read(ctx, t)
+        if prop is not None and prop.id in read:
+            stance = read[prop.id]
+            sentences = [
+                s for s in split_sentences(t.text)
+                if ctx.recognize(s, at=0.45) is None and not _FALSIFIER.search(s) and len(words(s)) > 3
+            ]
+            if sentences:
+                plain = [_LEADS.sub("", x.strip()) for x in sentences[:2]]
+                reasoning = " ".join(x[:1].upper() + x[1:] for x in plain if x)
+    return stance, reasoning, falsifier
+
+
+
+
+def _clause(text: str) -> str:
+    """A sentence as a clause to embed in another: first sentence, no lead-in, lower case."""
+    first = (split_sentences(text) or [text])[0]
+    return lower_first(_LEADS.sub("", first.strip()).rstrip(".?!"))
+
+
+def _diagnosis(ctx: SimContext, room: list[str], premise: Proposition, reasons: dict[str, str], stances: dict[str, str | None]) -> str:
+    """Why the two part ways, in the reader's words, from what each said."""
+    a, b = room[0], room[1]
+    claim = _reword(ctx, premise)
+    ra, rb = reasons.get(a, ""), reasons.get(b, "")
+    if ra and rb and {stances.get(a), stances.get(b)} == {"pro", "con"}:
+        pro, con = (a, b) if stances.get(a) == "pro" else (b, a)
+        rp = _clause(ra if pro == a else rb)
+        rc = _clause(rb if pro == a else ra)
+        forms = (
+            f"{_name(ctx, pro)} accepts that {claim} because {rp}; {_name(ctx, con)} rejects it because {rc}.",
+            f"The split sits underneath the topic: {_name(ctx, pro)} relies on the premise that {claim}, which {_name(ctx, con)} denies ({rc}).",
+        )
+        return str(ctx.pick(forms))
+    return f"Both circle the premise that {claim}, but they never state opposite sides of it plainly."
+
+
 @handler("card")
 def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """A crux card built from the room's turns and the personas' ground truth."""
+    """A crux card from reading the conversation: the premise the two took opposite sides on
+    (never the topic itself when another premise was stated), each side's position, reasons and
+    falsifier as they said them, and grounding chosen from the chunks the prompt lists."""
     room = list(ctx.hints.persona_ids)
-    ranked = _room_props(ctx)
-    prop = ctx.propositions.get(ranked[0]) if ranked else None
+    topic = ctx.recognize(ctx.hints.topic)
+    avoid = {topic.id} if topic is not None else set()
+    premise = _premise(ctx, room, avoid)
     vague = ctx.chance(ctx.knobs.vague_crux)
+    menu = _chunk_menu(request)
+    question = ctx.paraphrase(premise, "question") if premise is not None else ""
     personas = []
-    dtype = None
     stances: dict[str, str | None] = {}
+    reasons: dict[str, str] = {}
     for pid in room:
-        persona = ctx.persona(pid)
-        truth = persona.stance_on(prop.id) if prop else None
-        stance = ctx.current_stance(pid, prop.id) if prop else None
-        stances[pid] = stance
-        if truth is not None and truth.disagreement_type is not None and dtype is None:
-            dtype = truth.disagreement_type.value
-        falsifier = truth.flip_conditions[0].description if truth and truth.flip_conditions else persona.contract.flip_conditions
+        stance, reasoning, falsifier = _own_words(ctx, pid, premise)
+        stances[pid], reasons[pid] = stance, reasoning
+        chunks = menu.get(pid, {})
+        about = words(f"{reasoning} {question}")
+        ranked = sorted(chunks, key=lambda c: (-len(about & words(chunks[c])), c))
         personas.append(
             {
                 "persona_id": pid,
                 "position": CARD_POSITION.get(stance or "", "NUANCED"),
-                "reasoning": truth.reason if truth else "No stated view.",
-                "falsifier": falsifier or None,
-                "grounding_quotes": list(truth.grounding) if truth else [],
+                "reasoning": reasoning or "Did not give a reason on this point.",
+                "falsifier": falsifier,
+                "grounding_quotes": [c for c in ranked[:1] if about & words(chunks[c])],
             }
         )
-    moved = [
-        pid for pid in room if prop and (t := ctx.truth(pid, prop.id)) is not None and stances[pid] != t.stance
-    ]
+    if vague or premise is None:
+        return {
+            "question": "Whether they see the issue differently",
+            "disagreement_type": "claim",
+            "diagnosis": "They have different perspectives on the topic.",
+            "resolved": False,
+            "resolution": None,
+            "personas": personas,
+        }
+    dtype = ctx.classify(question).value
+    moved = [t for t in ctx.turns if t.move == "CONCEDE" and t.speaker_id in room and t.named_reason]
     resolved = bool(moved) and {s for s in stances.values()} != {"pro", "con"}
-    if vague or prop is None:
-        question = "Whether they see the issue differently"
-        diagnosis = "They have different perspectives on the topic."
-        dtype = "claim"
-    else:
-        question = prop.question
-        names = " and ".join(_name(ctx, p) for p in room)
-        diagnosis = f"{names} split on {lower_first(prop.question.rstrip('?'))}; the split is a {dtype or 'claim'} dispute."
     resolution = None
     if resolved:
-        resolution = f"{', '.join(_name(ctx, p) for p in moved)} moved after a named argument."
+        t = moved[-1]
+        resolution = f"{_name(ctx, t.speaker_id)} moved after a named argument: {lower_first((t.named_reason or '').rstrip('.'))}."
     elif dtype == "values":
         resolution = "Irreducible: a difference of values, which can only be acknowledged."
     return {
         "question": question,
-        "disagreement_type": dtype or "claim",
-        "diagnosis": diagnosis,
+        "disagreement_type": dtype,
+        "diagnosis": _diagnosis(ctx, room, premise, reasons, stances),
         "resolved": resolved,
         "resolution": resolution,
         "personas": personas,
     }
 
 
+def _reword(ctx: SimContext, prop: Proposition) -> str:
+    """The claim as a clause in the reader's own words (reworded until it differs from the deck's)."""
+    plain = _clause(prop.text)
+    clause = plain
+    for _ in range(4):
+        clause = _clause(ctx.paraphrase(prop, "claim"))
+        if clause.lower() != plain.lower():
+            break
+    return clause
+
+
 @handler("summarize")
 def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """One or two sentences: who argued what, and where they clashed."""
-    firsts: dict[str, ReadTurn] = {}
+    """One or two sentences from reading the round: who argued what, and where they clashed."""
+    sides: dict[str, dict[str, list[str]]] = {}
     for t in ctx.turns:
-        firsts.setdefault(t.speaker_id, t)
+        read = stances_read(ctx, t)
+        if t.proposition_ids and read.get(t.proposition_ids[0]) in ("pro", "con"):
+            pid = t.proposition_ids[0]
+            names = sides.setdefault(pid, {"pro": [], "con": []})[read[pid]]
+            if _name(ctx, t.speaker_id) not in names:
+                names.append(_name(ctx, t.speaker_id))
     parts = []
-    for pid, t in list(firsts.items())[:4]:
-        prop = ctx.propositions.get(t.proposition_ids[0]) if t.proposition_ids else None
-        if prop is not None and t.stance in ("pro", "con"):
-            verb = "affirmed" if t.stance == "pro" else "denied"
-            parts.append(f"{_name(ctx, pid)} {verb} that {lower_first(prop.text.rstrip('.'))}")
+    for pid, by in list(sides.items())[:3]:
+        clause = _reword(ctx, ctx.propositions[pid])
+        pro, con = " and ".join(by["pro"]), " and ".join(by["con"])
+        if pro and con:
+            parts.append(f"{pro} argued that {clause}, and {con} disputed it")
+        elif pro or con:
+            parts.append(f"{pro or con} {'argued' if pro else 'denied'} that {clause}")
     text = ("; ".join(parts) + ".") if parts else "The panel restated general views."
-    clashes = _opposed_pairs(ctx, ctx.turns)
+    clashes = _opposed(ctx, ctx.turns)
     if clashes:
         a, b, prop = clashes[0]
-        text += f" {_name(ctx, a)} and {_name(ctx, b)} clashed on {lower_first(prop.question.rstrip('?'))}."
-    return {"summary": text}
+        text += f" The sharpest clash, between {_name(ctx, a)} and {_name(ctx, b)}, was over whether {_reword(ctx, prop)}."
+    return {"summary": text[:1].upper() + text[1:]}
 
 
 @handler("anti_sycophancy_check")
 def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Judge the last turn: does it capitulate, and if so, for a named reason or a met condition?"""
+    """Judge the last turn as read: does it capitulate, and if so, does it name a specific claim
+    or does the previous turn meet one of the speaker's flip conditions (which the prompt lists)?"""
     if not ctx.turns:
         return {"capitulates": False}
     turn = ctx.turns[-1]

@@ -111,6 +111,17 @@ def sharpest_contested(ctx: SimContext, me: str) -> Proposition | None:
     return found[best[1]] if best else None
 
 
+def buried_premise(ctx: SimContext, me: str, prop: Proposition) -> Proposition:
+    """Asked for the premise under a disagreement, a persona whose claim in focus is the topic
+    itself names instead the claim it holds opposite the opponent that bears most on it."""
+    topic = ctx.recognize(ctx.hints.topic)
+    if topic is None or topic.id != prop.id or ctx.hints.opponent_id is None:
+        return prop
+    under = [p for p in ctx.contested(me, ctx.hints.opponent_id) if p.id != prop.id]
+    context = f"{ctx.hints.focus or ''} {ctx.hints.topic}"
+    return min(under, key=lambda p: (-ctx.relevance(p, context), p.id)) if under else prop
+
+
 def recent_run(ctx: SimContext) -> tuple[str | None, int]:
     """The proposition the last turns were about and for how many turns in a row."""
     run_prop: str | None = None
@@ -147,6 +158,8 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 prop, moved_on = nxt, True
         elif phase == "crux_seeking" and not any(prop.id == p.id for o in ctx.hints.persona_ids if o != me.id for p in ctx.contested(me.id, o)):
             prop = sharpest_contested(ctx, me.id) or prop
+    if phase == "convergence" and prop is not None:
+        prop = buried_premise(ctx, me.id, prop)
     stance: StanceValue | None = ctx.current_stance(me.id, prop.id) if prop else None
     truth = me.stance_on(prop.id) if prop else None
     drifted = ctx.chance(ctx.knobs.drift)
@@ -189,6 +202,8 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         move = "CLAIM" if against is None else ctx.pick(["CHALLENGE", "CLAIM", "CLARIFY"])
 
     sentences = LONG_PURPOSES.get(purpose, 2 if purpose in ("channel_message",) else 3)
+    if phase in ("position", "convergence"):
+        sentences = max(sentences, 4)  # a stated position names what would change the speaker's mind
     if steering == "circling" and move == "CLARIFY":
         sentences = 4  # names the flip condition: "What would change my mind: ..."
     support = fresh_support(ctx, me, truth) if dialogue and move != "CONCEDE" else None
