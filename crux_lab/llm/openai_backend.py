@@ -67,6 +67,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Sent as the bearer token to a server on this machine when no key is set (llama.cpp,
 # Ollama and LM Studio ignore it unless started with a key of their own).
 NO_KEY = "no-key"
+# How much of a reply cut off at max_tokens the repair turn quotes back.
+ECHO_CHARS = 400
 START_LOCAL_HINT = "start the local one with `crux-lab local-model start` (or `make local-model`)"
 
 Structured = Literal["auto", "json_schema", "prompt"]
@@ -349,11 +351,15 @@ class OpenAIBackend:
                 return self._response(first, extract_json(first.text), parsed, started, repaired=False)
             except StructuredOutputInvalid as problem:
                 reason = str(problem)
+                shown = first.text.strip() or "(no answer)"
                 if first.finish_reason == "length":
                     reason += " (the answer was cut off at the token limit: be more concise)"
+                    # A reply that ran to max_tokens is mostly a loop: echoing it whole would
+                    # fill the context and invite the same loop again.
+                    shown = shown[:ECHO_CHARS] + (" ..." if len(shown) > ECHO_CHARS else "")
                 messages = [
                     *messages,
-                    {"role": "assistant", "content": first.text.strip() or "(no answer)"},
+                    {"role": "assistant", "content": shown},
                     {"role": "user", "content": repair_instruction(reason)},
                 ]
             try:

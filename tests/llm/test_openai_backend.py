@@ -142,11 +142,14 @@ async def test_a_reply_off_schema_twice_raises_llm_output_error_with_the_usage()
 
 
 async def test_a_reply_looping_to_max_tokens_is_repaired_then_fails() -> None:
-    looping = completion('{"side": "YES", "reason": "' + "very " * 40, finish_reason="length")
+    looping = completion('{"side": "YES", "reason": "' + "very " * 200, finish_reason="length")
     api = FakeOpenAI([looping])
     with pytest.raises(LLMOutputError):
         await backend(api).generate(take(output_schema=Vote, max_tokens=60))
-    assert "cut off at the token limit" in api.chats[1].body["messages"][-1]["content"]
+    repair = api.chats[1].body["messages"]
+    assert "cut off at the token limit" in repair[-1]["content"]
+    # The looping reply is quoted only in part.
+    assert repair[-2]["content"].endswith(" ...") and len(repair[-2]["content"]) < len(looping.content)
 
 
 async def test_429_is_retried_by_the_sdk_and_counted() -> None:
