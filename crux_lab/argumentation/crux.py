@@ -182,9 +182,10 @@ def compute_camps(
     considered. Otherwise, for each persona ``p`` the extension with the most of
     ``p``'s arguments (ties: fewest other arguments) is built component by
     component — the score is additive, so the per-component argmax is the
-    global argmax. Extensions dominated by the same personas form one camp, so
-    there are never more camps than groups of personas (without speakers, one
-    camp with no personas).
+    global argmax. Extensions dominated by the same personas form one camp, and
+    extensions all personas dominate equally form none (they are no side), so a
+    debate of two personas has at most two camps (without speakers, one camp with
+    no personas).
 
     >>> from crux_lab.argumentation.space import extension_space
     >>> af = ArgumentFramework.from_edges("ab", [("a", "b"), ("b", "a")])
@@ -192,7 +193,7 @@ def compute_camps(
     [('p',), ('q',)]
     >>> af4 = ArgumentFramework.from_edges("abcd", [("a", "b"), ("b", "a"), ("c", "d"), ("d", "c")])
     >>> [(c.personas, c.extensions) for c in compute_camps(extension_space(af4), dict(zip("abcd", "pqpq")))]
-    [(('p',), 1), (('p', 'q'), 2), (('q',), 1)]
+    [(('p',), 1), (('q',), 1)]
     """
     speakers = speakers or {}
     common = space.fixed
@@ -211,6 +212,11 @@ def compute_camps(
     groups: dict[tuple[str, ...], list[Extension]] = {}
     for ext in exts:
         groups.setdefault(_dominant(_support(ext, common, speakers)), []).append(ext)
+    # An extension every persona dominates equally is no side of the debate: not a camp
+    # (unless it is all there is).
+    everyone = tuple(sorted(set(speakers.values())))
+    if len(everyone) >= 2 and len(groups) > 1:
+        groups.pop(everyone, None)
     camps = []
     for i, (personas, members) in enumerate(sorted(groups.items())):
         sup = _support(members[0], common, speakers)
