@@ -356,12 +356,10 @@ def notebook_debate(
 
 def alignment(result: DebateResult) -> Any:
     """The alignment report of a run (:func:`crux_lab.analysis.insights.alignment_report`) with
-    the deck's proposition texts as column texts."""
+    the texts of what each column is about (:func:`reference_texts`) as column texts."""
     from crux_lab.analysis.insights import alignment_report
-    from crux_lab.personas.loader import propositions_for
 
-    texts = {pid: p.text for pid, p in propositions_for(result.config.persona_ids).items()}
-    return alignment_report(result, texts)
+    return alignment_report(result, stance_texts(result))
 
 
 def proposition_texts(result: DebateResult) -> dict[str, str]:
@@ -373,6 +371,33 @@ def proposition_texts(result: DebateResult) -> dict[str, str]:
         return {pid: p.text for pid, p in propositions_for(result.config.persona_ids).items()}
     except PersonaError:
         return {}
+
+
+def reference_texts(result: DebateResult) -> dict[str, str]:
+    """Id -> text of everything a turn can address: the topic, the deck's propositions, every
+    argument the run's graph ever held, its disputes, stances and reasons, cruxes and cards."""
+    from crux_lab.viz.framework import framework_steps
+
+    out: dict[str, str] = {"topic": f"the topic: {result.config.topic}", **proposition_texts(result)}
+    for graph in [*(s.graph for s in framework_steps(result.events)), result.graph]:
+        out.update({a.id: a.claim for a in graph.arguments})
+    out.update({d.id: d.question for d in result.dcg.disputes})
+    out.update({s.id: s.statement for s in result.dcg.stances})
+    out.update({r.id: r.claim for r in result.dcg.reasons})
+    out.update({c.id: c.statement for c in result.cruxes})
+    out.update({c.id: c.question for c in result.crux_cards})
+    return out
+
+
+def stance_texts(result: DebateResult) -> dict[str, str]:
+    """:func:`reference_texts`, plus a plain label for any claim a persona took a stance on
+    whose text the run did not keep (a figure never shows a raw id)."""
+    texts = reference_texts(result)
+    ids = [p for position in result.positions for p in position.stances]
+    ids += [p for turn in result.transcript for p in turn.proposition_ids]
+    for pid in dict.fromkeys(ids):
+        texts.setdefault(pid, "a claim the engine tracked without storing its text")
+    return texts
 
 
 def shift_timeline(result: DebateResult) -> Any:

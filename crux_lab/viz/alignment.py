@@ -40,7 +40,8 @@ def crux_heatmap(matrix: StanceMatrix, *, names: Mapping[str, str] | None = None
         colorbar={"tickvals": [-1, 0, 1], "ticktext": ["NO / con", "nuanced", "YES / pro"]},
     ))
     fig.update_layout(title=esc(title), height=max(300, 60 * len(matrix.row_labels) + 200), hoverlabel={"align": "left"},
-                      xaxis={"tickangle": 0, "automargin": True}, margin={"l": 20, "r": 20, "t": 50, "b": 40})
+                      plot_bgcolor="#ffffff", xaxis={"tickangle": 0, "automargin": True, "showgrid": False},
+                      yaxis={"showgrid": False}, margin={"l": 20, "r": 20, "t": 50, "b": 40})
     return fig
 
 
@@ -78,7 +79,8 @@ def disagreement_heatmap(dm: DisagreementMatrix, *, names: Mapping[str, str] | N
     fig = go.Figure(go.Heatmap(z=dm.disagreement.tolist(), x=labels, y=labels, zmin=0, zmax=1,
                                colorscale="Reds", hovertext=hover, hoverinfo="text", xgap=2, ygap=2))
     name = title or ("Persona × persona disagreement" + (f" ({esc(dm.category)})" if dm.category else ""))
-    fig.update_layout(title=esc(name), height=max(280, 60 * len(labels) + 140), margin={"l": 20, "r": 20, "t": 50, "b": 60})
+    fig.update_layout(title=esc(name), height=max(280, 60 * len(labels) + 140), margin={"l": 20, "r": 20, "t": 50, "b": 60},
+                      plot_bgcolor="#ffffff", xaxis={"showgrid": False}, yaxis={"showgrid": False})
     return fig
 
 
@@ -100,7 +102,10 @@ def disagreement_figure(by_category: Mapping[str, DisagreementMatrix], *, names:
         trace.update(showscale=(i == len(mats) - 1), colorbar={"title": "disagreement"})
         fig.add_trace(trace, row=1, col=i + 1)
     n = max(len(m.labels) for m in mats)
-    fig.update_layout(title="Persona × persona disagreement by crux category (0 same, 1 opposite)",
+    fig.update_xaxes(showgrid=False)
+    fig.update_yaxes(showgrid=False)
+    fig.update_layout(title="Persona × persona disagreement by crux category (0 same, 1 opposite; blank: no shared crux)",
+                      plot_bgcolor="#ffffff",
                       height=max(320, 60 * n + 180), margin={"l": 20, "r": 20, "t": 80, "b": 40})
     return fig
 

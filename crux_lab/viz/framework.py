@@ -346,13 +346,14 @@ def framework_steps_figure(
     for frame in fig.frames:
         frame.layout.annotations = [*heads, *frame.layout.annotations]
     fig.update_layout(
-        title={"text": f"{esc(title)}<br><sup>{esc(subtitle)}</sup>", "y": 0.98, "yanchor": "top"},
+        title={"text": f"{esc(title)}<br><sup>{esc(subtitle)}</sup>", "yref": "container", "y": 1, "yanchor": "top",
+               "pad": {"t": 12}, "x": 0.01, "xanchor": "left"},
         height=height or max(380, 56 * nrows + (300 if len(steps) > 1 else 180)),
         plot_bgcolor="#ffffff", hoverlabel={"align": "left"},
         legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0, "font": {"size": 11}},
         xaxis={"visible": False, "range": [-0.5, len(columns) - 0.5], "fixedrange": True},
         yaxis={"visible": False, "range": [-(nrows - 0.5), 0.7], "fixedrange": True},
-        margin={"l": 20, "r": 30, "t": 100, "b": 80 if len(steps) == 1 else 200},
+        margin={"l": 20, "r": 30, "t": 110, "b": 80 if len(steps) == 1 else 200},
     )
     return fig
 

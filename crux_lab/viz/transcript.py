@@ -7,12 +7,12 @@ dialogue, card and persona text is escaped here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
 from crux_lab.models import Crux, CruxCard, CruxSide, DebateResult, DialogueTurn, LLMCall, Usage
-from crux_lab.viz._text import HTMLBlock, esc
+from crux_lab.viz._text import HTMLBlock, esc, short_title
 
 MOVE_COLORS: dict[str, str] = {
     "CLAIM": "#2166ac",
@@ -42,8 +42,20 @@ def _phase_key(turn: DialogueTurn) -> tuple[str, str | None]:
     return (turn.phase, turn.room_id)
 
 
-def transcript_html(turns: Sequence[DialogueTurn], *, names: dict[str, str] | None = None, limit: int | None = None) -> HTMLBlock:
+def _phase_label(turn: DialogueTurn, rooms: dict[str, int]) -> str:
+    label = "phase: " + turn.phase.replace("_", " ")
+    if turn.room_id:
+        rooms.setdefault(turn.room_id, len(rooms) + 1)
+        label += f" · crux room {rooms[turn.room_id]}"
+    return label
+
+
+def transcript_html(turns: Sequence[DialogueTurn], *, names: dict[str, str] | None = None, limit: int | None = None,
+                    refs: Mapping[str, str] | None = None) -> HTMLBlock:
     """The transcript with a marker at every phase (or crux room) change and moves colour-coded.
+    ``refs`` maps the ids a turn addresses (arguments, claims, disputes) to their text: a turn
+    shows what it replies to by a short title (full text on hover); ids without a text are left
+    out, never shown raw.
 
     >>> t = DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="<b>hi</b>", phase="opening", move="CLAIM")
     >>> h = transcript_html([t]).html
@@ -51,13 +63,15 @@ def transcript_html(turns: Sequence[DialogueTurn], *, names: dict[str, str] | No
     True
     """
     names = names or {}
+    refs = refs or {}
+    rooms: dict[str, int] = {}
     shown = list(turns if limit is None else turns[:limit])
     rows: list[str] = []
     previous: tuple[str, str | None] | None = None
     for turn in shown:
         key = _phase_key(turn)
         if key != previous:
-            label = f"phase: {turn.phase}" + (f" · room {turn.room_id}" if turn.room_id else "")
+            label = _phase_label(turn, rooms)
             if turn.phase_number is not None:
                 label += f" (#{turn.phase_number})"
             rows.append(
@@ -72,7 +86,9 @@ def transcript_html(turns: Sequence[DialogueTurn], *, names: dict[str, str] | No
             if move else ""
         )
         stance = f' <span style="color:#666;font-size:85%">{esc(STANCE_MARK[turn.stance])}</span>' if turn.stance else ""
-        props = f' <span style="color:#999;font-size:80%">{esc(", ".join(turn.proposition_ids))}</span>' if turn.proposition_ids else ""
+        named = [refs[i] for i in dict.fromkeys(turn.proposition_ids) if i in refs]
+        props = "".join(f' <span style="color:#777;font-size:80%" title="{esc(t)}">↪ {esc(short_title(t, 48))}</span>'
+                        for t in named[:2])
         speaker = names.get(turn.persona_id, turn.persona_id)
         rows.append(
             f'<div class="cl-turn" style="padding:4px 8px;margin:2px 0;border-left:4px solid {color};'
@@ -181,9 +197,9 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
     return fig
 
 
-CRUX_SOURCES = {"proposed": "proposed by a persona", "symdiff": "where the camps' positions differ",
-                "assumption": "a shared assumption attacked", "dispute": "a dispute with both sides held",
-                "card": "a crux room's card", "blackboard": "the blackboard"}
+CRUX_SOURCES = {"proposed": "proposed by a persona", "symmetric_difference": "where the camps' accepted arguments differ",
+                "assumption": "an assumption the camps split on", "dispute": "a dispute with both sides held",
+                "card": "a crux room's card", "blackboard": "the blackboard's stances", "pivot": "a pivotal argument"}
 
 
 def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) -> HTMLBlock:
