@@ -1,0 +1,84 @@
+"""crux-lab arena: pairing, Bradley-Terry with bootstrap intervals, the judge in both orders,
+judgements in DuckDB, and clear messages when there is nothing to compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from crux_lab.arena.cli import plan
+from crux_lab.arena.core import (
+    ArenaError,
+    Card,
+    CardSet,
+    Judgement,
+    bradley_terry,
+    bt_with_bootstrap,
+    pair_runs,
+)
+from crux_lab.cli import app
+from crux_lab.engines.compare import run_comparison
+
+HOUSING = ["yimby-economist", "neighborhood-preservationist", "tenant-organizer"]
+TOPIC = "Will building more housing make the city affordable?"
+
+
+def cs(engine: str, seed: int, topic: str = "t", personas: tuple[str, ...] = ("a", "b")) -> CardSet:
+    return CardSet(f"{engine}-{seed}-{topic}", engine, topic, personas, seed, (Card("Q?"),))
+
+
+def test_runs_pair_by_topic_personas_and_seed() -> None:
+    a = [cs("x", 0), cs("x", 1), cs("x", 5, "other")]
+    b = [cs("y", 1), cs("y", 2), cs("y", 0, "t", ("a", "c"))]
+    pairs = [(p.run_id, q.run_id) for p, q in pair_runs(a, b)]
+    assert pairs == [("x-1-t", "y-1-t"), ("x-0-t", "y-2-t")]
+
+
+def test_bradley_terry_orders_by_wins_and_ties_even_out() -> None:
+    s = bradley_terry([("a", "b", 1.0), ("a", "b", 1.0), ("b", "c", 1.0), ("a", "c", 0.5)])
+    assert s["a"] > s["b"] and abs(sum(s.values())) < 1e-3
+    assert bradley_terry([("a", "b", 0.5), ("b", "a", 0.5)]) == {"a": 0.0, "b": 0.0}
+
+
+def test_bootstrap_interval_contains_the_score_and_keeps_orders_together() -> None:
+    js = []
+    for i in range(6):
+        for order in ("ab", "ba"):
+            winner = "x" if i < 5 else "tie"
+            js.append(Judgement("t", "x", "y", f"rx{i}", f"ry{i}", order, "first", winner, "", "sim"))  # type: ignore[arg-type]
+    scores = bt_with_bootstrap(js, samples=200)
+    assert scores.n_pairs == 6 and scores.n_judgements == 12
+    for e in ("x", "y"):
+        assert scores.low[e] <= scores.score[e] <= scores.high[e]
+    assert scores.score["x"] > 0 > scores.score["y"] and scores.record["x"] == {"wins": 10, "ties": 2, "losses": 0}
+
+
+def test_plan_names_what_to_run() -> None:
+    with pytest.raises(ArenaError, match=r"no stored runs for y.*--engines x,y --topic 't' --personas a,b"):
+        plan({"x": [cs("x", 0)], "y": []}, ["x", "y"])
+    with pytest.raises(ArenaError, match=r"no runs on a shared topic.*crux-lab debate --engine y --topic 't'"):
+        plan({"x": [cs("x", 0)], "y": [cs("y", 0, "other")]}, ["x", "y"])
+
+
+def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "a.duckdb"
+    for seed in (0, 1):
+        run_comparison(TOPIC, HOUSING, ["direct", "cot"], seed=seed, db_path=db, runs_dir=tmp_path / "runs")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    out = CliRunner().invoke(app, ["arena", "direct", "cot", "--db", str(db), "--backend", "simulated", "--bootstrap", "50"])
+    assert out.exit_code == 0, out.output
+    assert "Bradley-Terry" in out.output and "direct" in out.output and "cot" in out.output
+    assert "judge: the simulator" in out.output and "planted ground truth" in out.output
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT judge_order, winner, reason FROM arena_judgements ORDER BY run_a, judge_order").fetchall()
+    con.close()
+    assert [r[0] for r in rows] == ["ab", "ba", "ab", "ba"]
+    assert all(r[1] in ("direct", "cot", "tie") and r[2].startswith("Simulated judge") for r in rows)
+    # The simulated judge is symmetric: both orders of a pair agree.
+    assert rows[0][1] == rows[1][1] and rows[2][1] == rows[3][1]
+
+    missing = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated"])
+    assert missing.exit_code == 2 and "no stored runs for panel" in missing.output
