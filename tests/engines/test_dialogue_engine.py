@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from functools import cache
 
 import pytest
+from pydantic import ValidationError
 
 from crux_lab.argumentation import ArgumentFramework, grounded_extension, preferred_extensions
 from crux_lab.argumentation.dcg import check_invariants
@@ -102,8 +104,10 @@ def test_v2_proposed_crux_carries_proposers_and_acknowledgement() -> None:
     proposers = {t.persona_id for t in r.transcript if t.move is Move.PROPOSE_CRUX}
     assert proposers, "phase 3 steers toward PROPOSE_CRUX"
     assert len(proposed) == 1 and set(proposed[0].proposed_by) <= proposers
-    if len(proposers) == 2:
-        assert proposed[0].acknowledged
+    if proposed[0].acknowledged:  # another speaker named the same question, as the crystallizer read it
+        assert len(set(proposed[0].proposed_by)) >= 2
+    props = propositions_for(PAIR)
+    assert proposed[0].statement not in {p.question for p in props.values()}  # the crystallizer's own words
 
 
 def test_dcg_state_respects_invariants_and_hard_rules() -> None:
@@ -156,7 +160,8 @@ def test_deterministic_for_a_seed() -> None:
 
 
 class NoAnnotations:
-    """Wraps the simulator and drops its annotations, as a real model would give none."""
+    """Wraps the simulator like a real backend's failure modes: garbage text, or an error
+    after the backend's one repair."""
 
     def __init__(self, inner: SimulatedBackend, garbage_for: str | None = None, raise_for: str | None = None) -> None:
         self.inner = inner
@@ -173,14 +178,53 @@ class NoAnnotations:
         resp = await self.inner.generate(request)
         if request.purpose == self.garbage_for:
             return resp.model_copy(update={"text": "Sure! Here is the graph: {{{ not json", "parsed": None})
-        return resp.model_copy(update={"annotations": {}})
+        return resp
 
 
-def test_a_backend_without_annotations_still_completes() -> None:
-    r = asyncio.run(run_debate(config("dialogue"), backend=NoAnnotations(sim_backend())))
-    assert r.complete and [e.phase for e in r.events if isinstance(e, PhaseStart)] == [1, 2, 3, 4]
-    assert all(t.proposition_ids == [] and t.stance is None for t in r.transcript)
+class MissingField:
+    """A backend whose crystallizer reply leaves out a field the engine needs (a stance's
+    ``side``) on the first ``bad`` calls: it repairs once (asks again), and when the repair is
+    still off-schema raises, as the real backends do."""
+
+    def __init__(self, inner: SimulatedBackend, bad: int) -> None:
+        self.inner, self.name, self.bad, self.attempts = inner, "stub", bad, 0
+
+    def model_for(self, tier: Tier) -> str:
+        return self.inner.model_for(tier)
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        resp = await self.inner.generate(request)
+        if request.purpose != "crystallize" or self.bad <= 0:
+            return resp
+        self.bad -= 1
+        for attempt in range(2):  # the reply, then the one repair
+            self.attempts += 1
+            data = json.loads(resp.text)
+            for st in data.get("upsert_stances", []):
+                st.pop("side", None)
+            data.setdefault("upsert_stances", []).append({"dispute_id": "new-1", "speaker_id": PAIR[0], "statement": "x"})
+            try:
+                return resp.model_copy(update={"parsed": request.output_schema.model_validate(data)})  # type: ignore[union-attr]
+            except ValidationError as exc:
+                if attempt == 1:
+                    raise LLMOutputError(request.purpose, str(exc.errors()[0]["msg"])) from None
+        raise AssertionError("unreachable")
+
+
+def test_a_crystallizer_reply_missing_a_field_is_repaired_once_then_skipped_with_a_warning(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    backend = MissingField(sim_backend(), bad=1)
+    r = asyncio.run(run_debate(config("dcg"), backend=backend))
+    assert backend.attempts == 2  # the reply and its one repair
+    warnings = [e for e in r.events if isinstance(e, EngineError)]
+    assert [w.purpose for w in warnings if "skipped" in w.error] == ["crystallize"]
+    assert all(w.level == "warning" for w in warnings)
+    # the debate went on: later crystallizations landed and the debate completed
+    assert r.complete and r.error is None and r.dcg.disputes
+    assert [e.phase for e in r.events if isinstance(e, PhaseStart)] == [1, 2, 3, 4]
+    assert [e.seq for e in r.events] == list(range(len(r.events)))
     DebateResult.model_validate_json(r.model_dump_json())
+    for ev in r.events:  # every event of the log validates on its own
+        type(ev).model_validate_json(ev.model_dump_json())
 
 
 @pytest.mark.parametrize("engine", ["dialogue", "dcg"])

@@ -8,7 +8,7 @@ preferred and the labelling with :mod:`crux_lab.argumentation` (never here).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from crux_lab.argumentation import (
@@ -224,7 +224,7 @@ def graph_insights(
     ]
     cruxes: list[Crux] = []
     symdiff = [a for a in args if a in rep.symmetric_difference]
-    claims = {a: x.claim for a, x in args.items()}
+    claims: dict[Hashable, str] = {a: x.claim for a, x in args.items()}
     if symdiff and rep.sides:
         cruxes.append(
             Crux(

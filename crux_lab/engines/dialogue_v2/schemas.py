@@ -31,7 +31,7 @@ class TurnOutput(TurnReply):
     model_config = ConfigDict(extra="ignore")
 
     dialogue: str = Field(min_length=1)
-    move: Move  # type: ignore[assignment]  # required here, a Move
+    move: Move  # required here, a Move
 
     @field_validator("move", mode="before")
     @classmethod

@@ -202,7 +202,7 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
     shown = [read_item(ctx, a["id"], a["speaker_id"], a["claim"]) for a in graph.get("arguments") or []]
     assumptions = {a["id"]: list(a.get("assumptions") or []) for a in graph.get("arguments") or []}
     attacked = {tuple(x) for x in graph.get("attacks") or []}
-    existing = {(a.speaker_id, a.pid): a for a in shown if a.pid}
+    existing: dict[tuple[str, str | None], Read] = {(a.speaker_id, a.pid): a for a in shown if a.pid}
     new_args: list[dict[str, Any]] = []
     new_attacks: list[dict[str, Any]] = []
     updated: list[dict[str, Any]] = []
@@ -260,7 +260,7 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
                     new_attacks.append({"from_arg_id": src, "to_arg_id": dst, "type": "rebut",
                                         "rationale": "They answer the same question opposite ways."})
             new_args.append(spec)
-            existing[key] = Read(nid, t.speaker_id, spec["claim"], pid, st)
+            existing[key] = Read(nid, t.speaker_id, str(spec["claim"]), pid, st)
     if ctx.hints.phase == "resolution":
         removed += final_cleanup(shown, existing, attacked, new_attacks, removed)
     return {
@@ -449,7 +449,8 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
             for sp in yes + no:
                 item = stance_item(nid, sp, per[sp].position, per[sp].turns, prop)
                 upserts.append(item)
-                if per[sp].conceded is not None and (per[sp].conceded.turn_index or 0) > (per[sp].last.turn_index or 0):
+                gave = per[sp].conceded
+                if gave is not None and (gave.turn_index or 0) > (per[sp].last.turn_index or 0):
                     change = concede(nid, sp, per[sp], prop, item["statement"], item["side"])
                     if change is not None:
                         upserts.append(change)  # a later upsert for the same pair replaces the first
