@@ -22,6 +22,7 @@ from typing import Any
 
 import duckdb
 
+from crux_lab.scrub import scrub_data
 from crux_lab.store.db import (
     DatabaseUnavailable,
     SchemaTooNew,
@@ -231,7 +232,8 @@ def record_metrics(
     if unknown:
         raise StoreError(f"details given for metrics not recorded: {', '.join(sorted(unknown))}.")
     rows = [
-        {"run_id": run_id, "name": name, "value": None if math.isnan(v) else float(v), "detail": details.get(name)}
+        {"run_id": run_id, "name": name, "value": None if math.isnan(v) else float(v),
+         "detail": scrub_data(details.get(name))}
         for name, v in metrics.items()
     ]
     arrow_rows = to_arrow("metrics", rows).drop_columns(["recorded_at"])
