@@ -9,7 +9,7 @@ Per engine it reports:
 
 - ``calls``; ``first_valid_share``: structured calls whose first reply validated (no repair);
   ``repair_rate``: structured calls that needed the repair turn; ``failed_after_repair``:
-  structured calls still invalid after it; ``skipped_turns``: the engine's ``skipped:``
+  structured calls still invalid after it; ``skipped_turns``: the engine's warnings naming a ``skipped:``
   warning events (a skipped step; an error that ended the run shows in ``error``);
 - ``prompt_tokens`` and ``cached_share`` (prompt tokens the server's prefix cache served);
   ``prompt_tok_s`` / ``gen_tok_s``: uncached prompt and output tokens per second of call time;
@@ -127,7 +127,7 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
     skipped = 0
     try:
         async for event in run.events():
-            if isinstance(event, EngineError) and event.level == "warning" and event.error.startswith("skipped:"):
+            if isinstance(event, EngineError) and event.level == "warning" and "skipped:" in event.error:
                 skipped += 1
     finally:
         await backend.aclose()
@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     chosen = {"strong": args.model, "fast": args.model} if args.model else {}
     models = resolve_openai_models(chosen, args.base_url)
     model = models[Tier.strong]
+    out = args.out or ROOT / "benchmarks" / "results" / f"real_model-{model.replace('/', '_')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
     for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:
         print(f"-- {engine} on {model} ...", flush=True)
@@ -206,14 +208,12 @@ def main(argv: list[str] | None = None) -> None:
             row = {"engine": engine, "complete": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
         rows.append(row)
         print(json.dumps(row), flush=True)
+        payload = {
+            "base_url": args.base_url, "model": model, "topic": args.topic, "personas": args.personas,
+            "max_turns": args.max_turns, "seed": args.seed, "engines": rows,
+        }
+        out.write_text(json.dumps(payload, indent=1), encoding="utf-8")  # after each engine
     print_table(rows)
-    out = args.out or ROOT / "benchmarks" / "results" / f"real_model-{model.replace('/', '_')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
-        "base_url": args.base_url, "model": model, "topic": args.topic, "personas": args.personas,
-        "max_turns": args.max_turns, "seed": args.seed, "engines": rows,
-    }
-    out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     print(f"wrote {out}")
 
 
