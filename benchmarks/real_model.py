@@ -9,8 +9,8 @@ Per engine it reports:
 
 - ``calls``; ``first_valid_share``: structured calls whose first reply validated (no repair);
   ``repair_rate``: structured calls that needed the repair turn; ``failed_after_repair``:
-  structured calls still invalid after it; ``skipped_turns``: the engine's warnings naming a ``skipped:``
-  warning events (a skipped step; an error that ended the run shows in ``error``);
+  structured calls still invalid after it; ``skipped_turns``: the engine's warning events
+  that say ``skipped:`` (a skipped step; an error that ended the run shows in ``error``);
 - ``prompt_tokens`` and ``cached_share`` (prompt tokens the server's prefix cache served);
   ``prompt_tok_s`` / ``gen_tok_s``: uncached prompt and output tokens per second of call time;
 - ``wall_s``; ``critical_path_s``: time with at least one call in flight (the union of the
