@@ -233,11 +233,11 @@ def _llm_settings(
         if url:
             fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
         return {t.value: m for t, m in tier_models("anthropic", chosen).items()}, None
-    from crux_lab.llm.openai_backend import OpenAIBackend, resolve_base_url, served_models
+    from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
 
     url = resolve_base_url(url)
     try:
-        OpenAIBackend(models={"strong": "check", "fast": "check"}, base_url=url)  # URL and key
+        check_settings(url)  # an http(s) URL, and a key unless the server is local
         served_models(url)  # the server answers (one line naming the URL if not)
         models = resolve_openai_models(chosen, url)
     except BackendUnavailable as exc:

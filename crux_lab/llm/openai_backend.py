@@ -122,6 +122,17 @@ def check_base_url(base_url: str) -> str | None:
     return None
 
 
+def check_settings(base_url: str, api_key: str | None = None) -> None:
+    """Raise :class:`BackendUnavailable` (one line) when ``base_url`` is not a server address,
+    or names a remote server while no key is set."""
+    problem = check_base_url(base_url)
+    if problem:
+        raise BackendUnavailable(problem)
+    key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
+    if not key.strip() and not is_local(base_url):
+        raise BackendUnavailable(missing_key_message(base_url))
+
+
 def server_root(base_url: str) -> str:
     """The server's root (llama.cpp serves ``/health`` and ``/props`` there, not under /v1).
 
@@ -217,9 +228,7 @@ class OpenAIBackend:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         self.base_url = resolve_base_url(base_url)
-        problem = check_base_url(self.base_url)
-        if problem:
-            raise BackendUnavailable(problem)
+        check_settings(self.base_url, api_key)
         self.models: dict[Tier, str] = {Tier(t): m.strip() for t, m in models.items() if m.strip()}
         missing = [t.value for t in Tier if t not in self.models]
         if missing:
@@ -230,9 +239,7 @@ class OpenAIBackend:
         self.local = is_local(self.base_url)
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
         if not key.strip():
-            if not self.local:
-                raise BackendUnavailable(missing_key_message(self.base_url))
-            key = NO_KEY
+            key = NO_KEY  # a local server (check_settings refused a remote one)
         elif api_key is not None:
             _register_secret(key.strip())  # a key given in code is scrubbed from every artifact
         self.max_concurrency = max_concurrency
