@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from crux_lab.analysis.metrics import run_metrics
+from crux_lab.analysis.quality import mark_event_restates_topic
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.limits import check_params
@@ -106,6 +107,8 @@ class DebateRun:
             try:
                 async for event in gen:
                     event = event.model_copy(update={"seq": len(self.result.events)})
+                    # Cruxes and cards are stamped restates_topic before the log records them.
+                    mark_event_restates_topic(event, self.config.topic)
                     self.result.events.append(event)
                     _collect_turn(self.result, event)
                     if log is not None:

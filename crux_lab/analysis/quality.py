@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from crux_lab.models import CruxCard, DebateResult
+from crux_lab.models import Crux, CruxCard, DebateResult
 from crux_lab.personas.models import Persona
 
 NAN = float("nan")
@@ -44,6 +44,31 @@ def mark_restates_topic(result: DebateResult, encoder: Any = None) -> None:
     texts = [i.question if isinstance(i, CruxCard) else i.statement for i in items]
     for item, flag in zip(items, restates_topic_flags(texts, result.config.topic, encoder=encoder), strict=True):
         item.restates_topic = flag
+
+
+def mark_event_restates_topic(event: Any, topic: str) -> None:
+    """Stamp ``restates_topic`` on the cruxes and cards an event carries (a posted card, a
+    DCG update, the final output) that have none yet, so the event log records the flags the
+    result will hold. Never raises: a failure leaves the flags unset."""
+    items: list[Any] = []
+    card = getattr(event, "card", None)
+    if isinstance(card, CruxCard):
+        items.append(card)
+    items += [c for c in getattr(event, "cruxes", None) or [] if isinstance(c, Crux)]
+    output = getattr(event, "output", None)
+    if output is not None:
+        items += [c for c in getattr(output, "cruxes", None) or [] if isinstance(c, Crux)]
+    items = [i for i in items if i.restates_topic is None]
+    if not items:
+        return
+    try:
+        from crux_lab.analysis.restates import restates_topic_flags
+
+        texts = [i.question if isinstance(i, CruxCard) else i.statement for i in items]
+        for item, flag in zip(items, restates_topic_flags(texts, topic), strict=True):
+            item.restates_topic = flag
+    except Exception:  # a flag is a nicety; the debate and its log must go on
+        return
 
 
 def restates_topic_rate(result: DebateResult, encoder: Any = None) -> float:
@@ -273,6 +298,7 @@ __all__ = [
     "falsifier_score",
     "falsifiers_of",
     "judge_falsifiers",
+    "mark_event_restates_topic",
     "mark_restates_topic",
     "reasoning_differentiation",
     "restates_topic_rate",
