@@ -82,11 +82,12 @@ def sweep(
         raise typer.Exit(130) from None
     t = summarize_timings(result.outcomes)
     caught_up = f", {len(result.caught_up)} ingested from their run folders" if result.caught_up else ""
+    per_cell = (f" (per cell: kernel {t['kernel_s']:.1f}s, cells {t['cells_s']:.1f}s of which debate "
+                f"{t['debate_s']:.1f}s, ingest {t['ingest_s']:.2f}s)") if result.count("done") else ""
     out_console.print(
         f"sweep {spec.name}: {result.count('done')} done, {result.count('failed')} failed, "
         f"{result.count('incomplete')} incomplete, {len(result.skipped)} skipped{caught_up} "
-        f"in {result.wall_s:.1f}s (per cell: kernel {t['kernel_s']:.1f}s, cells {t['cells_s']:.1f}s "
-        f"of which debate {t['debate_s']:.1f}s, ingest {t['ingest_s']:.2f}s)"
+        f"in {result.wall_s:.1f}s{per_cell}"
     )
     for o in result.outcomes:
         if o.status == "failed":
