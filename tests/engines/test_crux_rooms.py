@@ -93,8 +93,10 @@ def test_rooms_are_conversations_with_exit_checks_and_cards_posted_back(default:
             msgs.setdefault(e.room_id, []).append(e)  # type: ignore[union-attr]
     for room in msgs.values():
         assert [m.room_phase for m in room[:2]] == ["position", "position"]
-        assert {m.room_phase for m in room[2:]} <= {"exchange"}
-        assert [m.message.persona_id for m in room[2:]] == [room[k % 2].message.persona_id for k in range(len(room) - 2)]
+        assert [m.room_phase for m in room[-2:]] == ["convergence", "convergence"]  # each names the buried premise
+        assert {m.room_phase for m in room[2:-2]} <= {"exchange"}
+        exchange = room[2:-2]
+        assert [m.message.persona_id for m in exchange] == [room[k % 2].message.persona_id for k in range(len(exchange))]
         assert len(room) <= 20
     assert backend.counts["exit_check"] >= len(msgs)
     cards = [e.card for e in res.events if e.type == "crux_card_posted"]  # type: ignore[union-attr]

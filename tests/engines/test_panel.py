@@ -5,6 +5,7 @@ from the replies its prompts ask for: cards are matched to the planted cruxes by
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 from collections import Counter
@@ -439,6 +440,9 @@ def _clone(deck: Path, n: int) -> list[str]:
             f = deck / new / name
             f.write_text(f.read_text().replace('"personaId": "trader"', f'"personaId": "{new}"'))
         ids.append(new)
+    decks = json.loads((deck / "decks.json").read_text())
+    decks["decks"][0]["personaIds"] += ids  # the clones belong to the deck
+    (deck / "decks.json").write_text(json.dumps(decks))
     return ids
 
 

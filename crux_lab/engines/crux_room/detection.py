@@ -64,11 +64,14 @@ async def detect(
 ) -> list[Voted]:
     """Run ``votes`` detection calls in parallel on ``turns``; keep the (pair, claim) detections
     with >= ``threshold`` positive votes, most votes first. A claim is keyed by its text, so
-    two votes that word one claim differently count together. Unrepairable replies abstain
+    two votes that word one claim differently count together; a reply that names the id of a
+    claim the prompt listed is taken at its word. Unrepairable replies abstain
     (with a warning)."""
     statements = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
-    user = prompts.DETECT.format(topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements)
-    hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns))
+    shown = dict(list(claims.texts.items())[-12:])  # the claims found so far, by id
+    known = prompts.KNOWN_CLAIMS.format(lines="\n".join(f"[{cid}] {text}" for cid, text in shown.items())) if shown else ""
+    user = prompts.DETECT.format(topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements, known=known)
+    hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns), extra={"shown": shown})
     replies = await sp.timeline.parallel(
         "detect", [sp.structured("detect_disagreement", user, DetectionReply, hints) for _ in range(votes)]
     )
@@ -82,7 +85,8 @@ async def detect(
         keys: set[tuple[Pair, str]] = set()
         for item in reply.disagreements:
             if _valid(item, speakers):
-                key = (pair_of(item.personas), claims.key(item.claim))
+                cid = item.claim_id if item.claim_id in shown else claims.key(item.claim)
+                key = (pair_of(item.personas), cid)
                 keys.add(key)
                 first.setdefault(key, item)
         for key in keys:

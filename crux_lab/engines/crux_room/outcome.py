@@ -43,10 +43,10 @@ class RoomRecord:
     aspect_id: str = ""
 
 
-def card_to_crux(card: CruxCard, acknowledged: bool) -> Crux:
+def card_to_crux(card: CruxCard, acknowledged: bool, names: Mapping[str, str] | None = None) -> Crux:
     yes = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "YES"]
     no = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "NO"]
-    falsifiers = [f"{p}: {v.falsifier}" for p, v in card.personas.items() if v.falsifier]
+    falsifiers = [f"{(names or {}).get(p, p)}: {v.falsifier}" for p, v in card.personas.items() if v.falsifier]
     return Crux(
         id=f"crux-{card.id}",
         statement=card.question,
@@ -84,8 +84,8 @@ def common_ground(
 
     >>> obs = [StanceObservation("a", "p1", "pro", 0), StanceObservation("b", "p1", "pro", 1),
     ...        StanceObservation("a", "p2", "pro", 2), StanceObservation("b", "p2", "con", 3)]
-    >>> [(g.proposition_ids, g.agreed_side) for g in common_ground(["a", "b"], obs, [], {"p1": "P one"})]
-    [(['p1'], <Side.YES: 'YES'>)]
+    >>> [(g.statement, g.agreed_side) for g in common_ground(["a", "b"], obs, [], {"p1": "P one"})]
+    [('P one', <Side.YES: 'YES'>)]
     """
     out: list[CommonGround] = []
     last = {pid: opening_closing(obs, pid)[1] for pid in persona_ids}
@@ -198,7 +198,7 @@ def finish(
     result.crux_cards = list(cards)
     converged = {r.outcome.room_id: r.outcome.converged for r in rooms}
     # a clash card (no room) was settled by a concession both sides saw: acknowledged
-    result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, not c.crux_room_id)) for c in cards]
+    result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, not c.crux_room_id), sp.names) for c in cards]
     statements = {TOPIC_KEY: memory.topic, **memory.claims.texts}
     result.common_ground = common_ground(ids, obs, cards, statements)
     finals = {pid: dict(opening_closing(obs, pid)[1]) for pid in ids}

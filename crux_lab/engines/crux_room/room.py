@@ -7,7 +7,9 @@ Two room shapes share this module:
   fast-tier exit checks, a convergence check; when the two name different cores, 2 more
   exchange rounds and another check; a safety cap on the room's turns;
 - ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
-  alternating exchange with an exit check after each exchange, the same cap.
+  alternating exchange with an exit check after each exchange, then one closing statement each
+  naming the premise buried under the disagreement (what the card is extracted from), all
+  within the same cap.
 
 Every room prompt carries the original topic and the room's claim (as the debate's detection
 worded it), and its context is bounded: the position summary plus the last 4 turns. The card is
@@ -136,19 +138,26 @@ async def run_room(
         transcript = history(a).lines(outcome.turns[-settings.last_turns :]) if sp.antisyc.anonymize_history else "\n".join(
             f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :]
         )
-        hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(outcome.turns), focus=outcome.question,
+        hints = sp.hints(  # the turns the prompt shows, nothing more
+            persona_ids=[a, b], turns=turn_hints(outcome.turns[-settings.last_turns :]), focus=outcome.question,
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
-        user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript)
+        user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript, n=exchanged)
         reply = await sp.structured("exit_check", user, ExitCheckReply, hints)
         outcome.exit_checks += 1
         return bool(reply and reply.crux_surfaced)
 
     # Phase 2: directed exchange (or the free loop of the crux_rooms engine).
-    n_max = settings.max_exchange if settings.three_phase else settings.turn_cap
+    n_max = settings.max_exchange if settings.three_phase else settings.turn_cap - 4  # room for the premise round
     async for ev in exchange(settings.min_exchange, n_max):
         yield ev
+    if not settings.three_phase:
+        premises = await sp.timeline.parallel(
+            "room-premise", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
+        )
+        for t in premises:
+            outcome.turns.append(t)
+            yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
 
     # Phase 3: convergence check; if the cores differ, 2 more rounds, until the cap.
     while settings.three_phase and not room_full():

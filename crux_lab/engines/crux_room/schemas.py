@@ -45,6 +45,7 @@ class DetectionItem(Reply):
     topic_relevant: bool
     personas: list[str] = Field(default_factory=list)
     claim: str = ""
+    claim_id: str | None = None  # the id of a listed claim, when the disagreement is about one
 
     @property
     def positive(self) -> bool:

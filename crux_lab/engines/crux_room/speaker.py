@@ -43,7 +43,7 @@ class StanceRecord:
     refused a change made without a named reason."""
 
     persona_id: str
-    proposition_id: str
+    proposition_id: str  # the engine id of the claim the turn addressed ("topic", "c1"...)
     stance: StanceLit
     turn_id: str
     turn_index: int
@@ -279,5 +279,6 @@ class Speakers:
             previous=previous.dialogue if previous else "(none)", reply=turn.dialogue, flips=flips
         )
         # the check's prompt shows the two turns and the flip conditions, not the speaker's claim list
-        check_hints = hints.model_copy(update={"turns": [*hints.turns, *turn_hints([turn])], "extra": {}, "focus": None})
+        shown = [t for t in (previous, turn) if t is not None]
+        check_hints = hints.model_copy(update={"turns": turn_hints(shown), "extra": {}, "focus": None})
         return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)

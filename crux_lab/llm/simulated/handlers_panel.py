@@ -117,9 +117,12 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     reader's words); relevance is word overlap with the topic and aspect."""
     items = []
     context = f"{ctx.hints.topic} {ctx.hints.aspect or ''}"
+    shown = ctx.hints.extra.get("shown") or {}
     for a, b, prop in _opposed(ctx, ctx.turns):
         if ctx.chance(DETECT_MISS):
             continue
+        # a listed claim the reader recognises as this one is named by its id
+        listed = next((str(i) for i, text in shown.items() if (p := ctx.recognize(str(text))) is not None and p.id == prop.id), None)
         items.append(
             {
                 "has_direct_opposition": True,
@@ -127,6 +130,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "topic_relevant": ctx.relevance(prop, context) > 0,
                 "personas": [a, b],
                 "claim": ctx.paraphrase(prop, "question"),
+                "claim_id": listed,
             }
         )
     speakers = list(dict.fromkeys(t.speaker_id for t in ctx.turns))
@@ -153,6 +157,7 @@ def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         last_by[t.speaker_id] = t
     finals = list(last_by.values())[-2:]
     shared = sorted(set(finals[0].proposition_ids) & set(finals[1].proposition_ids)) if len(finals) == 2 else []
+    read = [stances_read(ctx, t) for t in finals]
     if "same_core" in _schema_fields(request):
         same = bool(shared)
         if ctx.chance(EXIT_NOISE):
@@ -163,7 +168,7 @@ def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         return {"same_core": same, "core": core}
     exchange = int(ctx.hints.extra.get("exchange_turns", len(turns)))
     conceded = any(t.move == "CONCEDE" for t in turns[-2:])
-    opposed = bool(shared) and {finals[0].stance, finals[1].stance} == {"pro", "con"}
+    opposed = any({read[0].get(p), read[1].get(p)} == {"pro", "con"} for p in shared)
     narrowing = any(t.move in ("PROPOSE_CRUX", "REFRAME") for t in turns[-2:])
     surfaced = conceded or (opposed and (exchange >= 4 or narrowing))
     if ctx.chance(EXIT_NOISE):
