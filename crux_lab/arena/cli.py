@@ -88,6 +88,24 @@ async def run_arena(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str,
     return out
 
 
+async def judge_run_falsifiers(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str, seed: int = 0) -> dict[str, tuple[float, str]]:
+    """Falsifier concreteness of every judged run by the rubric judge
+    (:func:`crux_lab.analysis.quality.judge_falsifiers`): ``{run_id: (share, basis)}``."""
+    from crux_lab.analysis.quality import judge_falsifiers
+
+    out: dict[str, tuple[float, str]] = {}
+    for card_set in {s.run_id: s for pair in pairs for s in pair}.values():
+        falsifiers = list(dict.fromkeys(f for c in card_set.cards for _, _, f in c.positions if f))
+        if not falsifiers:
+            continue
+        backend = _judge_backend(backend_name, card_set.persona_ids, seed)
+        out[card_set.run_id] = await judge_falsifiers(backend, falsifiers)
+        close = getattr(backend, "aclose", None)
+        if close is not None:
+            await close()
+    return out
+
+
 def scores_table(scores: Scores) -> Table:
     table = Table(title="Arena: Bradley-Terry scores (log-strength; 95% bootstrap CI over pairs)", header_style="bold")
     for col in ("engine", "score", "95% CI", "wins", "ties", "losses"):
@@ -108,6 +126,7 @@ def arena(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap (and of the simulated judge).")] = 0,
     show_rubric: Annotated[bool, typer.Option("--rubric", help="Print the judge's rubric first.")] = False,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores and judgements as JSON here.")] = None,
+    falsifiers: Annotated[bool | None, typer.Option("--falsifiers/--no-falsifiers", help="Also have the judge rate each run's falsifiers (metric falsifier_concreteness_judged; default: on real backends).")] = None,
 ) -> None:
     """Judge engines' crux cards pairwise (blind, both orders) and print Bradley-Terry scores."""
     err = Console(stderr=True)
@@ -148,6 +167,14 @@ def arena(
             err.print(f"judge: the strong model of the {resolved} backend.")
         judgements = asyncio.run(run_arena(pairs, resolved, seed))
         written = write_judgements(con, judgements)
+        if falsifiers if falsifiers is not None else resolved != "simulated":
+            from crux_lab.store import record_metrics
+
+            judged = asyncio.run(judge_run_falsifiers(pairs, resolved, seed))
+            for run_id, (share, basis) in judged.items():
+                record_metrics(con, run_id, {"falsifier_concreteness_judged": share},
+                               details={"falsifier_concreteness_judged": {"basis": basis}})
+            err.print(f"falsifier concreteness judged for {len(judged)} run(s) (metric falsifier_concreteness_judged)")
     finally:
         con.close()
     scores = bt_with_bootstrap(judgements, samples=samples, seed=seed)

@@ -80,5 +80,15 @@ def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: 
     # The simulated judge is symmetric: both orders of a pair agree.
     assert rows[0][1] == rows[1][1] and rows[2][1] == rows[3][1]
 
+    # The rubric judge also rates each run's falsifiers when asked (on the simulator: the heuristic, said so).
+    again = CliRunner().invoke(app, ["arena", "direct", "cot", "--db", str(db), "--backend", "simulated", "--bootstrap", "0", "--falsifiers"])
+    assert again.exit_code == 0, again.output
+    con = duckdb.connect(str(db), read_only=True)
+    judged = con.execute("SELECT count(*), min(detail) FROM metrics WHERE name = 'falsifier_concreteness_judged'").fetchone()
+    n_judgements = con.execute("SELECT count(*) FROM arena_judgements").fetchone()
+    con.close()
+    assert judged is not None and judged[0] == 4 and "heuristic" in judged[1]
+    assert n_judgements == (4,)  # re-judging the same pairs replaces, never duplicates
+
     missing = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated"])
     assert missing.exit_code == 2 and "no stored runs for panel" in missing.output
