@@ -45,6 +45,7 @@ EXTRACTOR_PURPOSES = frozenset(
         "judge",
         "direct_cards",
         "cot_cards",
+        "judge_falsifiers",
     }
 )
 
