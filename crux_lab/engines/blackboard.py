@@ -20,10 +20,10 @@ from itertools import combinations
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import EngineContext
+from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, turn_hints
 from crux_lab.engines.claims import AgentStance, Claim, StanceWord, claims_block, claims_extra
-from crux_lab.llm.base import Hints, TurnHint
-from crux_lab.models import DialogueTurn
+from crux_lab.llm.base import Hints
+from crux_lab.models import DialogueTurn, EngineError
 
 STANCE_VALUE: dict[str, float] = {"pro": 1.0, "con": -1.0, "uncertain": 0.0}
 
@@ -120,22 +120,26 @@ class ConvergenceRule:
 
 
 def check_convergence(
-    entropies: Sequence[float], distances: Sequence[float], rule: ConvergenceRule
+    entropies: Sequence[float], distances: Sequence[float], rule: ConvergenceRule, disputed: int = 0
 ) -> tuple[bool, str]:
     """Decide whether a table stops after the latest round (index ``len(entropies) - 1``).
 
-    Index 0 is the state after the initial stances; each later index is one round.
+    Index 0 is the state after the initial stances; each later index is one round. Low mean
+    entropy stops the table only when no claim is ``disputed`` (someone pro, someone con): a
+    mean over claims can be low while two agents still hold opposite stances on one of them.
 
     >>> rule = ConvergenceRule(max_rounds=4)
     >>> check_convergence([0.8, 0.2], [0.5, 0.1], rule)
     (True, 'consensus: stance entropy 0.2 below 0.35')
+    >>> check_convergence([0.8, 0.2], [0.5, 0.1], rule, disputed=1)
+    (False, '')
     >>> check_convergence([0.8, 0.8, 0.8], [0.6, 0.6, 0.61], rule)[1]
     'divergence: distance 0.61 has not shrunk for 2 rounds'
     >>> check_convergence([0.8, 0.7], [0.6, 0.5], rule)
     (False, '')
     """
     rounds = len(entropies) - 1
-    if entropies[-1] <= rule.entropy_threshold:
+    if entropies[-1] <= rule.entropy_threshold and disputed == 0:
         return True, f"consensus: stance entropy {round(entropies[-1], 3)} below {rule.entropy_threshold}"
     k = rule.divergence_rounds
     if len(distances) > k and distances[-1] >= rule.divergence_distance:
@@ -233,6 +237,7 @@ class Blackboard:
         return choice
 
     def past_stances_text(self, persona_id: str) -> str:
+        """A persona's stance history as a prompt shows it, claims named by their ids."""
         lines = []
         for r, snap in enumerate(self.history.get(persona_id, [])):
             parts = [f"{c.id}={snap[c.id].stance}({snap[c.id].confidence:.2f})" for c in self.claims if c.id in snap]
@@ -260,13 +265,15 @@ class BlackboardSummaryReply(BaseModel):
 
 
 class StanceUpdate(BaseModel):
-    claim_index: int = Field(ge=0)
+    claim_id: str
     stance: StanceWord
     confidence: float = Field(ge=0.0, le=1.0)
 
 
-class BlackboardTurnReply(BaseModel):
-    """What an agent posts in one blitz or classical turn."""
+class BlackboardTurnReply(TurnReply):
+    """What an agent posts in one blitz or classical turn: its words, its stance on the
+    round's claim, the turn fields every persona turn states (move, addresses, named reason),
+    stance updates on other claims (by id) and its flip condition."""
 
     content: str
     stance: StanceWord
@@ -277,33 +284,57 @@ class BlackboardTurnReply(BaseModel):
 
 BLACKBOARD_SUMMARY = """You keep the shared blackboard of a structured debate.
 Summarise the state of play in at most five sentences: who holds what on each claim and
-where they clash. Name crux candidates: the specific questions that, if settled, would move
-someone. Record flip conditions only when an agent stated one. Return JSON:
+where they clash. Name crux candidates: the premise under each clash, as a specific question
+that, if settled, would move someone (not the topic restated). Record flip conditions only
+when an agent stated one. Return JSON:
 {"summary": "...", "crux_candidates": ["..."], "flip_conditions": [{"persona_id": "...", "condition": "..."}]}"""
 
 
-def turn_prompt(board: Blackboard, persona_id: str, focus: Claim, intent: str = "") -> str:
-    """The per-turn context of seed 02 "context.ts": summary, own past stances, claim text."""
-    idx = board.claims.index(focus)
+def turn_prompt(
+    board: Blackboard, persona_id: str, focus: Claim, intent: str = "", grounding: str = "", topic: str = ""
+) -> str:
+    """The per-turn context of seed 02 "context.ts": topic, claims, summary, own past stances,
+    the round's claim, the persona's belief grounding, and the fields the reply must state."""
     intent_line = f"\nYour intent this turn: {intent}." if intent else ""
+    topic_line = f"Topic: {topic}\n" if topic else ""
     return (
-        f"Claims on the table:\n{claims_block(board.claims)}\n\n"
+        f"{topic_line}Claims on the table:\n{claims_block(board.claims)}\n\n"
         f"Blackboard summary:\n{board.summary or '(first round: no summary yet)'}\n\n"
         f"Your past stances:\n{board.past_stances_text(persona_id)}\n\n"
-        f"This round's claim [{idx}]: {focus.text}{intent_line}\n\n"
+        f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}\n\n"
         "Respond to the strongest opposing point in two to four sentences in your own voice, then "
-        "update your stance. Return JSON: {\"content\": \"...\", \"stance\": \"pro|con|uncertain\", "
-        "\"confidence\": 0.0-1.0, \"stance_updates\": [{\"claim_index\": 0, \"stance\": \"...\", "
-        "\"confidence\": 0.0}], \"flip_condition\": \"what would change your mind, if anything\"}"
+        "update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
+        f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT}; "
+        '"stance_updates": [{"claim_id": "c1", "stance": "pro|con|uncertain", "confidence": 0.0}] for '
+        'other claims whose stance you changed; "flip_condition": what would change your mind, if anything'
     )
 
 
-async def summarize(ctx: EngineContext, board: Blackboard, turn_hints: list[TurnHint]) -> BlackboardSummaryReply:
-    """The ``blackboard_summary`` call (fast tier); merges crux candidates and flip conditions."""
-    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in board.turns[-3 * len(board.persona_ids) :])
+def post_lines(turns: Sequence[DialogueTurn], claims: Sequence[Claim]) -> str:
+    """Posts as a prompt shows them: who, on which claim, with which stance, and the words.
+
+    >>> t = DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="Yes.", phase="round",
+    ...                  proposition_ids=["c1"], stance="pro")
+    >>> post_lines([t], [Claim("c1", "X.")])
+    'a on [c1] (pro): Yes.'
+    """
+    known = {c.id for c in claims}
+    lines = []
+    for t in turns:
+        on = [c for c in t.proposition_ids if c in known]
+        where = f" on [{', '.join(on)}]" if on else ""
+        stance = f" ({t.stance})" if t.stance else ""
+        lines.append(f"{t.persona_id}{where}{stance}: {t.dialogue}")
+    return "\n".join(lines)
+
+
+async def summarize(ctx: EngineContext, board: Blackboard) -> EngineError | None:
+    """The ``blackboard_summary`` call (fast tier) over the table's latest posts; merges crux
+    candidates and flip conditions. An unusable reply keeps the previous summary (warning)."""
+    shown = board.turns[-3 * len(board.persona_ids) :]
     user = (
         f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(board.claims)}\n\n"
-        f"Previous summary: {board.summary or '(none)'}\n\nLatest posts:\n{posts}"
+        f"Previous summary: {board.summary or '(none)'}\n\nLatest posts:\n{post_lines(shown, board.claims)}"
     )
     request = ctx.request(
         "blackboard_summary",
@@ -313,11 +344,13 @@ async def summarize(ctx: EngineContext, board: Blackboard, turn_hints: list[Turn
         hints=Hints(
             topic=ctx.config.topic,
             persona_ids=board.persona_ids,
-            turns=turn_hints,
+            turns=turn_hints(shown),
             extra=claims_extra(board.claims),
         ),
     )
-    response = await ctx.call(request)
+    response, warning = await ctx.call_or_warn(request)
+    if response is None:
+        return warning
     reply = response.parsed if isinstance(response.parsed, BlackboardSummaryReply) else BlackboardSummaryReply(summary=response.text[:800])
     board.summary = reply.summary
     for cand in reply.crux_candidates:
@@ -329,7 +362,7 @@ async def summarize(ctx: EngineContext, board: Blackboard, turn_hints: list[Turn
             conds = board.flip_conditions.setdefault(note.persona_id, [])
             if note.condition not in conds:
                 conds.append(note.condition)
-    return reply
+    return None
 
 
 def apply_turn(board: Blackboard, persona_id: str, focus: Claim, reply: BlackboardTurnReply, round_number: int) -> dict[str, AgentStance]:
@@ -337,9 +370,10 @@ def apply_turn(board: Blackboard, persona_id: str, focus: Claim, reply: Blackboa
     snap: dict[str, AgentStance] = {
         focus.id: AgentStance(focus.id, reply.stance, reply.confidence, reply.content[:300], round_number)
     }
+    known = set(board.claim_ids)
     for u in reply.stance_updates:
-        if u.claim_index < len(board.claims) and board.claims[u.claim_index].id != focus.id:
-            cid = board.claims[u.claim_index].id
+        cid = u.claim_id.strip().strip("[]")
+        if cid in known and cid != focus.id:
             snap[cid] = AgentStance(cid, u.stance, u.confidence, "", round_number)
     board.record(persona_id, snap)
     if reply.flip_condition.strip():

@@ -23,16 +23,16 @@ from crux_lab.engines.base import (
     EngineContext,
     EngineParams,
     engine_params,
+    turn_fields,
     turn_hints,
-    turn_metadata,
 )
-from crux_lab.engines.base import make_turn as make_dialogue_turn
 from crux_lab.engines.blackboard import (
     Blackboard,
     BlackboardTurnReply,
     ConvergenceRule,
     apply_turn,
     check_convergence,
+    post_lines,
     summarize,
     turn_prompt,
 )
@@ -42,11 +42,12 @@ from crux_lab.engines.claims import (
     assign_tables,
     claims_extra,
     decompose_claims,
+    grounding_block,
     initial_stances,
     persona_system,
 )
 from crux_lab.engines.output import apply_classic_output, debate_output, final_output
-from crux_lab.llm.base import Hints, LLMResponse
+from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
     BlackboardUpdate,
@@ -56,6 +57,7 @@ from crux_lab.models import (
     DebateEvent,
     DebateStart,
     DialogueTurn,
+    EngineError,
     InitialStance,
     Status,
     TableAssigned,
@@ -86,37 +88,53 @@ def make_turn(
     index: int,
     persona_id: str,
     reply: BlackboardTurnReply,
-    response: LLMResponse,
     focus: Claim,
     round_number: int,
+    claim_ids: Sequence[str],
 ) -> DialogueTurn:
-    annotated = turn_metadata(response)["proposition_ids"]
-    return make_dialogue_turn(
-        response,
+    """A post as a transcript turn: its words, stance and confidence on the round's claim, and
+    the move, named reason and addressed claims its reply stated (the round's claim when it
+    named none: that is the claim the prompt put in front of it)."""
+    fields = turn_fields(reply, set(claim_ids))
+    return DialogueTurn(
         id=f"t{index}",
         turn_index=index,
         persona_id=persona_id,
         dialogue=reply.content,
         phase="round",
         phase_number=round_number,
-        proposition_ids=annotated or ([focus.proposition_id] if focus.proposition_id else []),
+        move=fields["move"],
+        named_reason=fields["named_reason"],
+        proposition_ids=fields["proposition_ids"] or [focus.id],
         stance=reply.stance,
         confidence=reply.confidence,
     )
 
 
+def shown_posts(board: Blackboard, focus: Claim) -> list[DialogueTurn]:
+    """The posts a turn prompt shows: the latest on other claims, then the latest on the
+    round's claim (last, since they are what the agent answers)."""
+    n = len(board.persona_ids)
+    on_claim = board.posts_on(focus)
+    others = [t for t in board.turns if t not in on_claim]
+    return others[-2 * n :] + on_claim[-2 * n :]
+
+
+def other_speaker(board: Blackboard, persona_id: str, focus: Claim) -> str | None:
+    """Whom the agent most likely answers: the last other agent who posted on the claim."""
+    return next((t.persona_id for t in reversed(board.posts_on(focus)) if t.persona_id != persona_id), None)
+
+
 async def board_turn(
     ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
-) -> tuple[BlackboardTurnReply, LLMResponse]:
-    """One agent's post on the blackboard (purpose ``blackboard_turn``)."""
-    on_claim = board.posts_on(focus)
-    shown = on_claim[-len(board.persona_ids) :]
-    user = turn_prompt(board, persona_id, focus, intent)
+) -> tuple[BlackboardTurnReply | None, EngineError | None]:
+    """One agent's post on the blackboard (purpose ``blackboard_turn``); ``(None, warning)``
+    when its reply stayed unusable (the turn is skipped)."""
+    shown = shown_posts(board, focus)
+    grounding = grounding_block(ctx, persona_id, focus.text, other_speaker(board, persona_id, focus))
+    user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic)
     if shown:
-        posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in shown)
-        user = f"Latest posts on this claim:\n{posts}\n\n{user}"
-    # The posts on this claim come last: they are what the agent answers.
-    ordered = [t for t in board.turns if t not in on_claim] + on_claim
+        user = f"Posts so far (the last ones are on this round's claim):\n{post_lines(shown, board.claims)}\n\n{user}"
     request = ctx.request(
         TURN_PURPOSE,
         persona_system(ctx, persona_id),
@@ -127,17 +145,15 @@ async def board_turn(
             topic=ctx.config.topic,
             persona_ids=board.persona_ids,
             phase="round",
-            proposition_id=focus.proposition_id,
-            turns=turn_hints(ordered),
-            extra={
-                **claims_extra(board.claims),
-                "focus_index": board.claims.index(focus),
-                "intent": intent,
-            },
+            focus=focus.text,
+            turns=turn_hints(shown),
+            extra={**claims_extra(board.claims), "focus_id": focus.id, "intent": intent},
         ),
         cache_system=True,
     )
-    response = await ctx.call(request)
+    response, warning = await ctx.call_or_warn(request)
+    if response is None:
+        return None, warning
     reply = response.parsed
     if not isinstance(reply, BlackboardTurnReply):  # schema-less backend: keep the text, no stance change
         prev = board.latest().get(persona_id, {}).get(focus.id)
@@ -146,7 +162,7 @@ async def board_turn(
             stance=prev.stance if prev else "uncertain",
             confidence=prev.confidence if prev else 0.5,
         )
-    return reply, response
+    return reply, None
 
 
 def initial_stance_events(
@@ -155,8 +171,8 @@ def initial_stance_events(
     return [
         InitialStance(
             persona_id=pid,
-            stances={c.key: s[c.id].stance for c in claims},
-            confidence={c.key: s[c.id].confidence for c in claims},
+            stances={c.id: s[c.id].stance for c in claims},
+            confidence={c.id: s[c.id].confidence for c in claims},
         )
         for pid, s in initial.items()
     ]
@@ -178,7 +194,7 @@ def setup_boards(
 def board_events(board: Blackboard, round_number: int, rule: ConvergenceRule) -> list[DebateEvent]:
     """Measure a table after a round, decide convergence, and describe both as events."""
     entropy, distance = board.measure()
-    converged, reason = check_convergence(board.entropies, board.distances, rule)
+    converged, reason = check_convergence(board.entropies, board.distances, rule, len(board.disputes()))
     board.converged, board.reason = converged, reason
     prefix = f"Table {board.table + 1}: "
     return [
@@ -213,13 +229,17 @@ async def open_tables(
     fills ``setup`` (an async generator returns no value)."""
     yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
     yield Status(message="Decomposing the topic into testable claims")
-    setup.claims = await decompose_claims(ctx)
+    setup.claims, warning = await decompose_claims(ctx)
+    if warning is not None:
+        yield warning
     yield ClaimsDecomposed(claims=[c.text for c in setup.claims])
     tables = assign_tables(ctx.persona_ids, ctx.config.seed, params.table_size)
     yield TableAssigned(tables=tables)
     if announce_stances:
         yield Status(message=f"Initial stances from {len(ctx.persona_ids)} personas")
-    setup.initial = await initial_stances(ctx, setup.claims)
+    setup.initial, warnings = await initial_stances(ctx, setup.claims)
+    for w in warnings:
+        yield w
     for stance_event in initial_stance_events(setup.claims, setup.initial):
         yield stance_event
     setup.boards = setup_boards(tables, setup.claims, setup.initial, params.rounds_per_claim)
@@ -229,7 +249,9 @@ async def close_tables(ctx: EngineContext, setup: TableSetup) -> AsyncGenerator[
     """The final output pass over every table's posts, mapped onto the common result."""
     yield Status(message="Final output pass")
     all_turns = sorted((t for b in setup.boards for t in b.turns), key=lambda t: t.turn_index)
-    output = await final_output(ctx, setup.claims, setup.boards, turn_hints(all_turns))
+    output, warning = await final_output(ctx, setup.claims, setup.boards, all_turns)
+    if warning is not None:
+        yield warning
     apply_classic_output(ctx.result, output, setup.claims, setup.boards, setup.initial)
     yield DebateComplete(output=debate_output(ctx.result))
 
@@ -259,13 +281,19 @@ class BlitzEngine:
             yield Status(message=f"Round {round_number}: {sum(len(b.persona_ids) for b in active)} agents in parallel")
             jobs = [(b, pid, b.focus_claim(round_number)) for b in active for pid in b.persona_ids]
             replies = await asyncio.gather(*(board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs))
-            for (board, pid, focus), (reply, response) in zip(jobs, replies, strict=True):
+            for (board, pid, focus), (reply, warning) in zip(jobs, replies, strict=True):
+                if reply is None:  # an unusable reply: this agent sits the round out
+                    if warning is not None:
+                        yield warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+                    continue
                 apply_turn(board, pid, focus, reply, round_number)
-                turn = make_turn(turn_index, pid, reply, response, focus, round_number)
+                turn = make_turn(turn_index, pid, reply, focus, round_number, board.claim_ids)
                 turn_index += 1
                 board.post(turn, focus)
                 yield AgentTurn(turn=turn, intent="respond to the blackboard")
-            await asyncio.gather(*(summarize(ctx, b, turn_hints(b.turns)) for b in active))
+            for w in await asyncio.gather(*(summarize(ctx, b) for b in active)):
+                if w is not None:
+                    yield w
             for board in active:
                 for event in board_events(board, round_number, rule):
                     yield event

@@ -3,9 +3,9 @@
 topic -> 2-4 testable sub-claims (fast tier) -> tables of 3-5 personas -> initial stances
 (one strong-tier call per persona, in parallel).
 
-The simulator reports which deck proposition each claim came from in
-``LLMResponse.annotations["proposition_ids"]``; it is copied generically and a real model
-simply leaves it empty.
+Claims are the engine's own: ``c1``, ``c2``... with the text the decomposition reply gave.
+Every later prompt lists them by those ids, and every later reply names them by those ids
+(stances per claim, the claim a turn addresses): that is all the engine knows about them.
 """
 
 from __future__ import annotations
@@ -20,22 +20,17 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.llm.base import Hints
+from crux_lab.models import EngineError
 
 StanceWord = Literal["pro", "con", "uncertain"]
 
 
 @dataclass
 class Claim:
-    """A testable sub-claim of the topic (runtime)."""
+    """A testable sub-claim of the topic (runtime): the engine's id and the reply's text."""
 
     id: str
     text: str
-    proposition_id: str | None = None
-
-    @property
-    def key(self) -> str:
-        """The key used in stance dicts: the proposition id when known, else the claim id."""
-        return self.proposition_id or self.id
 
 
 @dataclass
@@ -68,7 +63,7 @@ class ClaimList(BaseModel):
 
 
 class ClaimStance(BaseModel):
-    claim_index: int = Field(ge=0)
+    claim_id: str
     stance: StanceWord
     confidence: float = Field(ge=0.0, le=1.0)
     reasoning: str = ""
@@ -78,21 +73,24 @@ class InitialStanceReply(BaseModel):
     stances: list[ClaimStance] = Field(min_length=1)
 
 
-CLAIM_DECOMPOSITION = """You split a debate topic into testable sub-claims.
+CLAIM_DECOMPOSITION = """You split a debate topic into the testable sub-claims it turns on.
 Return JSON: {{"claims": ["...", ...]}} with {low} to {high} claims. Each claim is one
-declarative sentence that evidence or argument could confirm or refute, and that informed
-people actually disagree about. No compound claims, no questions."""
+declarative sentence that evidence or argument could confirm or refute, that informed people
+(these participants among them) actually disagree about, and that lies under the topic: a
+premise the answer depends on, never the topic restated. No compound claims, no questions."""
 
 
-def persona_system(ctx: EngineContext, persona_id: str) -> str:
-    """The persona's system prompt: the consolidated prompt when the library provides one."""
+def persona_system(ctx: EngineContext, persona_id: str, *, positions: bool = True) -> str:
+    """The persona's system prompt: the consolidated prompt when the library provides one.
+    ``positions=False`` leaves the persona's stated positions out (a call that decides when
+    to speak, not what to say)."""
     persona = ctx.personas[persona_id]
     try:  # the persona issue's consolidated prompt builder (optional until it lands)
         from crux_lab.personas import prompt as prompt_mod
 
         build = getattr(prompt_mod, "build_system_prompt", None)
         if callable(build):
-            return str(build(persona))
+            return str(build(persona, include_positions=positions))
     except ImportError:
         pass
     c = persona.contract
@@ -105,26 +103,29 @@ def persona_system(ctx: EngineContext, persona_id: str) -> str:
     )
 
 
-async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> list[Claim]:
-    """Topic -> ``low``..``high`` testable sub-claims (purpose ``decompose_claims``, fast tier)."""
+def names(ctx: EngineContext, persona_ids: Sequence[str] | None = None) -> str:
+    """The participants' display names, for a prompt."""
+    ids = list(persona_ids or ctx.persona_ids)
+    return ", ".join(ctx.personas[p].name if p in ctx.personas else p for p in ids)
+
+
+async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> tuple[list[Claim], EngineError | None]:
+    """Topic -> ``low``..``high`` testable sub-claims (purpose ``decompose_claims``, fast tier),
+    with a warning when the reply was unusable (the topic itself is then the one claim)."""
     request = ctx.request(
         "decompose_claims",
         CLAIM_DECOMPOSITION.format(low=low, high=high),
-        f"Topic: {ctx.config.topic}",
+        f"Topic: {ctx.config.topic}\nParticipants: {names(ctx)}",
         output_schema=ClaimList,
         hints=Hints(topic=ctx.config.topic, persona_ids=ctx.persona_ids, extra={"max_claims": high}),
     )
-    response = await ctx.call(request)
-    parsed = response.parsed
+    response, warning = await ctx.call_or_warn(request)
+    parsed = response.parsed if response is not None else None
     texts = [t.strip() for t in (parsed.claims if isinstance(parsed, ClaimList) else []) if t.strip()]
+    texts = list(dict.fromkeys(texts))[:high]
     if not texts:  # a model that returned nothing usable: the topic itself is the one claim
         texts = [ctx.config.topic]
-    texts = texts[:high]
-    props: list[str | None] = []  # TODO(one channel): claims carry no ground truth
-    return [
-        Claim(id=f"c{i + 1}", text=t, proposition_id=props[i] if i < len(props) and props[i] else None)
-        for i, t in enumerate(texts)
-    ]
+    return [Claim(id=f"c{i + 1}", text=t) for i, t in enumerate(texts)], warning
 
 
 def assign_tables(persona_ids: Sequence[str], seed: int = 0, size: int = 5) -> list[list[str]]:
@@ -151,30 +152,46 @@ def assign_tables(persona_ids: Sequence[str], seed: int = 0, size: int = 5) -> l
 
 
 def claims_block(claims: Sequence[Claim]) -> str:
-    return "\n".join(f"[{i}] {c.text}" for i, c in enumerate(claims))
+    """The claims as a prompt lists them, each with the id replies name it by.
+
+    >>> print(claims_block([Claim("c1", "Rents fall."), Claim("c2", "Supply grows.")]))
+    [c1] Rents fall.
+    [c2] Supply grows.
+    """
+    return "\n".join(f"[{c.id}] {c.text}" for c in claims)
 
 
 def claims_extra(claims: Sequence[Claim]) -> dict[str, Any]:
-    """The claims as hint extras (texts, and proposition ids the simulator maps them to).
+    """The claims as hint extras: exactly what :func:`claims_block` shows (id -> text).
 
-    >>> claims_extra([Claim(id="c1", text="Rents fall.", proposition_id="p1")])
-    {'claims': ['Rents fall.'], 'claim_proposition_ids': ['p1']}
+    >>> claims_extra([Claim(id="c1", text="Rents fall.")])
+    {'shown': {'c1': 'Rents fall.'}}
     """
-    return {"claims": [c.text for c in claims], "claim_proposition_ids": [c.proposition_id for c in claims]}
+    return {"shown": {c.id: c.text for c in claims}}
 
 
 def claim_hints(ctx: EngineContext, claims: Sequence[Claim], speaker: str | None = None) -> Hints:
     return Hints(speaker_id=speaker, topic=ctx.config.topic, persona_ids=ctx.persona_ids, extra=claims_extra(claims))
 
 
+def grounding_block(ctx: EngineContext, persona_id: str, query: str, opponent_id: str | None = None) -> str:
+    """The persona's per-turn belief grounding for ``query``, as a prompt section ("" if none)."""
+    text = ctx.grounding(persona_id, query, opponent_id)
+    return f"\n\n{text}" if text else ""
+
+
 async def initial_stance(
     ctx: EngineContext, persona_id: str, claims: Sequence[Claim]
-) -> dict[str, AgentStance]:
-    """One persona's opening stance (pro/con/uncertain + confidence) on every claim."""
+) -> tuple[dict[str, AgentStance], EngineError | None]:
+    """One persona's opening stance (pro/con/uncertain + confidence) on every claim, and a
+    warning when its reply was unusable (every claim then counts as uncertain)."""
+    query = " ".join([ctx.config.topic, *(c.text for c in claims)])
     user = (
-        f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(claims)}\n\n"
-        'For every claim give your stance. Return JSON: {"stances": [{"claim_index": 0, '
-        '"stance": "pro|con|uncertain", "confidence": 0.0-1.0, "reasoning": "one sentence"}]}'
+        f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(claims)}"
+        f"{grounding_block(ctx, persona_id, query)}\n\n"
+        'For every claim give your stance, naming the claim by its id. Return JSON: {"stances": '
+        '[{"claim_id": "c1", "stance": "pro|con|uncertain", "confidence": 0.0-1.0, '
+        '"reasoning": "one sentence in your own words"}]}'
     )
     request = ctx.request(
         "initial_stance",
@@ -184,22 +201,26 @@ async def initial_stance(
         hints=claim_hints(ctx, claims, persona_id),
         cache_system=True,
     )
-    response = await ctx.call(request)
-    parsed = response.parsed
+    response, warning = await ctx.call_or_warn(request)
+    parsed = response.parsed if response is not None else None
+    by_id = {c.id: c for c in claims}
     out: dict[str, AgentStance] = {}
     if isinstance(parsed, InitialStanceReply):
         for s in parsed.stances:
-            if s.claim_index < len(claims):
-                cid = claims[s.claim_index].id
+            cid = s.claim_id.strip().strip("[]")
+            if cid in by_id and cid not in out:
                 out[cid] = AgentStance(cid, s.stance, s.confidence, s.reasoning, 0)
     for c in claims:  # a claim the model skipped counts as uncertain, never as agreement
         out.setdefault(c.id, AgentStance(c.id, "uncertain", 0.5, "", 0))
-    return out
+    if warning is not None:
+        warning = warning.model_copy(update={"error": f"{persona_id}: {warning.error}; every claim counts as uncertain"})
+    return out, warning
 
 
 async def initial_stances(
     ctx: EngineContext, claims: Sequence[Claim]
-) -> dict[str, dict[str, AgentStance]]:
-    """Every persona's initial stances, in parallel."""
+) -> tuple[dict[str, dict[str, AgentStance]], list[EngineError]]:
+    """Every persona's initial stances, in parallel, and the warnings of unusable replies."""
     replies = await asyncio.gather(*(initial_stance(ctx, pid, claims) for pid in ctx.persona_ids))
-    return dict(zip(ctx.persona_ids, replies, strict=True))
+    stances = {pid: s for pid, (s, _) in zip(ctx.persona_ids, replies, strict=True)}
+    return stances, [w for _, w in replies if w is not None]

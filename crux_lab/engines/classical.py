@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
-from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, summarize
+from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, post_lines, summarize
 from crux_lab.engines.blitz import (
     TableSetup,
     board_events,
@@ -33,6 +33,7 @@ from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
     DebateEvent,
+    EngineError,
     Status,
 )
 
@@ -51,7 +52,7 @@ class ClassicalParams(EngineParams):
 class UrgencyReply(BaseModel):
     urgency: float = Field(ge=0.0, le=1.0)
     intent: Intent = "clarify"
-    claim_index: int | None = None
+    claim_id: str | None = None
     target_persona_id: str | None = None
 
 
@@ -70,18 +71,22 @@ class IntentRecord:
 URGENCY_SYSTEM = """You decide how urgently you need to speak next in a debate.
 Score 0-1: high when the last posts attack your position, misstate it, or meet your flip
 condition; low when you just spoke or have nothing new. Return JSON: {"urgency": 0.0-1.0,
-"intent": "challenge|defend|concede|clarify|propose_crux|pass", "claim_index": N,
-"target_persona_id": "who you answer, or null"}"""
+"intent": "challenge|defend|concede|clarify|propose_crux|pass", "claim_id": "the id of the
+claim you want to address, e.g. c1", "target_persona_id": "who you answer, or null"}"""
 
 
 async def score_urgency(
     ctx: EngineContext, board: Blackboard, persona_id: str, system: str
-) -> UrgencyReply:
+) -> tuple[UrgencyReply, EngineError | None]:
+    """One agent's urgency to speak next (fast tier). Its system prompt is the persona's
+    contract without its stated positions: the call decides when to speak, from the posts and
+    the agent's own stance history the prompt shows. An unusable reply counts as a pass."""
     last = board.turns[-len(board.persona_ids):]
-    posts = "\n".join(f"{t.persona_id}: {t.dialogue}" for t in last) or "(no posts yet)"
+    latest = board.latest().get(persona_id, {})
     user = (
-        f"Claims:\n{claims_block(board.claims)}\n\nYour past stances:\n{board.past_stances_text(persona_id)}\n\n"
-        f"Latest posts:\n{posts}\n\nHow urgently do you need to speak next, and to do what?"
+        f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(board.claims)}\n\nYour past stances:\n{board.past_stances_text(persona_id)}\n\n"
+        f"Latest posts:\n{post_lines(last, board.claims) or '(no posts yet)'}\n\n"
+        "How urgently do you need to speak next, and to do what?"
     )
     request = ctx.request(
         "urgency",
@@ -92,12 +97,17 @@ async def score_urgency(
             speaker_id=persona_id,
             topic=ctx.config.topic,
             persona_ids=board.persona_ids,
-            turns=turn_hints(board.turns),
-            extra=claims_extra(board.claims),
+            turns=turn_hints(last),
+            extra={
+                **claims_extra(board.claims),
+                "my_stances": {cid: [s.stance, s.confidence] for cid, s in latest.items()},
+            },
         ),
     )
-    response = await ctx.call(request)
-    return response.parsed if isinstance(response.parsed, UrgencyReply) else UrgencyReply(urgency=0.0, intent="pass")
+    response, warning = await ctx.call_or_warn(request)
+    if response is not None and isinstance(response.parsed, UrgencyReply):
+        return response.parsed, None
+    return UrgencyReply(urgency=0.0, intent="pass"), warning
 
 
 def pick_speaker(board: Blackboard, scores: dict[str, UrgencyReply]) -> str:
@@ -136,37 +146,44 @@ class ClassicalEngine:
         async for event in open_tables(ctx, params, setup):
             yield event
         boards = setup.boards
-        systems = {pid: persona_system(ctx, pid) for pid in ctx.persona_ids}
+        systems = {pid: persona_system(ctx, pid, positions=False) for pid in ctx.persona_ids}
         intents: list[IntentRecord] = []
         ctx.scratch["intents"] = intents
         turn_index = 0
+        attempts = 0  # turns tried, skipped ones included: the budget bounds both
         while any(not b.converged for b in boards) and not ctx.cancelled:
-            if turn_index >= ctx.config.max_turns:
+            if max(turn_index, attempts) >= ctx.config.max_turns:
                 yield Status(message=f"Turn budget ({ctx.config.max_turns}) reached")
                 break
             active = [b for b in boards if not b.converged]
             # Urgency: every agent of every active table, in parallel.
             jobs = [(b, pid) for b in active for pid in b.persona_ids]
             scored = await asyncio.gather(*(score_urgency(ctx, b, pid, systems[pid]) for b, pid in jobs))
+            for (_, pid), (_, warning) in zip(jobs, scored, strict=True):
+                if warning is not None:
+                    yield warning.model_copy(update={"error": f"{pid}: {warning.error}; counted as a pass"})
             speakers = []
             for board in active:
-                scores = {pid: s for (b, pid), s in zip(jobs, scored, strict=True) if b is board}
+                scores = {pid: s for (b, pid), (s, _) in zip(jobs, scored, strict=True) if b is board}
                 speaker = pick_speaker(board, scores)
                 choice = scores[speaker]
                 rn = round_of(board)
-                focus = (
-                    board.claims[choice.claim_index]
-                    if choice.claim_index is not None and 0 <= choice.claim_index < len(board.claims)
-                    else board.focus_claim(rn)
-                )
+                by_id = {c.id: c for c in board.claims}
+                wanted = (choice.claim_id or "").strip().strip("[]")
+                focus = by_id[wanted] if wanted in by_id else board.focus_claim(rn)
                 speakers.append((board, speaker, choice, focus, rn))
             replies = await asyncio.gather(
                 *(board_turn(ctx, b, pid, focus, rn, intent=ch.intent) for b, pid, ch, focus, rn in speakers)
             )
             ended: list[tuple[Blackboard, int]] = []
-            for (board, pid, choice, focus, rn), (reply, response) in zip(speakers, replies, strict=True):
+            attempts += 1
+            for (board, pid, choice, focus, rn), (reply, warning) in zip(speakers, replies, strict=True):
+                if reply is None:  # an unusable reply: the turn is skipped, the debate goes on
+                    if warning is not None:
+                        yield warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+                    continue
                 apply_turn(board, pid, focus, reply, rn)
-                turn = make_turn(turn_index, pid, reply, response, focus, rn)
+                turn = make_turn(turn_index, pid, reply, focus, rn, board.claim_ids)
                 board.post(turn, focus)
                 intents.append(IntentRecord(turn_index, pid, choice.intent, focus.id, choice.urgency, choice.target_persona_id))
                 turn_index += 1
@@ -174,7 +191,9 @@ class ClassicalEngine:
                 if len(board.turns) % len(board.persona_ids) == 0:  # one turn per agent: round over
                     ended.append((board, rn))
             if ended:
-                await asyncio.gather(*(summarize(ctx, b, turn_hints(b.turns)) for b, _ in ended))
+                for w in await asyncio.gather(*(summarize(ctx, b) for b, _ in ended)):
+                    if w is not None:
+                        yield w
                 for board, rn in ended:
                     yield Status(message=f"Table {board.table + 1}: round {rn} complete")
                     for event in board_events(board, rn, rule):

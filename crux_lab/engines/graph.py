@@ -17,12 +17,17 @@ Pipeline (``runGraph`` of the seed):
 4. output extraction in pure code (no LLM): common ground, camps, symmetric difference,
    ranked crux assumptions with settling questions, regime; mapped onto the common result.
 
+Every argument and attack reply states which of the engine's claims (``c1``...) it is about
+and the stance it takes on it; attacks name their target by the argument id the prompt
+showed. Those stated fields are all the engine knows about who holds what.
+
 Common ground is stricter than the seed's "common ground = grounded extension", because it
 must never be fake: a grounded argument counts only when it is uncontested, i.e. in no attack
-with another persona's argument and (with backend annotations) opposed by no other persona's
-argument on its proposition. Grounded arguments that won a conflict are reported separately
-as ``result.accepted_claims`` (:class:`crux_lab.models.AcceptedClaim`: who attacked, who
-defended, what it attacks). Camps and the symmetric difference stay as in the seed.
+with another persona's argument and opposed by no other persona's argument of the opposite
+stated stance on the same claim. Grounded arguments that won a conflict are reported
+separately as ``result.accepted_claims`` (:class:`crux_lab.models.AcceptedClaim`: who
+attacked, who defended, what it attacks). Camps are groups of personas by the stances they
+argued; preferred extensions are reported as extensions, with their count.
 
 Backward-compatible events as in the seed: debate_start, table_assigned, status,
 initial_stance (derived from round 0), agent_turn (one per validated attack),
@@ -41,9 +46,11 @@ from pydantic import BaseModel, Field, ValidationError
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.claims import (
     Claim,
+    StanceWord,
     claim_hints,
     claims_block,
     decompose_claims,
+    grounding_block,
     persona_system,
 )
 from crux_lab.engines.graph_state import (
@@ -60,7 +67,7 @@ from crux_lab.engines.graph_state import (
     to_argument_graph,
 )
 from crux_lab.engines.output import debate_output
-from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
+from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
     Argument,
@@ -113,9 +120,12 @@ class GraphParams(EngineParams):
 
 class ArgumentDraft(BaseModel):
     claim: str
+    about: str | None = None  # the id of the listed claim the argument is for or against
+    stance: StanceWord | None = None  # on that claim
     premises: list[str] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
+    falsifier: str = ""
 
 
 class InitialArgumentsReply(BaseModel):
@@ -132,6 +142,9 @@ class AttackDraft(BaseModel):
     assumptions: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     confidence: float = Field(0.7, ge=0.0, le=1.0)
+    about: str | None = None  # the id of the listed claim the counter-argument is about
+    stance: StanceWord | None = None  # the counter-argument's stance on that claim
+    falsifier: str = ""
 
 
 class AttacksReply(BaseModel):
@@ -155,41 +168,62 @@ class ValidationReply(BaseModel):
 # ---------------------------------------------------------------------------
 
 
+ASSUMPTIONS_ASK = (
+    "the assumptions it takes for granted: the buried premises under your claim that someone "
+    "who disagrees with you would deny (not the topic restated, not your claim again)"
+)
+
+
 def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequence[Claim]) -> str:
-    """initialArgumentPrompt: memory-augmented with the persona's own anchor excerpts."""
+    """initialArgumentPrompt: memory-augmented with the persona's own anchor excerpts and its
+    belief grounding on the claims."""
     anchors = ctx.personas[persona_id].contract.anchor_excerpts[:4]
     memory = "\n".join(f"- ({a.kind}) {a.text}" for a in anchors) or "(none)"
+    query = " ".join([ctx.config.topic, *(c.text for c in claims)])
     return (
         f"Topic: {ctx.config.topic}\nClaims under debate:\n{claims_block(claims)}\n\n"
-        f"Things you have said before (stay consistent with them):\n{memory}\n\n"
+        f"Things you have said before (stay consistent with them):\n{memory}"
+        f"{grounding_block(ctx, persona_id, query)}\n\n"
         "Submit 2 to 4 arguments for the positions you actually hold. Each has a one-sentence "
-        "claim, the premises it rests on, the assumptions it takes for granted, and the evidence "
-        'you would cite. Return JSON: {"arguments": [{"claim": "...", "premises": ["..."], '
-        '"assumptions": ["..."], "evidence": ["..."]}]}'
+        f"claim, the id of the listed claim it is for or against (\"about\", null if none) and your "
+        f"stance on that claim (\"stance\": pro or con), the premises it rests on, {ASSUMPTIONS_ASK}, "
+        "the evidence you would cite, and the observation that would show your key assumption "
+        'wrong ("falsifier"). Return JSON: {"arguments": [{"claim": "...", "about": "c1", '
+        '"stance": "pro|con", "premises": ["..."], "assumptions": ["..."], "evidence": ["..."], '
+        '"falsifier": "..."}]}'
     )
 
 
-def describe_argument(a: Argument, label: Label | None) -> str:
-    parts = [f"[{a.id}] ({a.speaker_id}, {label.value if label else 'IN'}) claim: {a.claim}"]
+def describe_argument(a: Argument, label: Label | None, meta: ArgMeta | None = None) -> str:
+    """An argument as prompts show it: its id, author, label, the claim it is about and the
+    stance its author stated, then its claim, premises and assumptions, each numbered."""
+    about = f"; {meta.stance} on {meta.claim_id}" if meta is not None and meta.claim_id and meta.stance else ""
+    parts = [f"[{a.id}] ({a.speaker_id}, {label.value if label else 'IN'}{about}) claim: {a.claim}"]
     parts += [f"    premise {i}: {p}" for i, p in enumerate(a.premises)]
     parts += [f"    assumption {i}: {p}" for i, p in enumerate(a.assumptions)]
     return "\n".join(parts)
 
 
-def attack_generation_prompt(state: GraphState, persona_id: str, max_attacks: int) -> str:
-    """attackGenerationPrompt: every argument with its label; ID-based targeting."""
+def attack_generation_prompt(
+    state: GraphState, persona_id: str, max_attacks: int, claims: Sequence[Claim] = (), grounding: str = ""
+) -> str:
+    """attackGenerationPrompt: the claims, every argument with its label; ID-based targeting."""
     own = [a.id for a in state.arguments if a.speaker_id == persona_id]
-    listing = "\n".join(describe_argument(a, state.labelling.get(a.id)) for a in state.arguments)
+    listing = "\n".join(describe_argument(a, state.labelling.get(a.id), state.meta.get(a.id)) for a in state.arguments)
+    listed = f"Claims under debate:\n{claims_block(claims)}\n\n" if claims else ""
     return (
-        f"Topic: {state.topic}\nThe argument graph (IN = currently accepted, OUT = defeated, "
-        f"UNDEC = undecided):\n{listing}\n\nYour own arguments: {', '.join(own) or '(none)'}\n\n"
+        f"Topic: {state.topic}\n{listed}The argument graph (IN = currently accepted, OUT = defeated, "
+        f"UNDEC = undecided):\n{listing}\n\nYour own arguments: {', '.join(own) or '(none)'}{grounding}\n\n"
         f"Submit 0 to {max_attacks} attacks on other participants' arguments (never your own). "
         "Each attack is a counter-argument: rebut attacks the claim, undermine attacks a premise, "
-        "undercut attacks an assumption; give the target argument id, the component and its index. "
+        "undercut attacks an assumption; give the target argument id (as listed), the component and "
+        "its index, the id of the listed claim your counter-argument is about (\"about\") and your "
+        f"stance on it, and {ASSUMPTIONS_ASK}. "
         'Return JSON: {"attacks": [{"to_arg_id": "a1", "type": "rebut|undermine|undercut", '
         '"target_component": "claim|premise|assumption", "target_index": 0, '
-        '"counter_proposition": "...", "rationale": "...", "assumptions": ["what your counter-argument '
-        'takes for granted"], "evidence": ["..."], "confidence": 0.0}]}'
+        '"counter_proposition": "...", "rationale": "...", "about": "c1", "stance": "pro|con", '
+        '"assumptions": ["..."], "evidence": ["..."], "falsifier": "what would show you wrong", '
+        '"confidence": 0.0}]}'
     )
 
 
@@ -208,25 +242,32 @@ Return JSON: {"results": [{"attack_id": "...", "valid": true, "attack_strength":
 
 
 def _arg_hint(state: GraphState, a: Argument) -> dict[str, Any]:
+    """An argument as :func:`describe_argument` shows it."""
     meta = state.meta.get(a.id, ArgMeta())
     return {
         "id": a.id,
         "speaker_id": a.speaker_id,
-        "proposition_id": meta.proposition_id,
-        "stance": meta.stance,
+        "claim": a.claim,
+        "about": meta.claim_id,
+        "stance": meta.stance if meta.claim_id else None,
         "label": state.labelling.get(a.id, Label.IN).value,
-        "premises": len(a.premises),
-        "assumptions": len(a.assumptions),
-        "premise_texts": list(a.premises),
-        "assumption_texts": list(a.assumptions),
+        "premises": list(a.premises),
+        "assumptions": list(a.assumptions),
     }
 
 
-def _annotated(response: LLMResponse, key: str, i: int) -> ArgMeta:
-    items: list[Any] = []  # TODO(one channel): read from the parsed reply
-    item = items[i] if i < len(items) and isinstance(items[i], dict) else {}
-    pid, stance = item.get("proposition_id"), item.get("stance")
-    return ArgMeta(pid if isinstance(pid, str) else None, stance if isinstance(stance, str) else None)
+def stated_meta(about: str | None, stance: str | None, falsifier: str, claim_ids: Sequence[str]) -> ArgMeta:
+    """What a reply stated about an argument: the listed claim it is about (an unknown id is
+    dropped), its stance on it, and its falsifier.
+
+    >>> stated_meta("[c2]", "con", "", ["c1", "c2"])
+    ArgMeta(claim_id='c2', stance='con', falsifier='')
+    >>> stated_meta("c9", "pro", "", ["c1"]).claim_id is None
+    True
+    """
+    cid = (about or "").strip().strip("[]")
+    known = cid in claim_ids
+    return ArgMeta(cid if known else None, stance if known and stance in ("pro", "con", "uncertain") else None, falsifier.strip())
 
 
 class GraphEngine:
@@ -244,36 +285,39 @@ class GraphEngine:
         yield DebateStart(topic=ctx.config.topic, personas=ctx.persona_ids)
         yield TableAssigned(tables=[ctx.persona_ids])
         yield Status(message="Decomposing the topic into testable claims")
-        claims = await decompose_claims(ctx)
+        claims, warning = await decompose_claims(ctx)
+        if warning is not None:
+            yield warning
         yield ClaimsDecomposed(claims=[c.text for c in claims])
+        claim_ids = [c.id for c in claims]
+        ctx.scratch["claims"] = claims
 
         # Round 0: structured arguments, in parallel.
         yield Status(message=f"Round 0: arguments from {len(ctx.persona_ids)} personas")
         replies = await asyncio.gather(*(self._initial_arguments(ctx, pid, claims) for pid in ctx.persona_ids))
         state = create_graph_state(ctx.config.topic)
         counter = 0
-        for pid, (drafts, response) in zip(ctx.persona_ids, replies, strict=True):
+        for pid, (drafts, warning) in zip(ctx.persona_ids, replies, strict=True):
+            if warning is not None:
+                yield warning.model_copy(update={"error": f"{pid}: {warning.error}; no arguments from {pid} this round"})
             args: list[Argument] = []
             meta: dict[str, ArgMeta] = {}
-            for i, d in enumerate(drafts[:4]):
+            for d in drafts[:4]:
                 counter += 1
                 arg = Argument(id=f"a{counter}", speaker_id=pid, claim=d.claim, premises=d.premises,
                                assumptions=d.assumptions, evidence=d.evidence, round=0)
-                m = _annotated(response, "arguments", i)
-                if m.proposition_id:
-                    arg = arg.model_copy(update={"proposition_id": m.proposition_id})
                 args.append(arg)
-                meta[arg.id] = m
-            if not 2 <= len(drafts) <= 4:
+                meta[arg.id] = stated_meta(d.about, d.stance, d.falsifier, claim_ids)
+            if drafts and not 2 <= len(drafts) <= 4:
                 kept_note = "; the first 4 were kept" if len(drafts) > 4 else ""
                 yield EngineError(level="warning", purpose="initial_arguments",
                                   error=f"{pid} submitted {len(drafts)} argument(s); the prompt asks for 2-4{kept_note}.")
             state = add_arguments(state, args, meta)
             yield ArgumentsSubmitted(persona_id=pid, arguments=args)
             stances: dict[str, Literal["pro", "con", "uncertain"]] = {
-                m.proposition_id: m.stance  # type: ignore[misc]
+                m.claim_id: m.stance  # type: ignore[misc]
                 for m in meta.values()
-                if m.proposition_id and m.stance in ("pro", "con", "uncertain")
+                if m.claim_id and m.stance in ("pro", "con", "uncertain")
             }
             yield InitialStance(persona_id=pid, stances=stances)
         state = recompute_semantics(state, params.preferred_limit, 0)
@@ -286,19 +330,21 @@ class GraphEngine:
                 return
             yield Status(message=f"Attack round {rnd}")
             generated = await asyncio.gather(
-                *(self._attacks(ctx, state, pid, params.max_attacks) for pid in ctx.persona_ids)
+                *(self._attacks(ctx, state, pid, params.max_attacks, claims) for pid in ctx.persona_ids)
             )
             proposed: list[tuple[Attack, Argument, ArgMeta]] = []
-            for pid, (attack_drafts, response) in zip(ctx.persona_ids, generated, strict=True):
+            for pid, (attack_drafts, warning) in zip(ctx.persona_ids, generated, strict=True):
+                if warning is not None:
+                    yield warning.model_copy(update={"error": f"{pid}: {warning.error}; no attacks from {pid} this round"})
                 atks: list[Attack] = []
                 counters: list[Argument] = []
-                for i, ad in enumerate(attack_drafts[: params.max_attacks]):
+                for ad in attack_drafts[: params.max_attacks]:
                     attack_counter += 1
                     counter += 1
-                    m = _annotated(response, "attacks", i)
+                    m = stated_meta(ad.about, ad.stance, ad.falsifier, claim_ids)
                     node = Argument(id=f"a{counter}", speaker_id=pid, claim=ad.counter_proposition,
                                     premises=[ad.rationale] if ad.rationale else [], assumptions=ad.assumptions, evidence=ad.evidence,
-                                    round=rnd, proposition_id=m.proposition_id)
+                                    round=rnd)
                     atk = Attack(id=f"k{attack_counter}", from_arg_id=node.id, to_arg_id=ad.to_arg_id, type=ad.type,
                                  target=AttackTarget(arg_id=ad.to_arg_id, component=ad.target_component, index=ad.target_index),
                                  counter_proposition=ad.counter_proposition, rationale=ad.rationale, evidence=ad.evidence,
@@ -313,9 +359,9 @@ class GraphEngine:
                 yield ConvergenceUpdate(round=rnd, converged=True, reason="no new edges")
                 break
 
-            results, warning = await self._validate(ctx, state, proposed)
-            if warning:
-                yield EngineError(level="warning", purpose="validate_attacks", error=warning)
+            results, problem = await self._validate(ctx, state, proposed)
+            if problem:
+                yield EngineError(level="warning", purpose="validate_attacks", error=problem)
             yield ValidationComplete(round=rnd, results=results)
 
             # Defence in depth: the seed's hard rules hold even if a validator lets them through.
@@ -351,15 +397,17 @@ class GraphEngine:
                 node = next(n for n in nodes if n.id == atk.from_arg_id)
                 m = state.meta.get(node.id, ArgMeta())
                 stance: Literal["pro", "con", "uncertain"] | None = m.stance if m.stance in ("pro", "con", "uncertain") else None  # type: ignore[assignment]
+                target = by_id.get(atk.to_arg_id)
+                words = " ".join(x for x in (atk.counter_proposition, atk.rationale) if x.strip())
                 turn = DialogueTurn(
                     id=f"t{turn_index}", turn_index=turn_index, persona_id=atk.speaker_id,
-                    dialogue=f"{atk.counter_proposition} [{atk.type.value} -> {atk.to_arg_id} {atk.target.component.value} {atk.target.index}]",
-                    move=Move.CHALLENGE, phase="round", phase_number=rnd,
-                    proposition_ids=[m.proposition_id] if m.proposition_id else [], stance=stance,
+                    dialogue=words, move=Move.CHALLENGE, phase="round", phase_number=rnd,
+                    proposition_ids=[m.claim_id] if m.claim_id else [], stance=stance,
                     confidence=atk.confidence,
                 )
                 turn_index += 1
-                yield AgentTurn(turn=turn, intent=f"{atk.type.value} {atk.to_arg_id}")
+                whose = f"{target.speaker_id}'s" if target is not None else "an"
+                yield AgentTurn(turn=turn, intent=f"{atk.type.value} of {whose} {atk.target.component.value}")
 
             counts = {lab: sum(1 for v in state.labelling.values() if v is lab) for lab in Label}
             summary = (
@@ -383,7 +431,7 @@ class GraphEngine:
 
         yield Status(message="Extracting cruxes from the graph (no LLM)")
         report = extract_graph_output(state, top_k=params.crux_top_k)
-        fake = map_to_debate_output(report, state, ctx.persona_ids, ctx.result)
+        fake = map_to_debate_output(report, state, ctx.persona_ids, ctx.result, {c.id: c.text for c in claims})
         ctx.result.positions = graph_positions(state, ctx.persona_ids)
         if fake:
             pairs = ", ".join(f"{a}/{b}" for a, b in fake)
@@ -394,7 +442,7 @@ class GraphEngine:
     # -- calls ------------------------------------------------------------
     async def _initial_arguments(
         self, ctx: EngineContext, persona_id: str, claims: Sequence[Claim]
-    ) -> tuple[list[ArgumentDraft], LLMResponse]:
+    ) -> tuple[list[ArgumentDraft], EngineError | None]:
         request = ctx.request(
             "initial_arguments",
             persona_system(ctx, persona_id),
@@ -403,29 +451,34 @@ class GraphEngine:
             hints=claim_hints(ctx, claims, persona_id),
             cache_system=True,
         )
-        response = await ctx.call(request)
-        parsed = response.parsed
-        return (list(parsed.arguments) if isinstance(parsed, InitialArgumentsReply) else []), response
+        response, warning = await ctx.call_or_warn(request)
+        parsed = response.parsed if response is not None else None
+        return (list(parsed.arguments) if isinstance(parsed, InitialArgumentsReply) else []), warning
 
     async def _attacks(
-        self, ctx: EngineContext, state: GraphState, persona_id: str, max_attacks: int
-    ) -> tuple[list[AttackDraft], LLMResponse]:
+        self, ctx: EngineContext, state: GraphState, persona_id: str, max_attacks: int, claims: Sequence[Claim] = ()
+    ) -> tuple[list[AttackDraft], EngineError | None]:
         already = sorted({k.to_arg_id for k in state.attacks if k.speaker_id == persona_id})
+        # Grounding on what the others argue: the standing arguments this persona would answer.
+        theirs = [a.claim for a in state.arguments if a.speaker_id != persona_id and state.labelling.get(a.id) is not Label.OUT]
+        others = [p for p in ctx.persona_ids if p != persona_id]
+        grounding = grounding_block(ctx, persona_id, " ".join(theirs[:4]) or state.topic, others[0] if len(others) == 1 else None)
         request = ctx.request(
             "generate_attacks",
             persona_system(ctx, persona_id),
-            attack_generation_prompt(state, persona_id, max_attacks),
+            attack_generation_prompt(state, persona_id, max_attacks, claims, grounding),
             output_schema=AttacksReply,
             hints=Hints(
                 speaker_id=persona_id, topic=ctx.config.topic, persona_ids=ctx.persona_ids,
-                extra={"arguments": [_arg_hint(state, a) for a in state.arguments],
+                extra={"shown": {c.id: c.text for c in claims},
+                       "arguments": [_arg_hint(state, a) for a in state.arguments],
                        "already_attacked": already, "max_attacks": max_attacks},
             ),
             cache_system=True,
         )
-        response = await ctx.call(request)
-        parsed = response.parsed
-        return (list(parsed.attacks) if isinstance(parsed, AttacksReply) else []), response
+        response, warning = await ctx.call_or_warn(request)
+        parsed = response.parsed if response is not None else None
+        return (list(parsed.attacks) if isinstance(parsed, AttacksReply) else []), warning
 
     async def _validate(
         self, ctx: EngineContext, state: GraphState, proposed: Sequence[tuple[Attack, Argument, ArgMeta]]
@@ -436,38 +489,44 @@ class GraphEngine:
         """
         by_id = {a.id: a for a in state.arguments}
         lines = []
+        shown_args: dict[str, Argument] = {}
         for atk, node, _ in proposed:
             target = by_id.get(atk.to_arg_id)
-            tgt = describe_argument(target, state.labelling.get(target.id)) if target else f"[{atk.to_arg_id}] (no such argument)"
+            if target is not None:
+                shown_args[target.id] = target
+            tgt = (
+                describe_argument(target, state.labelling.get(target.id), state.meta.get(target.id))
+                if target else f"[{atk.to_arg_id}] (no such argument)"
+            )
             lines.append(
-                f"Attack {atk.id} by {atk.speaker_id}: {atk.type.value} on {atk.to_arg_id} "
-                f"{atk.target.component.value} {atk.target.index}\n  counter-argument: {node.claim}\n"
+                f"Attack {atk.id} by {atk.speaker_id} (confidence {atk.confidence:.2f}): {atk.type.value} on "
+                f"{atk.to_arg_id} {atk.target.component.value} {atk.target.index}\n  counter-argument: {node.claim}\n"
                 f"  rationale: {atk.rationale}\n  target:\n{tgt}"
             )
         request = ctx.request(
             "validate_attacks",
             BATCH_VALIDATION,
-            "\n\n".join(lines),
+            f"Topic: {ctx.config.topic}\n\n" + "\n\n".join(lines),
             output_schema=ValidationReply,
             hints=Hints(
                 topic=ctx.config.topic, persona_ids=ctx.persona_ids,
                 extra={
-                    "arguments": [_arg_hint(state, a) for a in state.arguments],
+                    "arguments": [_arg_hint(state, a) for a in shown_args.values()],
                     "attacks": [
                         {"id": a.id, "speaker_id": a.speaker_id, "to_arg_id": a.to_arg_id, "type": a.type.value,
                          "component": a.target.component.value, "index": a.target.index,
-                         "proposition_id": m.proposition_id, "stance": m.stance, "confidence": a.confidence}
-                        for a, _, m in proposed
+                         "counter": n.claim, "rationale": a.rationale, "confidence": a.confidence}
+                        for a, n, _ in proposed
                     ],
                 },
             ),
         )
         ids = [a.id for a, _, _ in proposed]
-        try:
-            response = await ctx.call(request)
-        except LLMOutputError as exc:
+        response, error = await ctx.call_or_warn(request)
+        if response is None:
+            detail = error.error if error is not None else "no reply"
             return _all_invalid(ids, "validation reply unusable"), (
-                f"validation reply could not be repaired ({exc.detail[:200]}); dropped all {len(ids)} attacks of this round"
+                f"validation reply could not be repaired ({detail[:200]}); dropped all {len(ids)} attacks of this round"
             )
         reply = response.parsed if isinstance(response.parsed, ValidationReply) else _parse_validation(response.text)
         if reply is None:
@@ -488,7 +547,7 @@ class GraphEngine:
 
 def graph_positions(state: GraphState, persona_ids: Sequence[str]) -> list[PersonaPosition]:
     """Initial position = a persona's round-0 arguments; final = its arguments left standing
-    (not OUT). Stances come from backend annotations when there are any."""
+    (not OUT). Stances (by claim id) are the ones its replies stated."""
     out: list[PersonaPosition] = []
     for at in ("initial", "final"):
         for pid in persona_ids:
@@ -496,8 +555,8 @@ def graph_positions(state: GraphState, persona_ids: Sequence[str]) -> list[Perso
             stances: dict[str, Literal["pro", "con", "uncertain"]] = {}
             for a in mine:
                 m = state.meta.get(a.id, ArgMeta())
-                if m.proposition_id and m.stance in ("pro", "con", "uncertain"):
-                    stances[m.proposition_id] = m.stance  # type: ignore[assignment]
+                if m.claim_id and m.stance in ("pro", "con", "uncertain"):
+                    stances[m.claim_id] = m.stance  # type: ignore[assignment]
             out.append(PersonaPosition(persona_id=pid, at=at, text=" ".join(a.claim for a in mine), stances=stances))
     return out
 

@@ -19,6 +19,7 @@ from crux_lab.argumentation import (
     grounded_labelling,
     iter_extensions,
 )
+from crux_lab.argumentation.crux import format_count
 from crux_lab.models import (
     AcceptedClaim,
     Argument,
@@ -37,10 +38,13 @@ from crux_lab.models import (
 
 @dataclass(frozen=True)
 class ArgMeta:
-    """What a backend annotated about an argument (the simulator does; a real model does not)."""
+    """What an argument's reply stated besides its text: the engine's claim it is about
+    (``c1``...; None when it named none the prompt listed), its stance on that claim, and the
+    observation that would show its key assumption wrong."""
 
-    proposition_id: str | None = None
+    claim_id: str | None = None
     stance: str | None = None
+    falsifier: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,21 +191,21 @@ def labelling_stable(before: Mapping[str, Label], after: Mapping[str, Label]) ->
 
 
 def contradictory_pairs(state: GraphState, ids: Iterable[str]) -> list[tuple[str, str]]:
-    """Pairs of arguments in ``ids`` that take opposite stances on the same proposition but have
-    no attack between them: the seed's fake-consensus bug. Needs backend annotations; with a real
-    model (no annotations) it finds nothing and changes nothing."""
+    """Pairs of arguments in ``ids`` whose replies stated opposite stances on the same claim but
+    that have no attack between them: the seed's fake-consensus bug (a contradiction nobody
+    turned into an edge)."""
     edges = {(k.from_arg_id, k.to_arg_id) for k in state.attacks}
     pool = sorted(ids)
     out = []
     for i, a in enumerate(pool):
         ma = state.meta.get(a)
-        if ma is None or ma.proposition_id is None or ma.stance not in ("pro", "con"):
+        if ma is None or ma.claim_id is None or ma.stance not in ("pro", "con"):
             continue
         for b in pool[i + 1 :]:
             mb = state.meta.get(b)
             if (
                 mb is not None
-                and mb.proposition_id == ma.proposition_id
+                and mb.claim_id == ma.claim_id
                 and {ma.stance, mb.stance} == {"pro", "con"}
                 and (a, b) not in edges
                 and (b, a) not in edges
@@ -239,9 +243,8 @@ def cross_persona_conflicts(state: GraphState) -> tuple[dict[str, list[str]], di
 
 
 def opposing_arguments(state: GraphState) -> dict[str, list[str]]:
-    """``{argument id: [ids of other personas' arguments of the opposite stance on its
-    proposition]}``, whatever their labels. Needs backend annotations; with a real model (no
-    annotations) it is empty.
+    """``{argument id: [ids of other personas' arguments of the opposite stated stance on its
+    claim]}``, whatever their labels.
 
     >>> s = GraphState(topic="t", arguments=(Argument(id="a", speaker_id="p", claim="x"),
     ...     Argument(id="b", speaker_id="q", claim="y"), Argument(id="c", speaker_id="r", claim="z")),
@@ -250,9 +253,9 @@ def opposing_arguments(state: GraphState) -> dict[str, list[str]]:
     {'a': ['b'], 'b': ['a', 'c'], 'c': ['b']}
     """
     sided = [
-        (a.id, a.speaker_id, m.proposition_id, m.stance)
+        (a.id, a.speaker_id, m.claim_id, m.stance)
         for a in state.arguments
-        if (m := state.meta.get(a.id)) is not None and m.proposition_id and m.stance in ("pro", "con")
+        if (m := state.meta.get(a.id)) is not None and m.claim_id and m.stance in ("pro", "con")
     ]
     out: dict[str, list[str]] = {}
     for a, sa, pa, ta in sided:
@@ -277,7 +280,6 @@ def accepted_claims(state: GraphState, argument_ids: Sequence[str]) -> list[Acce
     for a in argument_ids:
         arg = by_id[a]
         against = sorted(set(attacked_by.get(a, [])))
-        prop = state.meta.get(a, ArgMeta()).proposition_id
         out.append(
             AcceptedClaim(
                 id=f"w{len(out) + 1}",
@@ -289,7 +291,6 @@ def accepted_claims(state: GraphState, argument_ids: Sequence[str]) -> list[Acce
                 defender_argument_ids=sorted({d for b in against for d in beaten_by.get(b, [])}),
                 target_argument_ids=sorted(set(targets.get(a, []))),
                 opposing_argument_ids=opposed.get(a, []),
-                proposition_ids=[prop] if prop else [],
             )
         )
     return out
@@ -308,20 +309,164 @@ def extract_graph_output(state: GraphState, top_k: int = 3) -> CruxReport:
     )
 
 
+def stated_stances(state: GraphState) -> dict[str, dict[str, str]]:
+    """``{persona: {claim id: stance}}``: the stance each persona last stated on each claim,
+    across its arguments and counter-arguments (later rounds win).
+
+    >>> s = GraphState(topic="t", arguments=(Argument(id="a", speaker_id="p", claim="x"),
+    ...     Argument(id="b", speaker_id="p", claim="y", round=1)),
+    ...     meta={"a": ArgMeta("c1", "pro"), "b": ArgMeta("c1", "con")})
+    >>> stated_stances(s)
+    {'p': {'c1': 'con'}}
+    """
+    out: dict[str, dict[str, str]] = {}
+    for a in sorted(state.arguments, key=lambda x: x.round):
+        m = state.meta.get(a.id)
+        if m is not None and m.claim_id and m.stance in ("pro", "con", "uncertain"):
+            out.setdefault(a.speaker_id, {})[m.claim_id] = m.stance
+    return out
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = text.strip().rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def stance_camps(
+    state: GraphState, persona_ids: Sequence[str], claim_texts: Mapping[str, str]
+) -> tuple[list[Camp], list[str]]:
+    """Camps (groups of personas with the same stated stances on the disputed claims) and one
+    fault line per disputed claim, in words. A claim is disputed when one persona argued for
+    it and another against it."""
+    held = stated_stances(state)
+    claim_ids = sorted({c for h in held.values() for c in h}, key=lambda c: (c not in claim_texts, c))
+    disputed = [c for c in claim_ids if {"pro", "con"} <= {h.get(c) for h in held.values()}]
+    if not disputed:
+        return [], []
+    word = {"pro": "for", "con": "against", "uncertain": "unsure about"}
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for pid in persona_ids:
+        sig = tuple(held.get(pid, {}).get(c, "silent") for c in disputed)
+        groups.setdefault(sig, []).append(pid)
+    camps = []
+    for i, (sig, members) in enumerate(sorted(groups.items(), key=lambda t: (-len(t[1]), t[1]))):
+        label = "; ".join(
+            f"{word[st]}: {_short(claim_texts.get(c, c))}" for c, st in zip(disputed, sig, strict=True) if st in word
+        ) or "took no side on the disputed claims"
+        args = sorted(
+            a.id for a in state.arguments
+            if a.speaker_id in members and (m := state.meta.get(a.id)) is not None and m.claim_id in disputed
+        )
+        camps.append(Camp(index=i, argument_ids=args, persona_ids=members, label=label))
+    fault_lines = []
+    for c in disputed:
+        pro = sorted(p for p, h in held.items() if h.get(c) == "pro")
+        con = sorted(p for p, h in held.items() if h.get(c) == "con")
+        fault_lines.append(f"{', '.join(pro)} for, {', '.join(con)} against: {_short(claim_texts.get(c, 'a claim no prompt listed'), 200)}")
+    return camps, fault_lines
+
+
+def graph_regime(
+    state: GraphState, report: CruxReport, common_ground: int, claim_texts: Mapping[str, str]
+) -> tuple[Regime, str]:
+    """The regime, from what the personas stated and did:
+
+    - no_disagreement_found: no persona attacked another's argument and no two personas
+      argued opposite stances on a claim;
+    - consensus: the same, and every persona argued the same side of at least one claim
+      (agreement on a named claim, never the mere absence of attacks);
+    - polarized / partial: personas in conflict, with several preferred extensions, split by
+      how much of the graph is uncontested common ground (seed 01's rule);
+    - partial, when the conflicts were all decided in the graph (one preferred extension):
+      one side's arguments were defeated, which is not agreement.
+    """
+    attacked_by, _ = cross_persona_conflicts(state)
+    opposed = opposing_arguments(state)
+    n = len(state.arguments)
+    extensions = f"{format_count(report.extension_count)} preferred extension{'s' if report.extension_count != 1 else ''}"
+    if not attacked_by and not opposed:
+        held = stated_stances(state)
+        speakers = {a.speaker_id for a in state.arguments}
+        shared = [
+            c for c in claim_texts
+            if speakers and all(held.get(p, {}).get(c) == "pro" for p in speakers)
+            or speakers and all(held.get(p, {}).get(c) == "con" for p in speakers)
+        ]
+        if len(speakers) > 1 and shared:
+            said = "; ".join(_short(claim_texts[c]) for c in shared[:3])
+            return Regime.consensus, (
+                f"Consensus: no persona attacked another's argument, and every persona argued the same side of "
+                f"{len(shared)} claim(s): {said}."
+            )
+        return Regime.no_disagreement_found, (
+            f"No disagreement found: in {n} arguments, no persona attacked another's argument and no two "
+            "personas argued opposite sides of the same claim."
+        )
+    conflicts = len({a for a in attacked_by} | set(opposed))
+    if report.extension_count <= 1:
+        return Regime.partial, (
+            f"Partial: {conflicts} argument(s) in conflict between personas, all decided in the graph "
+            f"({extensions}): the losing side's arguments were defeated, which is not agreement; "
+            f"{common_ground} of {n} arguments are uncontested common ground."
+        )
+    regime = Regime.polarized if n == 0 or len(report.common_ground) / n < 0.25 else Regime.partial
+    return regime, (
+        f"{regime.value.capitalize()}: {conflicts} argument(s) in conflict between personas; "
+        f"{common_ground} of {n} arguments are uncontested common ground; {extensions}."
+    )
+
+
+def common_ground_items(state: GraphState, argument_ids: Sequence[str]) -> list[CommonGround]:
+    """Uncontested grounded arguments as common ground; arguments of several personas that
+    state the same side of the same claim (or the same words) are one item naming them all.
+
+    >>> s = GraphState(topic="t", arguments=(Argument(id="a", speaker_id="p", claim="X."),
+    ...     Argument(id="b", speaker_id="q", claim="X holds."), Argument(id="c", speaker_id="q", claim="Y.")),
+    ...     meta={"a": ArgMeta("c1", "pro"), "b": ArgMeta("c1", "pro")})
+    >>> [(g.statement, g.persona_ids) for g in common_ground_items(s, ["a", "b", "c"])]
+    [('X.', ['p', 'q']), ('Y.', ['q'])]
+    """
+    by_id = {a.id: a for a in state.arguments}
+    groups: dict[tuple[str, str], list[Argument]] = {}
+    for a in argument_ids:
+        arg = by_id[a]
+        m = state.meta.get(a, ArgMeta())
+        key = (m.claim_id, m.stance or "") if m.claim_id else ("", " ".join(arg.claim.lower().split()).rstrip("."))
+        groups.setdefault(key, []).append(arg)
+    return [
+        CommonGround(
+            id=f"g{n + 1}",
+            statement=args[0].claim,
+            source="grounded",
+            persona_ids=sorted({x.speaker_id for x in args}),
+            argument_id=args[0].id,
+        )
+        for n, args in enumerate(groups.values())
+    ]
+
+
 def map_to_debate_output(
-    report: CruxReport, state: GraphState, persona_ids: Sequence[str], result: DebateResult
+    report: CruxReport,
+    state: GraphState,
+    persona_ids: Sequence[str],
+    result: DebateResult,
+    claim_texts: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """seed 03 ``mapToDebateOutput``: crux assumptions -> cruxes, camps -> fault lines,
-    per-persona evidence -> evidence ledger, settling questions -> resolution paths,
-    defeated arguments -> flip conditions. Also fills graph, common ground, camps and regime.
+    """seed 03 ``mapToDebateOutput``: crux assumptions -> cruxes, per-persona evidence ->
+    evidence ledger, settling questions and stated falsifiers -> resolution paths, defeated
+    arguments -> flip conditions. Camps (groups of personas), fault lines and the regime come
+    from the stances the replies stated (``claim_texts``: the engine's claims, id -> text).
+    Also fills graph, common ground and accepted claims.
 
     Returns the contradictory pairs withheld from common ground (see :func:`contradictory_pairs`).
     """
+    claim_texts = dict(claim_texts or {})
     by_id = {a.id: a for a in state.arguments}
     fake = contradictory_pairs(state, report.common_ground)
     withheld = {x for pair in fake for x in pair}
 
     cruxes = []
+    paths: list[str] = []
     symdiff = {str(a) for a in report.symmetric_difference}
     for i, ca in enumerate(report.crux_assumptions):
         deps = [by_id[str(a)] for a in ca.dependent_args if str(a) in by_id]
@@ -332,7 +477,7 @@ def map_to_debate_output(
             | {k.from_arg_id for k in state.attacks if k.to_arg_id in dep_ids}
         )
         opponents = [by_id[a] for a in rivals if a in symdiff and a not in dep_ids and a in by_id]
-        props = sorted({p for d in deps + opponents if (p := state.meta.get(d.id, ArgMeta()).proposition_id)})
+        falsifiers = [f for d in deps if (f := state.meta.get(d.id, ArgMeta()).falsifier)]
         cruxes.append(
             Crux(
                 id=f"x{i + 1}",
@@ -341,43 +486,22 @@ def map_to_debate_output(
                 assumptions=[ca.assumption],
                 yes_side=[CruxSide(persona_id=d.speaker_id, statement=d.claim) for d in deps],
                 no_side=[CruxSide(persona_id=o.speaker_id, statement=o.claim) for o in opponents],
-                settling_question=ca.settling_question,
+                settling_question=ca.settling_question or None,
                 argument_ids=[d.id for d in deps] + [o.id for o in opponents],
-                proposition_ids=props,
                 score=ca.centrality,
             )
         )
+        paths += [f for f in falsifiers[:1]] or ([ca.settling_question] if ca.settling_question else [])
     result.cruxes = cruxes
-    result.resolution_paths = list(dict.fromkeys(ca.settling_question for ca in report.crux_assumptions))
+    result.resolution_paths = list(dict.fromkeys(paths))
 
-    camps = []
-    fault_lines = []
-    for camp in report.camps:
-        args = sorted(str(a) for a in camp.arguments - report.common_ground)
-        who = list(camp.personas) or sorted({by_id[a].speaker_id for a in args if a in by_id})
-        camps.append(Camp(index=camp.index, argument_ids=sorted(str(a) for a in camp.arguments), persona_ids=who,
-                          label=", ".join(who)))
-        if args:
-            claims = "; ".join(by_id[a].claim for a in args[:3] if a in by_id)
-            fault_lines.append(f"Camp {camp.index + 1} ({', '.join(who) or 'no single speaker'}): {claims}")
-    result.camps = camps
-    result.fault_lines = fault_lines if len(report.camps) > 1 else []
+    result.camps, result.fault_lines = stance_camps(state, persona_ids, claim_texts)
 
     grounded = [a for a in sorted(str(x) for x in report.common_ground if str(x) not in withheld) if a in by_id]
     attacked_by, targets = cross_persona_conflicts(state)
     opposed = opposing_arguments(state)
     contested = {a for a in grounded if a in attacked_by or a in targets or a in opposed}
-    result.common_ground = [
-        CommonGround(
-            id=f"g{n + 1}",
-            statement=by_id[a].claim,
-            source="grounded",
-            persona_ids=[by_id[a].speaker_id],
-            argument_id=a,
-            proposition_ids=[p] if (p := state.meta.get(a, ArgMeta()).proposition_id) else [],
-        )
-        for n, a in enumerate(a for a in grounded if a not in contested)
-    ]
+    result.common_ground = common_ground_items(state, [a for a in grounded if a not in contested])
     result.accepted_claims = accepted_claims(state, [a for a in grounded if a in contested])
 
     ledger: dict[str, list[str]] = {p: [] for p in persona_ids}
@@ -391,13 +515,14 @@ def map_to_debate_output(
     for a in state.arguments:
         if state.labelling.get(a.id) is Label.OUT:
             beaters = [k.from_arg_id for k in state.attacks if k.to_arg_id == a.id and state.labelling.get(k.from_arg_id) is Label.IN]
-            by = "; ".join(by_id[b].claim for b in beaters[:2] if b in by_id)
-            flips.setdefault(a.speaker_id, []).append(f"Would drop '{a.claim}' if this holds: {by}" if by else f"Would drop '{a.claim}'")
+            by = "; ".join(by_id[b].claim.strip().rstrip(".") for b in beaters[:2] if b in by_id)
+            claim = a.claim.strip().rstrip(".")
+            flips.setdefault(a.speaker_id, []).append(
+                f'Would give up "{claim}" if this holds: {by}.' if by else f'Would give up "{claim}".'
+            )
     result.flip_conditions = flips
 
-    regime = report.regime.regime
-    result.regime = Regime(regime) if regime in Regime.__members__ else Regime.unknown
-    result.regime_description = report.regime.description
+    result.regime, result.regime_description = graph_regime(state, report, len(result.common_ground), claim_texts)
     if withheld:
         result.regime_description += (
             f" {len(fake)} contradictory pair(s) without an attack edge withheld from common ground."
@@ -409,4 +534,3 @@ def map_to_debate_output(
         )
     result.graph = to_argument_graph(state)
     return fake
-

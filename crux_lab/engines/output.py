@@ -3,8 +3,9 @@ common DebateResult fields of seed 03 "mapToDebateOutput": cruxes, fault lines, 
 conditions, resolution paths and evidence ledger.
 
 The cruxes, fault lines and resolution paths come from one fast-tier ``final_output`` call
-over the consolidated blackboards (the seed's "Final Table"). Common ground, camps and the
-regime are computed in pure code from the final stances, so a model cannot invent agreement.
+over the consolidated blackboards (the seed's "Final Table"); each crux names the engine's
+claim it sits under by id. Common ground, camps and the regime are computed in pure code from
+the stances the agents stated, so a model cannot invent agreement.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import EngineContext
-from crux_lab.engines.blackboard import Blackboard, dispute_score
+from crux_lab.engines.base import EngineContext, turn_hints
+from crux_lab.engines.blackboard import Blackboard, dispute_score, post_lines
 from crux_lab.engines.claims import AgentStance, Claim, claims_block, claims_extra
-from crux_lab.llm.base import Hints, TurnHint
+from crux_lab.llm.base import Hints
 from crux_lab.models import (
     Camp,
     CommonGround,
@@ -25,7 +26,9 @@ from crux_lab.models import (
     CruxSide,
     DebateOutput,
     DebateResult,
+    DialogueTurn,
     DisagreementType,
+    EngineError,
     PersonaPosition,
     Regime,
     Side,
@@ -34,7 +37,7 @@ from crux_lab.models import (
 
 class CruxOut(BaseModel):
     statement: str
-    claim_index: int | None = None
+    claim_id: str | None = None
     disagreement_type: DisagreementType | None = None
     settling_question: str = ""
 
@@ -54,13 +57,17 @@ class DebateOutputReply(BaseModel):
     evidence_ledger: list[PersonaNote] = Field(default_factory=list)
 
 
-FINAL_OUTPUT = """You write the structured result of a debate from its blackboards.
-Return JSON with: "cruxes" (at most 3; each {"statement", "claim_index", "disagreement_type":
+FINAL_OUTPUT = """You write the structured result of a debate from its blackboards and posts.
+Return JSON with: "cruxes" (at most 3; each {"statement", "claim_id", "disagreement_type":
 premise|evidence|values|definition|horizon|claim, "settling_question"}), "fault_lines" (one line
 per axis that splits the agents), "flip_conditions" ([{"persona_id", "text"}], only conditions the
 agents stated), "resolution_paths" (what evidence or test would settle each crux) and
-"evidence_ledger" ([{"persona_id", "text"}], evidence each agent cited). A crux is a specific
-question on which agents hold opposite stances, never a generic "they see it differently"."""
+"evidence_ledger" ([{"persona_id", "text"}], evidence each agent cited in its posts).
+A crux sits under a claim on which agents hold opposite final stances ("claim_id" names that
+claim by its id). Its statement is the buried premise under that disagreement: the specific
+assumption that the two sides answer differently and that would move one of them if settled,
+as a question in your own words. Never the debate topic restated, never a generic "they see it
+differently". The settling question names the observation or test that would decide it."""
 
 
 def final_stances(boards: Sequence[Blackboard]) -> dict[str, dict[str, AgentStance]]:
@@ -71,21 +78,24 @@ def final_stances(boards: Sequence[Blackboard]) -> dict[str, dict[str, AgentStan
 
 
 async def final_output(
-    ctx: EngineContext, claims: Sequence[Claim], boards: Sequence[Blackboard], turns: list[TurnHint]
-) -> DebateOutputReply:
-    """The output pass: one ``final_output`` call (fast tier) over every table's blackboard."""
+    ctx: EngineContext, claims: Sequence[Claim], boards: Sequence[Blackboard], turns: Sequence[DialogueTurn]
+) -> tuple[DebateOutputReply, EngineError | None]:
+    """The output pass: one ``final_output`` call (fast tier) over every table's blackboard and
+    posts. An unusable reply leaves the generated parts empty (with a warning); the stance-based
+    parts (common ground, camps, regime) do not depend on it."""
     latest = final_stances(boards)
     stance_lines = "\n".join(
-        f"{pid}: " + ", ".join(f"[{i}] {s[c.id].stance} ({s[c.id].confidence:.2f})" for i, c in enumerate(claims) if c.id in s)
+        f"{pid}: " + ", ".join(f"[{c.id}] {s[c.id].stance} ({s[c.id].confidence:.2f})" for c in claims if c.id in s)
         for pid, s in latest.items()
     )
     summaries = "\n".join(f"Table {b.table + 1}: {b.summary}" for b in boards)
     candidates = sorted({c for b in boards for c in b.top_crux_candidates()})
-    flips = "\n".join(f"{pid}: {c}" for b in boards for pid, cs in b.flip_conditions.items() for c in cs)
+    flips = {pid: list(cs) for b in boards for pid, cs in b.flip_conditions.items()}
+    flip_lines = "\n".join(f"{pid}: {c}" for pid, cs in flips.items() for c in cs)
     user = (
         f"Topic: {ctx.config.topic}\nClaims:\n{claims_block(claims)}\n\nFinal stances:\n{stance_lines}\n\n"
-        f"Blackboard summaries:\n{summaries}\n\nCrux candidates:\n" + "\n".join(candidates)
-        + f"\n\nStated flip conditions:\n{flips or '(none)'}"
+        f"Blackboard summaries:\n{summaries}\n\nCrux candidates:\n" + ("\n".join(candidates) or "(none)")
+        + f"\n\nStated flip conditions:\n{flip_lines or '(none)'}\n\nPosts:\n{post_lines(turns, claims) or '(none)'}"
     )
     request = ctx.request(
         "final_output",
@@ -95,19 +105,22 @@ async def final_output(
         hints=Hints(
             topic=ctx.config.topic,
             persona_ids=ctx.persona_ids,
-            turns=turns,
+            turns=turn_hints(turns),
             extra={
                 **claims_extra(claims),
                 "final_stances": {
-                    pid: {str(i): [s[c.id].stance, s[c.id].confidence] for i, c in enumerate(claims) if c.id in s}
+                    pid: {c.id: [s[c.id].stance, s[c.id].confidence] for c in claims if c.id in s}
                     for pid, s in latest.items()
                 },
                 "crux_candidates": candidates,
+                "flip_conditions": flips,
             },
         ),
     )
-    response = await ctx.call(request)
-    return response.parsed if isinstance(response.parsed, DebateOutputReply) else DebateOutputReply()
+    response, warning = await ctx.call_or_warn(request)
+    if response is None:
+        return DebateOutputReply(), warning
+    return (response.parsed if isinstance(response.parsed, DebateOutputReply) else DebateOutputReply()), None
 
 
 # ---------------------------------------------------------------------------
@@ -126,7 +139,7 @@ def stance_common_ground(
     >>> st = {"a": {"c1": AgentStance("c1", "con", .8), "c2": AgentStance("c2", "pro", .8)},
     ...       "b": {"c1": AgentStance("c1", "con", .6), "c2": AgentStance("c2", "uncertain", .5)}}
     >>> [(g.statement, g.agreed_side.value) for g in stance_common_ground(c, st)]
-    [('Not: X is true.', 'NO')]
+    [('Everyone rejects the claim: X is true.', 'NO')]
     """
     out: list[CommonGround] = []
     for claim in claims:
@@ -134,30 +147,46 @@ def stance_common_ground(
         if len(values) != 1 or values & {None, "uncertain"} or not latest:
             continue
         side = Side.YES if values == {"pro"} else Side.NO
+        text = claim.text.strip()
         out.append(
             CommonGround(
                 id=f"g{len(out) + 1}",
-                statement=claim.text if side is Side.YES else f"Not: {claim.text}",
+                statement=text if side is Side.YES else f"Everyone rejects the claim: {text}",
                 source="blackboard",
                 persona_ids=sorted(latest),
                 agreed_side=side,
-                proposition_ids=[claim.proposition_id] if claim.proposition_id else [],
             )
         )
     return out
 
 
+def disputed_claims(claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]) -> list[Claim]:
+    """Claims someone holds pro and someone con now (in claim order)."""
+    return [c for c in claims if dispute_score([s[c.id] for s in latest.values() if c.id in s]) > 0]
+
+
+def short_claim(text: str, limit: int = 70) -> str:
+    """A claim cut to ``limit`` characters for a label.
+
+    >>> short_claim("Bitcoin is scarce.")
+    'Bitcoin is scarce'
+    """
+    text = text.strip().rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def stance_camps(
     claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]
 ) -> list[Camp]:
-    """Group agents by their stances on the disputed claims (one camp per distinct signature).
+    """Group agents by their stances on the disputed claims (one camp per distinct signature),
+    labelled in words.
 
     >>> c = [Claim("c1", "X.")]
     >>> st = {p: {"c1": AgentStance("c1", s, .8)} for p, s in [("a", "pro"), ("b", "con"), ("c", "pro")]}
     >>> [(k.persona_ids, k.label) for k in stance_camps(c, st)]
-    [(['a', 'c'], 'c1=pro'), (['b'], 'c1=con')]
+    [(['a', 'c'], 'for: X'), (['b'], 'against: X')]
     """
-    disputed = [c for c in claims if dispute_score([s[c.id] for s in latest.values() if c.id in s]) > 0]
+    disputed = disputed_claims(claims, latest)
     if not disputed:
         return []
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -165,29 +194,55 @@ def stance_camps(
     for pid in latest:
         sig = tuple(latest[pid][c.id].stance if c.id in latest[pid] else "uncertain" for c in disputed)
         groups.setdefault(sig, []).append(pid)
+    word = {"pro": "for", "con": "against", "uncertain": "unsure about"}
     camps = []
     for i, (sig, members) in enumerate(sorted(groups.items(), key=lambda t: (-len(t[1]), t[1]))):
-        label = ", ".join(f"{c.id}={s}" for c, s in zip(disputed, sig, strict=True))
+        label = "; ".join(f"{word[s]}: {short_claim(c.text)}" for c, s in zip(disputed, sig, strict=True))
         camps.append(Camp(index=i, persona_ids=members, label=label))
     return camps
 
 
 def stance_regime(claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]) -> Regime:
-    """consensus: nothing disputed; polarized: half or more of the claims disputed; else partial.
+    """polarized: half or more of the claims disputed; partial: some; consensus: none disputed
+    and every agent stated the same definite stance on at least one claim (agreement on a named
+    claim); no_disagreement_found: none disputed and no such agreement (views left uncertain).
 
     >>> c = [Claim("c1", "X."), Claim("c2", "Y.")]
     >>> st = {"a": {"c1": AgentStance("c1", "pro", .8)}, "b": {"c1": AgentStance("c1", "con", .8)}}
     >>> stance_regime(c, st).value
     'polarized'
+    >>> unsure = {p: {"c1": AgentStance("c1", "uncertain", .5)} for p in "ab"}
+    >>> stance_regime(c, unsure).value
+    'no_disagreement_found'
     """
     if not claims or not latest:
         return Regime.unknown
-    disputed = sum(
-        1 for c in claims if dispute_score([s[c.id] for s in latest.values() if c.id in s]) > 0
-    )
+    disputed = len(disputed_claims(claims, latest))
     if disputed == 0:
-        return Regime.consensus
+        return Regime.consensus if stance_common_ground(claims, latest) else Regime.no_disagreement_found
     return Regime.polarized if disputed * 2 >= len(claims) else Regime.partial
+
+
+def regime_description(
+    regime: Regime, claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]
+) -> str:
+    """The regime in a sentence a reader can check against the claims."""
+    disputed = disputed_claims(claims, latest)
+    agreed = stance_common_ground(claims, latest)
+    if regime is Regime.no_disagreement_found:
+        return (
+            f"No disagreement found: on none of the {len(claims)} claims did one agent end pro and another "
+            "con, and no claim had every agent on the same side (views were left uncertain)."
+        )
+    if regime is Regime.consensus:
+        return (
+            f"Consensus: no claim is disputed, and every agent stated the same side of {len(agreed)} of "
+            f"{len(claims)} claims."
+        )
+    return (
+        f"{len(disputed)} of {len(claims)} claims still disputed after the final round; "
+        f"{len(agreed)} agreed by everyone."
+    )
 
 
 def apply_classic_output(
@@ -201,8 +256,9 @@ def apply_classic_output(
     latest = final_stances(boards)
     persona_ids = set(latest)
     cruxes: list[Crux] = []
+    by_id = {c.id: c for c in claims}
     for i, c in enumerate(reply.cruxes):
-        claim = claims[c.claim_index] if c.claim_index is not None and 0 <= c.claim_index < len(claims) else None
+        claim = by_id.get((c.claim_id or "").strip().strip("[]"))
         yes = no = []
         score = None
         if claim is not None:
@@ -219,7 +275,6 @@ def apply_classic_output(
                 settling_question=c.settling_question or None,
                 yes_side=yes,
                 no_side=no,
-                proposition_ids=[claim.proposition_id] if claim and claim.proposition_id else [],
                 score=score,
             )
         )
@@ -242,15 +297,14 @@ def apply_classic_output(
     result.common_ground = stance_common_ground(claims, latest)
     result.camps = stance_camps(claims, latest)
     result.regime = stance_regime(claims, latest)
-    disputed = [c for c in claims if dispute_score([s[c.id] for s in latest.values() if c.id in s]) > 0]
-    result.regime_description = (
-        f"{len(disputed)} of {len(claims)} claims still disputed after the final round; "
-        f"{len(result.common_ground)} agreed by everyone."
-    )
+    result.regime_description = regime_description(result.regime, claims, latest)
     result.positions = [
         *(_position(pid, "initial", claims, s) for pid, s in initial.items()),
         *(_position(pid, "final", claims, s) for pid, s in latest.items()),
     ]
+
+
+_STANCE_WORD = {"pro": "for", "con": "against", "uncertain": "unsure"}
 
 
 def _position(pid: str, at: Literal["initial", "final"], claims: Sequence[Claim], stances: Mapping[str, AgentStance]) -> PersonaPosition:
@@ -258,9 +312,9 @@ def _position(pid: str, at: Literal["initial", "final"], claims: Sequence[Claim]
     return PersonaPosition(
         persona_id=pid,
         at=at,
-        text="; ".join(f"{c.text} -> {stances[c.id].stance}" for c in held),
-        stances={c.key: stances[c.id].stance for c in held},
-        confidence={c.key: stances[c.id].confidence for c in held},
+        text="; ".join(f"{_STANCE_WORD[stances[c.id].stance]}: {c.text}" for c in held),
+        stances={c.id: stances[c.id].stance for c in held},
+        confidence={c.id: stances[c.id].confidence for c in held},
     )
 
 

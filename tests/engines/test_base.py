@@ -10,43 +10,43 @@ from crux_lab.engines.base import (
     EngineConfigError,
     EngineContext,
     EngineParams,
+    TurnReply,
     check_config,
     engine_params,
     make_turn,
-    turn_metadata,
+    turn_fields,
+    turn_hints,
 )
-from crux_lab.llm.base import LLMResponse
 from crux_lab.models import DebateConfig, DebateResult, Move
 
-SIMULATED: dict[str, object] = {"proposition_ids": ["p1"], "stance": "con", "move": "CONCEDE", "named_reason": "the vacancy data"}
+FIELDS = {"id": "t0", "turn_index": 0, "persona_id": "a", "dialogue": "Fine.", "phase": "round"}
 
 
-def reply(annotations: dict[str, object] | None = None) -> LLMResponse:
-    return LLMResponse(text="", model="m", backend="b", annotations=annotations or {})
-
-
-def test_a_real_llm_reply_annotates_nothing() -> None:
-    turn = make_turn(reply(), id="t0", turn_index=0, persona_id="a", dialogue="Fine.", phase="opening")
+def test_a_reply_that_states_nothing_leaves_the_turn_fields_empty() -> None:
+    turn = make_turn(None, **FIELDS)
+    assert (turn.proposition_ids, turn.stance, turn.move, turn.named_reason) == ([], None, None, None)
+    turn = make_turn(TurnReply(), **FIELDS)
     assert (turn.proposition_ids, turn.stance, turn.move, turn.named_reason) == ([], None, None, None)
 
 
-def test_annotations_fill_what_the_engine_leaves_out() -> None:
-    turn = make_turn(reply(SIMULATED), id="t0", turn_index=0, persona_id="a", dialogue="Fine.", phase="round",
-                     move=Move.CLAIM, stance=None)
+def test_the_reply_fills_what_the_engine_leaves_out() -> None:
+    reply = TurnReply(move="concede", stance="con", addresses=["c1"], named_reason="the vacancy data")
+    turn = make_turn(reply, {"c1", "c2"}, **FIELDS, move=Move.CLAIM, stance=None)
     assert turn.move is Move.CLAIM  # the engine's own value wins
-    assert turn.stance == "con" and turn.proposition_ids == ["p1"]  # None lets the annotation in
-
-
-def test_unknown_annotation_shapes_are_dropped() -> None:
-    meta = turn_metadata(reply({"stance": "maybe", "move": "SHOUT", "proposition_ids": "p1", "named_reason": "  "}))
-    assert meta == {"proposition_ids": [], "stance": None, "move": None, "named_reason": None}
-
-
-def test_named_reason_is_filled_from_the_annotation() -> None:
-    fields = {"id": "t0", "turn_index": 0, "persona_id": "a", "dialogue": "Fine.", "phase": "round"}
-    turn = make_turn(reply(SIMULATED), **fields)
+    assert turn.stance == "con" and turn.proposition_ids == ["c1"]  # None lets the reply's field in
     assert turn.named_reason == "the vacancy data"
-    assert "named_reason" not in make_turn(reply(), **fields).model_dump()  # empty: records unchanged
+
+
+def test_unknown_field_values_and_ids_the_prompt_never_showed_are_dropped() -> None:
+    reply = TurnReply(move="SHOUT", stance="maybe", addresses=["c9", "crypto.p1"], named_reason="  ")
+    assert turn_fields(reply, {"c1"}) == {"proposition_ids": [], "stance": None, "move": None, "named_reason": None}
+    assert "named_reason" not in make_turn(reply, {"c1"}, **FIELDS).model_dump()  # empty: records unchanged
+
+
+def test_turn_hints_carry_the_parsed_fields_back_and_nothing_else() -> None:
+    reply = TurnReply(move="CHALLENGE", stance="pro", addresses=["c2"])
+    hint = turn_hints([make_turn(reply, {"c2"}, **FIELDS)])[0]
+    assert (hint.speaker_id, hint.text, hint.move, hint.stance, hint.addresses) == ("a", "Fine.", "CHALLENGE", "pro", ["c2"])
 
 
 class Knobs(EngineParams):

@@ -39,7 +39,7 @@ class FixedUrgency:
         me = request.hints.speaker_id or ""
         last = request.hints.turns[-1].speaker_id if request.hints.turns else None
         score = 0.0 if me == last else self.ranking[me]
-        reply = UrgencyReply(urgency=score, intent="challenge", claim_index=0)
+        reply = UrgencyReply(urgency=score, intent="challenge", claim_id="c1")
         return LLMResponse(text=reply.model_dump_json(), parsed=reply, model="fixed", backend=self.name)
 
 
@@ -86,6 +86,32 @@ async def test_the_most_urgent_agent_speaks() -> None:
     speakers = [t.persona_id for t in result.transcript]
     # Highest ranked speaks; next turn they are silent (score 0) so the runner-up speaks, and so on.
     assert speakers == [ids[0], ids[1], ids[0], ids[1]]
+
+
+async def test_classical_posts_state_their_claim_and_the_urgency_call_sees_no_positions() -> None:
+    ids, topic = shipped_deck()
+    sim = SimulatedBackend(load_personas(ids), propositions_for(ids), seed=2)
+    seen: list[LLMRequest] = []
+
+    class Recording:
+        name = "recording"
+
+        def model_for(self, tier: Tier) -> str:
+            return sim.model_for(tier)
+
+        async def generate(self, request: LLMRequest) -> LLMResponse:
+            seen.append(request)
+            return await sim.generate(request)
+
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="classical", seed=2), backend=Recording())
+    claim_ids = {f"c{i + 1}" for i in range(len(next(e for e in result.events if e.type == "claims_decomposed").claims))}  # type: ignore[union-attr]
+    assert result.transcript and all(set(t.proposition_ids) <= claim_ids and t.proposition_ids for t in result.transcript)
+    # Urgency decides when to speak: its prompt holds the persona's contract, not its deck positions.
+    planted = [p.text.rstrip(".") for p in propositions_for(ids).values()]
+    urgency = [r for r in seen if r.purpose == "urgency"]
+    assert urgency and not any(w in r.system for r in urgency for w in planted)
+    intents = {e.intent for e in result.events if e.type == "agent_turn"}  # type: ignore[union-attr]
+    assert len(intents) > 1  # the agents' stated intents vary with the posts they read
 
 
 async def test_classical_respects_the_turn_budget() -> None:

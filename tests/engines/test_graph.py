@@ -34,6 +34,7 @@ from crux_lab.models import (
 )
 from crux_lab.personas.loader import load_decks, load_personas, propositions_for
 from crux_lab.runner import run_debate
+from tests.engines.sim_reader import Reader
 
 
 def shipped_deck(n: int = 4) -> tuple[list[str], str]:
@@ -129,7 +130,7 @@ def two_camp_state():  # type: ignore[no-untyped-def]
     ]
     edges = [("s1", "h1"), ("h1", "s1"), ("s2", "h2"), ("h2", "s2"), ("s1", "h2"), ("h1", "s2"), ("x", "w")]
     state = add_arguments(create_graph_state("t"), args, {
-        "s1": ArgMeta("p1", "pro"), "h1": ArgMeta("p1", "con"), "s2": ArgMeta("p2", "pro"), "h2": ArgMeta("p2", "con"),
+        "s1": ArgMeta("c1", "pro"), "h1": ArgMeta("c1", "con"), "s2": ArgMeta("c2", "pro"), "h2": ArgMeta("c2", "con"),
     })
     attacks = [Attack(id=f"k{i}", from_arg_id=a, to_arg_id=b, target=AttackTarget(arg_id=b)) for i, (a, b) in enumerate(edges)]
     state = add_attacks(state, attacks, [ValidationResult(attack_id=a.id, valid=True) for a in attacks])
@@ -151,14 +152,19 @@ def test_symmetric_difference_and_assumption_ranking() -> None:
 def test_map_to_debate_output_fills_the_common_fields() -> None:
     state = two_camp_state()
     result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["saylor", "hayes"]), engine="graph", backend="x")
-    fake = map_to_debate_output(extract_graph_output(state), state, ["saylor", "hayes"], result)
+    claims = {"c1": "Adoption is settled by fundamentals.", "c2": "Volatility is temporary."}
+    fake = map_to_debate_output(extract_graph_output(state), state, ["saylor", "hayes"], result, claims)
     assert fake == []
     assert [c.statement for c in result.cruxes][:2] == [c.assumption for c in extract_graph_output(state).crux_assumptions][:2]
     assert all(c.source == "assumption" and c.settling_question for c in result.cruxes)
     top = result.cruxes[0]
     assert top.yes_side and top.no_side  # one camp each side
     assert {s.persona_id for s in top.yes_side} != {s.persona_id for s in top.no_side}
-    assert len(result.camps) == 2 and len(result.fault_lines) == 2
+    # Camps are groups of personas (by the stances they argued), fault lines one per disputed claim.
+    assert [c.persona_ids for c in result.camps] == [["hayes"], ["saylor"]]
+    assert result.camps[1].label == "for: Adoption is settled by fundamentals; for: Volatility is temporary"
+    assert result.fault_lines == ["saylor for, hayes against: Adoption is settled by fundamentals",
+                                  "saylor for, hayes against: Volatility is temporary"]
     assert result.resolution_paths == [c.settling_question for c in result.cruxes]
     assert result.evidence_ledger == {"saylor": ["e-s1", "e-s2"], "hayes": ["e-h1"]}
     assert "saylor" in result.flip_conditions and "w" in result.flip_conditions["saylor"][0] or "A weak point" in result.flip_conditions["saylor"][0]
@@ -166,13 +172,14 @@ def test_map_to_debate_output_fills_the_common_fields() -> None:
     assert result.common_ground == []
     assert [(w.argument_id, w.target_argument_ids) for w in result.accepted_claims] == [("x", ["w"])]
     assert result.regime.value in ("polarized", "partial") and result.graph.preferred_count == 2
+    assert "2 preferred extensions" in result.regime_description and "camp" not in result.regime_description
 
 
 def test_contradictions_without_an_edge_are_not_common_ground() -> None:
     state = add_arguments(
         create_graph_state("t"),
         [Argument(id="a", speaker_id="p", claim="X."), Argument(id="b", speaker_id="q", claim="Not X.")],
-        {"a": ArgMeta("p1", "pro"), "b": ArgMeta("p1", "con")},
+        {"a": ArgMeta("c1", "pro"), "b": ArgMeta("c1", "con")},
     )
     state = recompute_semantics(state)
     assert contradictory_pairs(state, state.grounded) == [("a", "b")]
@@ -202,7 +209,7 @@ def test_an_unattacked_argument_opposed_by_another_persona_is_not_common_ground(
     state = add_arguments(
         create_graph_state("t"),
         [Argument(id=i, speaker_id=s, claim=i) for i, s in (("a", "p"), ("b", "q"), ("c", "r"), ("k", "q"))],
-        {"a": ArgMeta("p1", "pro"), "b": ArgMeta("p1", "pro"), "c": ArgMeta("p1", "con"), "k": ArgMeta("p2", "pro")},
+        {"a": ArgMeta("c1", "pro"), "b": ArgMeta("c1", "pro"), "c": ArgMeta("c1", "con"), "k": ArgMeta("c2", "pro")},
     )
     attack = Attack(id="k0", from_arg_id="k", to_arg_id="c", target=AttackTarget(arg_id="c"))
     state = recompute_semantics(add_attacks(state, [attack], [ValidationResult(attack_id="k0", valid=True)]))
@@ -214,7 +221,6 @@ def test_an_unattacked_argument_opposed_by_another_persona_is_not_common_ground(
 
 
 async def test_graph_reports_no_contested_proposition_as_common_ground_on_scenarios(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from crux_lab.analysis.metrics import fake_consensus_items, truth_table
     from crux_lab.analysis.scenarios import generate_scenarios, use_library, write_library
 
     scenarios = generate_scenarios(3, seed=0)
@@ -223,12 +229,29 @@ async def test_graph_reports_no_contested_proposition_as_common_ground_on_scenar
     with use_library(tmp_path):
         for k, scenario in enumerate(scenarios):
             result = await run_debate(scenario.config("graph", seed=k))
-            truth = truth_table(load_personas(result.config.persona_ids))
+            reader = Reader(result.config.persona_ids)
             contested = set(scenario.contested)
-            assert not [g.id for g in result.common_ground if contested & set(g.proposition_ids)]
-            assert [i for i in fake_consensus_items(result, truth) if not i.startswith("args:")] == []
+            # Read each common-ground statement for the belief it states, against the ground truth.
+            said = {reader.proposition(g.statement) for g in result.common_ground}
+            assert not said & contested, [g.statement for g in result.common_ground]
             accepted += len(result.accepted_claims)
     assert accepted > 0  # the contested winners are still reported, as accepted claims
+
+
+def test_no_conflict_is_no_disagreement_found_and_agreement_needs_every_persona() -> None:
+    args = [Argument(id=i, speaker_id=s, claim=f"claim {i}") for i, s in (("a", "p"), ("b", "q"))]
+    result = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["p", "q"]), engine="graph", backend="x")
+
+    def run(meta: dict[str, ArgMeta]) -> DebateResult:
+        state = recompute_semantics(add_arguments(create_graph_state("t"), args, meta))
+        map_to_debate_output(extract_graph_output(state), state, ["p", "q"], result, {"c1": "Rents fall.", "c2": "Supply grows."})
+        return result
+
+    assert run({"a": ArgMeta("c1", "pro"), "b": ArgMeta("c2", "pro")}).regime.value == "no_disagreement_found"
+    assert "no persona attacked" in result.regime_description
+    agreed = run({"a": ArgMeta("c1", "pro"), "b": ArgMeta("c1", "pro")})
+    assert agreed.regime.value == "consensus" and "Rents fall" in agreed.regime_description
+    assert [g.persona_ids for g in agreed.common_ground] == [["p", "q"]]  # one item, both named
 
 
 # ---------------------------------------------------------------------------
@@ -351,15 +374,59 @@ async def test_missed_attacks_leave_free_floating_claims_that_are_flagged() -> N
     convergence = [e for e in result.events if e.type == "graph_convergence"]
     assert len(convergence) == 1 and "no new edges" in convergence[0].reason  # type: ignore[union-attr]
     assert Counter(c.purpose for c in result.llm_calls)["validate_attacks"] == 0
-    # Everything is IN, yet opposite stances are not reported as common ground.
+    # Everything is IN, yet opposite stances (as the replies stated them) are not common ground.
     fake = [e for e in result.events if e.type == "engine_error" and "fake consensus" in e.error]  # type: ignore[union-attr]
     assert fake
-    meta = {a.id: a.proposition_id for a in result.graph.arguments}
-    props = Counter(meta[g.argument_id] for g in result.common_ground if g.argument_id)
-    stances = {(a.proposition_id, a.claim.startswith("It is not")) for a in result.graph.arguments
-               if a.id in {g.argument_id for g in result.common_ground}}
-    for pid in props:
-        assert len({neg for p, neg in stances if p == pid}) == 1
+    reader = Reader(ids)
+    sides: dict[str | None, set[bool]] = {}
+    for g in result.common_ground:
+        sides.setdefault(reader.proposition(g.statement), set()).add(g.statement.startswith("It is not"))
+    assert all(len(v) == 1 for p, v in sides.items() if p is not None), sides
+
+
+async def test_graph_learns_who_argued_what_from_the_replies() -> None:
+    ids, topic = shipped_deck(2)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=3))
+    claims = next(e for e in result.events if e.type == "claims_decomposed").claims  # type: ignore[union-attr]
+    claim_ids = {f"c{i + 1}" for i in range(len(claims))}
+    stances = [e for e in result.events if e.type == "initial_stance"]
+    assert stances and all(set(e.stances) <= claim_ids for e in stances)  # type: ignore[union-attr]
+    assert any(e.stances for e in stances)  # type: ignore[union-attr]
+    assert result.transcript, "validated attacks are the transcript"
+    for turn in result.transcript:
+        assert turn.move is not None and turn.move.value == "CHALLENGE" and set(turn.proposition_ids) <= claim_ids
+        assert "->" not in turn.dialogue and not any(a.id in turn.dialogue.split() for a in result.graph.arguments)
+    assert all(a.proposition_id is None for a in result.graph.arguments)  # no ground truth on the graph
+    assert result.camps and all(c.persona_ids for c in result.camps)
+    final = [p for p in result.positions if p.at == "final"]
+    assert final and all(set(p.stances) <= claim_ids for p in final)
+
+
+class OffSchemaAttacks:
+    """The simulator, except that one persona's attack replies stay off-schema after repair."""
+
+    def __init__(self, inner: SimulatedBackend, persona_id: str) -> None:
+        self.inner, self.persona_id, self.name = inner, persona_id, "off-schema"
+
+    def model_for(self, tier: Tier) -> str:
+        return self.inner.model_for(tier)
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        if request.purpose == "generate_attacks" and request.hints.speaker_id == self.persona_id:
+            raise LLMOutputError("generate_attacks", "attacks.0.to_arg_id: Field required")
+        return await self.inner.generate(request)
+
+
+async def test_an_attack_reply_that_stays_off_schema_is_skipped_with_a_warning() -> None:
+    ids, topic = shipped_deck(2)
+    sim = SimulatedBackend(load_personas(ids), propositions_for(ids), seed=3)
+    result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=3), backend=OffSchemaAttacks(sim, ids[0]))
+    assert result.complete and result.error is None
+    warnings = [e for e in result.events if e.type == "engine_error" and e.purpose == "generate_attacks"]  # type: ignore[union-attr]
+    assert warnings and all(w.level == "warning" and ids[0] in w.error for w in warnings)  # type: ignore[union-attr]
+    by_id = {a.id: a for a in result.graph.arguments}
+    assert result.graph.attacks  # the other persona's attacks went on
+    assert all(by_id[k.from_arg_id].speaker_id == ids[1] for k in result.graph.attacks if not k.id.endswith("r"))
 
 
 class Hallucinating:
@@ -390,7 +457,7 @@ class Hallucinating:
             AttackDraft(to_arg_id=own, type=AttackType.rebut, counter_proposition="I was wrong."),
         ]
         parsed = AttacksReply(attacks=[*response.parsed.attacks[:2], *extra])  # type: ignore[union-attr]
-        return response.model_copy(update={"parsed": parsed, "text": parsed.model_dump_json(), "annotations": {}})
+        return response.model_copy(update={"parsed": parsed, "text": parsed.model_dump_json()})
 
 
 @pytest.mark.parametrize("trusting", [False, True])

@@ -1,24 +1,38 @@
 """Simulator handlers for the blitz, classical and graph engines (seed 02 §1-2, seed 03).
 
-Each answer is what a competent model would return given the prompt, computed from the
-personas' ground truth plus the structured hints the engine sends alongside the prompt
-(claims, the propositions they came from, argument and attack metadata). Failure knobs:
+Speaker roles (initial stance, blackboard post, urgency, initial arguments, attacks) act from
+the persona's own beliefs; they learn which of its beliefs a claim or an argument states by
+reading its text (:meth:`SimContext.recognize`), and name the engine's claims and arguments
+only by the ids the prompt listed. Extractor roles (claim decomposition, blackboard summary,
+final output, attack validation) know nothing but the request: they read the topic, the
+claim and argument texts and the posts, classify types themselves and answer in their own
+words. Failure knobs:
 
 - ``drift``: a persona states the opposite stance, or attacks an argument it agrees with
   (or its own), which a validator must reject;
 - ``missed_attack``: an attack the persona should make is left out (the seed's
   "free-floating claim" behind fake consensus);
-- ``vague_crux``: crux statements come out generic.
+- ``vague_crux``: crux statements come out generic;
+- ``misread``: a reader takes a claim or argument for the wrong belief.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.simulated.core import OPPOSITE, SimContext, handler, lower_first
+from crux_lab.llm.simulated.core import (
+    _NAMES,
+    OPPOSITE,
+    SimContext,
+    fired_trigger,
+    handler,
+    lower_first,
+    read_stance,
+    split_sentences,
+    words,
+)
 from crux_lab.llm.simulated.handlers_speech import speak
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
@@ -32,19 +46,20 @@ COMPONENT_FOR_TYPE = {"rebut": "claim", "undermine": "premise", "undercut": "ass
 # ---------------------------------------------------------------------------
 
 
-def claim_propositions(ctx: SimContext) -> list[Proposition | None]:
-    """The proposition behind each claim of ``hints.extra['claims']`` (by id, else by wording)."""
-    claims: list[str] = list(ctx.hints.extra.get("claims") or [])
-    ids: list[str | None] = list(ctx.hints.extra.get("claim_proposition_ids") or [])
-    out: list[Proposition | None] = []
-    for i, text in enumerate(claims):
-        pid = ids[i] if i < len(ids) else None
-        if pid and pid in ctx.propositions:
-            out.append(ctx.propositions[pid])
-            continue
-        ranked = ctx.rank_propositions(text)
-        out.append(ranked[0] if ranked and ctx.relevance(ranked[0], text) > 0 else None)
-    return out
+def shown_claims(ctx: SimContext) -> list[tuple[str, str, Proposition | None]]:
+    """The claims the prompt listed (``hints.extra['shown']``: id -> text), each with the belief
+    its text states as the reader reads it (``None`` when it recognises none)."""
+    shown = ctx.hints.extra.get("shown") or {}
+    if not isinstance(shown, dict):
+        return []
+    return [(str(cid), str(text), ctx.recognize(str(text))) for cid, text in shown.items()]
+
+
+def claim_id_for(ctx: SimContext, prop: Proposition | None) -> str | None:
+    """The id of the first listed claim whose text states ``prop`` (as read), if any."""
+    if prop is None:
+        return None
+    return next((cid for cid, _, p in shown_claims(ctx) if p is not None and p.id == prop.id), None)
 
 
 def stance_of(ctx: SimContext, persona_id: str, prop: Proposition | None) -> tuple[StanceValue, float, str]:
@@ -70,18 +85,44 @@ def stance_sentence(prop: Proposition, stance: str) -> str:
     return f"It is unclear whether {lower_first(text)}."
 
 
-def contested_by(ctx: SimContext, prop: Proposition, persona_ids: list[str]) -> bool:
-    held = {ctx.current_stance(p, prop.id) for p in persona_ids}
-    return {"pro", "con"} <= held
+def own_words(ctx: SimContext, prop: Proposition, form: str) -> str:
+    """The proposition in the extractor's own words: a paraphrase that differs from the
+    deck's wording (a reader restates, it does not copy) and, when one of a few attempts
+    allows, that still reads as the same belief (a writer who wants to be understood)."""
+    planted = {prop.text.strip().rstrip(".?").lower(), prop.question.strip().rstrip(".?").lower()}
+    fallback = None
+    for _ in range(6):
+        text = ctx.paraphrase(prop, form)
+        if form != "question":  # a claim is a plain sentence, without a framing phrase
+            bare = _bare(text)
+            text = bare[:1].upper() + bare[1:] + "."
+        if text.strip().rstrip(".?").lower() in planted:
+            continue
+        read = ctx.recognize(text)
+        if read is not None and read.id == prop.id:
+            return text
+        fallback = fallback or text
+    if fallback is not None:
+        return fallback
+    body = _lower_first_word(prop.text.strip().rstrip("."))
+    return f"Is it true that {body}?" if form == "question" else f"It holds that {body}."
 
 
-def dominant_type(ctx: SimContext, prop: Proposition, persona_ids: list[str]) -> str | None:
-    types = Counter(
-        t.disagreement_type.value
-        for p in persona_ids
-        if (t := ctx.truth(p, prop.id)) is not None and t.disagreement_type is not None
-    )
-    return min(types, key=lambda k: (-types[k], k)) if types else None
+def _lower_first_word(text: str) -> str:
+    """Lower-case the first letter unless the first word is a name or an acronym.
+
+    >>> _lower_first_word("Bitcoin is scarce"), _lower_first_word("Gold is heavy"), _lower_first_word("AI grows")
+    ('Bitcoin is scarce', 'gold is heavy', 'AI grows')
+    """
+    first = text.split(" ", 1)[0]
+    return text if first.isupper() or first.rstrip("'s") in _NAMES else lower_first(text)
+
+
+def restates(ctx: SimContext, text: str, topic: str) -> bool:
+    """True when a text says the topic itself rather than something under it (most of the
+    topic's content words, and few others)."""
+    a, b = words(text), words(topic)
+    return bool(a and b) and len(a & b) / len(a | b) >= 0.6
 
 
 def assumptions_for(persona: Persona, truth: PropositionStance) -> list[str]:
@@ -108,6 +149,10 @@ def evidence_for(persona: Persona, truth: PropositionStance) -> list[str]:
     return [f"{chunks[g].text[:140]} ({chunks[g].kind}: {chunks[g].source})" for g in truth.grounding[:2] if g in chunks]
 
 
+def falsifier_for(truth: PropositionStance) -> str:
+    return truth.flip_conditions[0].description if truth.flip_conditions else ""
+
+
 # ---------------------------------------------------------------------------
 # blitz / classical
 # ---------------------------------------------------------------------------
@@ -115,48 +160,44 @@ def evidence_for(persona: Persona, truth: PropositionStance) -> list[str]:
 
 @handler("decompose_claims")
 def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """2-4 testable claims: the deck propositions most relevant to the topic, contested first."""
+    """2-4 testable claims, chosen by reading the topic: the beliefs the topic's words point
+    to, most relevant first, each said in the decomposer's own words."""
     high = int(ctx.hints.extra.get("max_claims", 4))
-    ids = list(ctx.hints.persona_ids or ctx.personas)
-    ranked = ctx.rank_propositions(ctx.hints.topic, ids)
-    contested = [p for p in ranked if contested_by(ctx, p, ids)]
-    settled = [p for p in ranked if p not in contested]
-    chosen = contested[: max(1, high - 1)] + settled[:1]
-    chosen = (chosen + [p for p in ranked if p not in chosen])[: max(2, min(high, len(ranked)))]
-    chosen.sort(key=ranked.index)
-    ctx.annotations["proposition_ids"] = [p.id for p in chosen]
-    return {"claims": [p.text for p in chosen] or [ctx.hints.topic]}
+    topic = ctx.hints.topic
+    ranked = [p for p in ctx.rank_propositions(topic) if not restates(ctx, p.text, topic)]
+    relevant = [p for p in ranked if ctx.relevance(p, topic) > 0]
+    chosen = (relevant or ranked)[: max(2, high)][:high]
+    return {"claims": [own_words(ctx, p, "claim") for p in chosen] or [topic]}
 
 
 @handler("initial_stance")
 def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """The persona's stance on every listed claim, read for the belief it states."""
     me = ctx.persona()
     out = []
-    for i, prop in enumerate(claim_propositions(ctx)):
+    for cid, _, prop in shown_claims(ctx):
         stance, confidence, reason = stance_of(ctx, me.id, prop)
-        out.append({"claim_index": i, "stance": stance, "confidence": confidence, "reasoning": reason})
-    ctx.annotations["proposition_ids"] = [p.id if p else None for p in claim_propositions(ctx)]
-    return {"stances": out or [{"claim_index": 0, "stance": "uncertain", "confidence": 0.5, "reasoning": ""}]}
+        out.append({"claim_id": cid, "stance": stance, "confidence": confidence, "reasoning": reason})
+    return {"stances": out or [{"claim_id": "c1", "stance": "uncertain", "confidence": 0.5, "reasoning": ""}]}
 
 
 @handler("blackboard_turn")
 def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A blackboard post: the shared speech model on the round's claim, plus stance updates
-    on the other claims and the speaker's flip condition for the claim."""
+    on the other listed claims and the speaker's flip condition for the claim."""
     values = speak(ctx, request)
     me = ctx.persona()
-    props = claim_propositions(ctx)
-    focus = int(ctx.hints.extra.get("focus_index", 0))
+    focus_id = str(ctx.hints.extra.get("focus_id") or "")
     updates = []
-    for i, prop in enumerate(props):
-        if i == focus or prop is None:
+    for cid, _, prop in shown_claims(ctx):
+        if cid == focus_id or prop is None:
             continue
         stance = ctx.current_stance(me.id, prop.id)
         truth = ctx.truth(me.id, prop.id)
         if stance is not None and truth is not None:
-            updates.append({"claim_index": i, "stance": stance, "confidence": truth.confidence})
+            updates.append({"claim_id": cid, "stance": stance, "confidence": truth.confidence})
     values["stance_updates"] = updates
-    focus_prop = props[focus] if 0 <= focus < len(props) else None
+    focus_prop = ctx.recognize(ctx.hints.focus or "")
     truth = ctx.truth(me.id, focus_prop.id) if focus_prop else None
     flip = ""
     if truth is not None and truth.flip_conditions and values.get("stance") != "uncertain":
@@ -165,70 +206,83 @@ def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return values
 
 
+def _claim_of_turn(ctx: SimContext, addresses: list[str], proposition_ids: list[str]) -> str | None:
+    """The listed claim a post was about: the one it addressed, else the one its text states."""
+    listed = shown_claims(ctx)
+    ids = [cid for cid, _, _ in listed]
+    for a in addresses:
+        if a in ids:
+            return a
+    for pid in proposition_ids[:1]:
+        return next((cid for cid, _, p in listed if p is not None and p.id == pid), None)
+    return None
+
+
 @handler("urgency")
 def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """How urgently the speaker wants the floor, and to do what (from the last posts)."""
+    """How urgently the speaker wants the floor, and to do what, from the latest posts and the
+    speaker's own stances as the prompt lists them (a flip condition met in a post: concede)."""
     me = ctx.persona()
-    props = claim_propositions(ctx)
+    listed = {cid: prop for cid, _, prop in shown_claims(ctx)}
+    mine: dict[str, list[Any]] = dict(ctx.hints.extra.get("my_stances") or {})
     turns = ctx.turns
     noise = ctx.rng.uniform(-0.05, 0.05)
     spoken = {t.speaker_id for t in turns}
     if turns and turns[-1].speaker_id == me.id:
-        return {"urgency": round(max(0.0, 0.1 + noise), 3), "intent": "pass", "claim_index": None}
-    best: tuple[float, str, int | None, str | None] = (0.0, "pass", None, None)
-    recent = turns[-len(ctx.hints.persona_ids or [1]) :]
-    for turn in reversed(recent):
+        return {"urgency": round(max(0.0, 0.1 + noise), 3), "intent": "pass", "claim_id": None}
+    best: tuple[float, str, str | None, str | None] = (0.0, "pass", None, None)
+    for turn in reversed(turns):
         if turn.speaker_id == me.id:
             break
-        for pid in turn.proposition_ids:
-            idx = next((i for i, p in enumerate(props) if p is not None and p.id == pid), None)
-            truth = ctx.truth(me.id, pid)
-            mine = ctx.current_stance(me.id, pid)
-            if idx is None or truth is None or mine is None:
-                continue
-            if mine != truth.stance:  # a flip condition fired: concede while it is fresh
-                cand = (0.9, "concede", idx, turn.speaker_id)
-            elif turn.stance in ("pro", "con") and mine in ("pro", "con") and turn.stance != mine:
-                cand = (0.5 + 0.45 * truth.confidence, "challenge", idx, turn.speaker_id)
-            elif turn.stance == mine:
-                cand = (0.3, "defend", idx, turn.speaker_id)
-            else:
-                cand = (0.35, "clarify", idx, turn.speaker_id)
-            if cand[0] > best[0]:
-                best = cand
+        cid = _claim_of_turn(ctx, turn.addresses, turn.proposition_ids)
+        if cid is None or cid not in mine:
+            continue
+        my_stance, my_conf = str(mine[cid][0]), float(mine[cid][1])
+        prop = listed.get(cid)
+        truth = ctx.truth(me.id, prop.id) if prop is not None else None
+        if truth is not None and my_stance != "uncertain" and fired_trigger(truth, turn) is not None:
+            cand = (0.9, "concede", cid, turn.speaker_id)  # a flip condition met: concede while it is fresh
+        elif turn.stance in ("pro", "con") and my_stance in ("pro", "con") and turn.stance != my_stance:
+            cand = (0.5 + 0.45 * my_conf, "challenge", cid, turn.speaker_id)
+        elif turn.stance == my_stance:
+            cand = (0.3, "defend", cid, turn.speaker_id)
+        else:
+            cand = (0.35, "clarify", cid, turn.speaker_id)
+        if cand[0] > best[0]:
+            best = cand
     if me.id not in spoken and best[0] < 0.6:
         # Not heard yet: state the position held most firmly on a claim nobody has taken up.
-        discussed = {pid for t in turns for pid in t.proposition_ids}
+        discussed = {c for t in turns if (c := _claim_of_turn(ctx, t.addresses, t.proposition_ids))}
+        order = list(listed)
         scored = [
-            (p.id not in discussed, t.confidence, -i)
-            for i, p in enumerate(props)
-            if p is not None and (t := ctx.truth(me.id, p.id)) is not None and t.stance != "uncertain"
+            (cid not in discussed, float(v[1]), -order.index(cid), cid)
+            for cid, v in mine.items()
+            if cid in listed and v[0] != "uncertain"
         ]
-        idx = -max(scored)[2] if scored else None
-        best = (0.6, "defend", idx, None)
+        best = (0.6, "defend", max(scored)[3] if scored else None, None)
     score = min(1.0, max(0.0, best[0] + noise))
-    return {"urgency": round(score, 3), "intent": best[1], "claim_index": best[2], "target_persona_id": best[3]}
+    return {"urgency": round(score, 3), "intent": best[1], "claim_id": best[2], "target_persona_id": best[3]}
 
 
 @handler("blackboard_summary")
 def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Who holds what on each claim (latest post per agent), crux candidates, stated flips."""
-    props = claim_propositions(ctx)
+    """Who holds what on each claim (latest post per agent, as read), crux candidates in the
+    summariser's own words, flip conditions the posts stated."""
     latest: dict[str, dict[str, str]] = {}
     for turn in ctx.turns:
-        for pid in turn.proposition_ids:
-            if turn.stance:
-                latest.setdefault(pid, {})[turn.speaker_id] = turn.stance
+        cid = _claim_of_turn(ctx, turn.addresses, turn.proposition_ids)
+        if cid is not None and turn.stance:
+            latest.setdefault(cid, {})[turn.speaker_id] = turn.stance
     lines, candidates = [], []
-    for prop in props:
-        if prop is None or prop.id not in latest:
+    for cid, text, prop in shown_claims(ctx):
+        if cid not in latest:
             continue
-        held = latest[prop.id]
+        held = latest[cid]
         groups = {s: sorted(p for p, v in held.items() if v == s) for s in ("pro", "con", "uncertain")}
         parts = [f"{', '.join(ids)} {s}" for s, ids in groups.items() if ids]
-        lines.append(f"On '{prop.question}': {'; '.join(parts)}.")
-        if groups["pro"] and groups["con"]:
-            candidates.append(VAGUE_CRUX if ctx.chance(ctx.knobs.vague_crux) else prop.question)
+        lines.append(f"On '{text.rstrip('.')}': {'; '.join(parts)}.")
+        if groups["pro"] and groups["con"] and prop is not None:
+            candidates.append(VAGUE_CRUX if ctx.chance(ctx.knobs.vague_crux) else own_words(ctx, prop, "question"))
     flips = []
     for turn in ctx.turns:
         m = FLIP_PATTERN.search(turn.text)
@@ -241,60 +295,95 @@ def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     }
 
 
+_FRAMES = ("in short, ", "the point is that ")
+
+
+def _bare(claim: str) -> str:
+    """A claim without a leading framing phrase or final stop.
+
+    >>> _bare("In short, gold is heavy.")
+    'gold is heavy'
+    """
+    text = claim.strip().rstrip(".")
+    for frame in _FRAMES:
+        if text.lower().startswith(frame):
+            return text[len(frame) :]
+    return text
+
+
+_NOT_EVIDENCE = ("what would change my mind", "you have met my condition", "you make a fair point", "i'll grant")
+
+
+def cited_evidence(ctx: SimContext) -> list[dict[str, str]]:
+    """What each agent offered in support, read from its posts: the sentences after the one
+    that states its position (never a closing formula)."""
+    out: list[dict[str, str]] = []
+    per: dict[str, int] = {}
+    for turn in ctx.turns:
+        for sentence in split_sentences(turn.text)[1:]:
+            low = sentence.lower()
+            if any(low.startswith(x) for x in _NOT_EVIDENCE) or len(words(sentence)) < 4:
+                continue
+            entry = {"persona_id": turn.speaker_id, "text": sentence}
+            if entry not in out and per.get(turn.speaker_id, 0) < 3:
+                out.append(entry)
+                per[turn.speaker_id] = per.get(turn.speaker_id, 0) + 1
+            break
+    return out
+
+
 @handler("final_output")
 def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Cruxes = claims with opposite final stances, hardest first; settling questions and
-    resolution paths from the holders' flip conditions; evidence = the reasons they argued."""
-    props = claim_propositions(ctx)
+    """Cruxes under the claims with opposite final stances (as the prompt lists them), hardest
+    first: the belief each such claim turns on, as a question in the writer's own words, typed
+    by the writer's reading; settling questions from the flip conditions the agents stated;
+    evidence from what the posts said."""
     finals: dict[str, dict[str, list[Any]]] = ctx.hints.extra.get("final_stances") or {}
+    stated: dict[str, list[str]] = ctx.hints.extra.get("flip_conditions") or {}
     scored = []
-    for i, prop in enumerate(props):
-        held = [v for s in finals.values() if (v := s.get(str(i)))]
+    for order, (cid, text, prop) in enumerate(shown_claims(ctx)):
+        held = [v for s in finals.values() if (v := s.get(cid))]
         pro = [float(c) for st, c in held if st == "pro"]
         con = [float(c) for st, c in held if st == "con"]
         if pro and con:
-            scored.append((-(max(pro) + max(con)), i, prop))
+            scored.append((-(max(pro) + max(con)), order, cid, text, prop))
     scored.sort(key=lambda t: (t[0], t[1]))
     cruxes: list[dict[str, Any]] = []
     paths: list[str] = []
     fault_lines: list[str] = []
-    claims: list[str] = list(ctx.hints.extra.get("claims") or [])
-    for _, i, prop in scored[:3]:
-        pro_ids = sorted(p for p, s in finals.items() if s.get(str(i), [None])[0] == "pro")
-        con_ids = sorted(p for p, s in finals.items() if s.get(str(i), [None])[0] == "con")
+    for _, _, cid, text, prop in scored[:3]:
+        pro_ids = sorted(p for p, s in finals.items() if s.get(cid, [None])[0] == "pro")
+        con_ids = sorted(p for p, s in finals.items() if s.get(cid, [None])[0] == "con")
         if ctx.chance(ctx.knobs.vague_crux) or prop is None:
-            cruxes.append({"statement": VAGUE_CRUX, "claim_index": None, "settling_question": ""})
+            cruxes.append({"statement": VAGUE_CRUX, "claim_id": None, "settling_question": ""})
             continue
+        if restates(ctx, prop.text, ctx.hints.topic):
+            continue  # the topic itself, not a premise under it
+        statement = own_words(ctx, prop, "question")
         flips = [
-            f.description
-            for p in pro_ids + con_ids
-            if (t := ctx.truth(p, prop.id)) is not None
-            for f in t.flip_conditions[:1]
+            c for p in pro_ids + con_ids for c in stated.get(p, [])
+            if (r := ctx.recognize(c, at=0.15)) is not None and r.id == prop.id
         ]
+        settle = (
+            f"Would it settle this to find that {lower_first(flips[0].strip().rstrip('.'))}?"
+            if flips else f"What observation would show whether {_lower_first_word(_bare(text))}?"
+        )
         cruxes.append(
             {
-                "statement": prop.question,
-                "claim_index": i,
-                "disagreement_type": dominant_type(ctx, prop, pro_ids + con_ids),
-                "settling_question": f"Does the evidence show that {lower_first(flips[0].rstrip('.'))}?" if flips else prop.question,
+                "statement": statement,
+                "claim_id": cid,
+                "disagreement_type": ctx.classify(statement).value,
+                "settling_question": settle,
             }
         )
-        paths += [f"{f.rstrip('.')} (would move one side on: {claims[i] if i < len(claims) else prop.text})" for f in flips]
-        fault_lines.append(f"{', '.join(pro_ids)} vs {', '.join(con_ids)} on {lower_first(prop.question)}")
-    ledger = []
-    for turn in ctx.turns:
-        for pid in turn.proposition_ids[:1]:
-            truth = ctx.truth(turn.speaker_id, pid)
-            if truth is not None:
-                entry = {"persona_id": turn.speaker_id, "text": truth.reason}
-                if entry not in ledger:
-                    ledger.append(entry)
+        paths += [f"{f.strip().rstrip('.')} (would move one side on: {_bare(text)})" for f in flips[:2]] or [settle]
+        fault_lines.append(f"{', '.join(pro_ids)} for, {', '.join(con_ids)} against: {text.strip().rstrip('.')}")
     return {
         "cruxes": cruxes,
         "fault_lines": fault_lines,
         "flip_conditions": [],
         "resolution_paths": list(dict.fromkeys(paths)),
-        "evidence_ledger": ledger,
+        "evidence_ledger": cited_evidence(ctx),
     }
 
 
@@ -303,37 +392,54 @@ def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
+def shown_arguments(ctx: SimContext) -> list[dict[str, Any]]:
+    """The arguments the prompt listed (``hints.extra['arguments']``), each as the prompt shows
+    it: id, speaker, claim text, the claim id and stance its author stated, label, premises
+    and assumptions."""
+    return [a for a in ctx.hints.extra.get("arguments") or [] if isinstance(a, dict)]
+
+
+def argument_stance(arg: dict[str, Any]) -> str | None:
+    """The stance an argument takes: what its author stated, else what its wording says."""
+    stance = arg.get("stance")
+    return str(stance) if stance in ("pro", "con", "uncertain") else read_stance(str(arg.get("claim", "")))
+
+
 @handler("initial_arguments")
 def initial_arguments(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """2-4 structured arguments: the claims the persona holds a definite view on, firmest first,
-    topped up with its firmest other deck propositions."""
+    """2-4 structured arguments: on the listed claims the persona holds a definite view on,
+    firmest first, topped up with its firmest other beliefs (about no listed claim)."""
     me = ctx.persona()
-    claim_props = [p for p in claim_propositions(ctx) if p is not None]
-    others = [p for p in ctx.deck_propositions() if p not in claim_props]
+    listed = [(cid, prop) for cid, _, prop in shown_claims(ctx) if prop is not None]
+    claim_props = list(dict.fromkeys(prop.id for _, prop in listed))
+    others = [p for p in ctx.deck_propositions() if p.id not in claim_props]
+
     def firm(p: Proposition) -> float:
         t = ctx.truth(me.id, p.id)
         return -1.0 if t is None or t.stance == "uncertain" else t.confidence
-    ordered = sorted(claim_props, key=lambda p: -firm(p)) + sorted(others, key=lambda p: (-firm(p), p.id))
+
+    ordered = sorted((ctx.propositions[i] for i in claim_props), key=lambda p: -firm(p))
+    ordered += sorted(others, key=lambda p: (-firm(p), p.id))
     chosen = [p for p in ordered if firm(p) >= 0][:4]
     if len(chosen) < 2:
         chosen = (chosen + [p for p in ordered if p not in chosen])[:2]
-    args, meta = [], []
+    args = []
     for prop in chosen:
         truth = ctx.truth(me.id, prop.id)
-        stance, confidence, _ = stance_of(ctx, me.id, prop)
+        stance, _, _ = stance_of(ctx, me.id, prop)
         if truth is None:
             continue
         args.append(
             {
                 "claim": stance_sentence(prop, stance),
+                "about": claim_id_for(ctx, prop),
+                "stance": stance,
                 "premises": premises_for(me, truth),
                 "assumptions": assumptions_for(me, truth),
                 "evidence": evidence_for(me, truth),
+                "falsifier": falsifier_for(truth),
             }
         )
-        meta.append({"proposition_id": prop.id, "stance": stance, "confidence": confidence})
-    ctx.annotations["arguments"] = meta
-    ctx.annotations["proposition_ids"] = [m["proposition_id"] for m in meta]
     return {"arguments": args}
 
 
@@ -342,19 +448,21 @@ def _attack_type(ctx: SimContext, truth: PropositionStance, target: dict[str, An
     otherwise the kind of disagreement decides (values -> an assumption, evidence -> a premise)."""
     dtype = truth.disagreement_type.value if truth.disagreement_type else "claim"
     head_on = ctx.chance(0.5)
+    assumptions = list(target.get("assumptions") or [])
+    premises = list(target.get("premises") or [])
     if dtype == "claim" or head_on:
         return "rebut", "claim", 0
-    if dtype in ("values", "definition", "horizon") and target.get("assumptions", 0) > 0:
-        return "undercut", "assumption", ctx.rng.randrange(target["assumptions"])
-    if target.get("premises", 0) > 0:
-        return "undermine", "premise", ctx.rng.randrange(target["premises"])
+    if dtype in ("values", "definition", "horizon") and assumptions:
+        return "undercut", "assumption", ctx.rng.randrange(len(assumptions))
+    if premises:
+        return "undermine", "premise", ctx.rng.randrange(len(premises))
     return "rebut", "claim", 0
 
 
 def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], component: str, index: int) -> str:
     """What the counter-argument says: the opposite claim, or the denial of the premise or
     assumption it targets."""
-    texts = target.get(f"{component}_texts") or []
+    texts = list(target.get(f"{component}s") or [])
     if component == "premise" and index < len(texts):
         return f"It is not true that {lower_first(str(texts[index]).rstrip('.'))}."
     if component == "assumption" and index < len(texts):
@@ -364,35 +472,36 @@ def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], compon
 
 @handler("generate_attacks")
 def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """0-4 attacks on opposing arguments (never one's own): targets whose stance opposes the
-    speaker's current stance, IN-labelled first (the strategic choice), not attacked before."""
+    """0-4 attacks on opposing arguments (never one's own): arguments whose claim, as read,
+    states a belief the speaker now holds the opposite of; IN-labelled first (the strategic
+    choice), not attacked before. Each names its target by the id the prompt listed and the
+    claim it is about by the listed claim's id."""
     me = ctx.persona()
     limit = int(ctx.hints.extra.get("max_attacks", 4))
-    arguments: list[dict[str, Any]] = list(ctx.hints.extra.get("arguments") or [])
+    arguments = shown_arguments(ctx)
     already = set(ctx.hints.extra.get("already_attacked") or [])
     label_rank = {"IN": 0, "UNDEC": 1, "OUT": 2}
     candidates = []
     for arg in arguments:
-        pid = arg.get("proposition_id")
-        if arg.get("speaker_id") == me.id or not pid or arg["id"] in already:
+        if arg.get("speaker_id") == me.id or arg.get("id") in already:
             continue
-        mine = ctx.current_stance(me.id, pid)
-        if {mine, arg.get("stance")} == {"pro", "con"}:
-            truth = ctx.truth(me.id, pid)
+        prop = ctx.recognize(str(arg.get("claim", "")))
+        if prop is None:
+            continue
+        mine = ctx.current_stance(me.id, prop.id)
+        if {mine, argument_stance(arg)} == {"pro", "con"}:
+            truth = ctx.truth(me.id, prop.id)
             conf = truth.confidence if truth else 0.5
-            candidates.append((label_rank.get(arg.get("label", "IN"), 1), -conf, arg["id"], arg))
+            candidates.append((label_rank.get(str(arg.get("label", "IN")), 1), -conf, str(arg["id"]), arg, prop))
     candidates.sort(key=lambda t: (t[0], t[1], t[2]))
     attacks: list[dict[str, Any]] = []
-    meta: list[dict[str, Any]] = []
-    for _, _, _, arg in candidates:
+    for _, _, _, arg, prop in candidates:
         if len(attacks) >= limit:
             break
         if ctx.chance(ctx.knobs.missed_attack):
             continue  # the free-floating claim: a contradiction left without an edge
-        pid = arg["proposition_id"]
-        prop = ctx.propositions[pid]
-        truth = ctx.truth(me.id, pid)
-        stance = ctx.current_stance(me.id, pid)
+        truth = ctx.truth(me.id, prop.id)
+        stance = ctx.current_stance(me.id, prop.id)
         if truth is None or stance is None:
             continue
         kind, component, index = _attack_type(ctx, truth, arg)
@@ -407,53 +516,71 @@ def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "assumptions": assumptions_for(me, truth),
                 "evidence": evidence_for(me, truth),
                 "confidence": truth.confidence,
+                "about": claim_id_for(ctx, prop) or arg.get("about"),
+                "stance": stance,
+                "falsifier": falsifier_for(truth),
             }
         )
-        meta.append({"proposition_id": pid, "stance": stance})
     if ctx.chance(ctx.knobs.drift):
         # Persona drift: an attack on an argument the speaker agrees with, or on its own.
-        bad = [a for a in arguments if a.get("speaker_id") == me.id or (
-            a.get("proposition_id") and ctx.current_stance(me.id, a["proposition_id"]) == a.get("stance"))]
+        bad = []
+        for a in arguments:
+            prop = ctx.recognize(str(a.get("claim", "")))
+            agrees = prop is not None and ctx.current_stance(me.id, prop.id) == argument_stance(a)
+            if a.get("speaker_id") == me.id or agrees:
+                bad.append(a)
         target = ctx.pick(bad)
         if target is not None and limit > 0:
             if len(attacks) >= limit:  # the drifted attack displaces a genuine one
                 attacks.pop()
-                meta.pop()
             attacks.append(
                 {
                     "to_arg_id": target["id"], "type": "rebut", "target_component": "claim", "target_index": 0,
                     "counter_proposition": f"{me.name} disputes this after all.", "rationale": "", "evidence": [],
-                    "confidence": 0.4,
+                    "confidence": 0.4, "about": target.get("about"), "stance": target.get("stance"),
                 }
             )
-            meta.append({"proposition_id": target.get("proposition_id"), "stance": target.get("stance")})
-    ctx.annotations["attacks"] = meta
-    ctx.annotations["proposition_ids"] = [m["proposition_id"] for m in meta]
     return {"attacks": attacks}
+
+
+def _quotes(counter: str, component: str) -> bool:
+    """True when a counter-argument takes up the wording of the component it targets."""
+    target = words(component)
+    return bool(target) and len(words(counter) & target) >= max(1, len(target) // 2)
 
 
 @handler("validate_attacks")
 def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Batch validation: the target exists, is not the attacker's own, the component index is in
-    range, the type fits the component, and the counter-argument really contradicts the target."""
-    arguments = {a["id"]: a for a in ctx.hints.extra.get("arguments") or []}
+    """Batch validation, by reading: the target exists, is not the attacker's own, the
+    component index is in range, the type fits the component, and the counter-argument
+    contradicts what it targets (the same belief with the opposite stance for a rebuttal, the
+    targeted premise or assumption taken up for the others)."""
+    arguments = {str(a.get("id")): a for a in shown_arguments(ctx)}
     results = []
     for atk in ctx.hints.extra.get("attacks") or []:
-        target = arguments.get(atk.get("to_arg_id", ""))
+        target = arguments.get(str(atk.get("to_arg_id", "")))
+        counter = str(atk.get("counter", ""))
+        component = str(atk.get("component", "claim"))
+        index = int(atk.get("index", 0) or 0)
         problem = None
         fallacy = None
         if target is None:
-            problem = f"target {atk.get('to_arg_id')!r} does not exist"
+            problem = f"the target {atk.get('to_arg_id')!r} does not exist"
         elif target.get("speaker_id") == atk.get("speaker_id"):
-            problem = "attacks the speaker's own argument"
-        elif COMPONENT_FOR_TYPE.get(atk.get("type", "")) != atk.get("component"):
-            problem = f"a {atk.get('type')} must target a {COMPONENT_FOR_TYPE.get(atk.get('type', ''), 'claim')}"
-        elif atk.get("component") != "claim" and not 0 <= int(atk.get("index", 0)) < int(target.get(atk["component"] + "s", 0)):
-            problem = f"{atk.get('component')} index {atk.get('index')} is out of range"
-        elif target.get("proposition_id") and atk.get("proposition_id") == target.get("proposition_id") and atk.get("stance") == target.get("stance"):
-            problem, fallacy = "irrelevant: the counter-argument does not contradict its target", "ignoratio elenchi"
-        elif target.get("proposition_id") and atk.get("proposition_id") not in (None, target.get("proposition_id")):
-            problem, fallacy = "irrelevant: it answers a different question", "red herring"
+            problem = "it attacks the speaker's own argument"
+        elif COMPONENT_FOR_TYPE.get(str(atk.get("type", ""))) != component:
+            problem = f"a {atk.get('type')} must target a {COMPONENT_FOR_TYPE.get(str(atk.get('type', '')), 'claim')}"
+        elif component != "claim" and not 0 <= index < len(target.get(component + "s") or []):
+            problem = f"{component} index {index} is out of range"
+        elif component != "claim":
+            if not _quotes(counter, str((target.get(component + "s") or [])[index])):
+                problem, fallacy = f"irrelevant: the counter-argument does not take up the {component} it targets", "red herring"
+        else:
+            theirs, ours = ctx.recognize(str(target.get("claim", ""))), ctx.recognize(counter)
+            if ours is None or (theirs is not None and ours.id != theirs.id):
+                problem, fallacy = "irrelevant: it answers a different question than the target's claim", "red herring"
+            elif read_stance(counter) == argument_stance(target):
+                problem, fallacy = "irrelevant: the counter-argument does not contradict its target", "ignoratio elenchi"
         strength = round(float(atk.get("confidence", 0.5)) * (0.8 + 0.2 * ctx.rng.random()), 3)
         results.append(
             {
