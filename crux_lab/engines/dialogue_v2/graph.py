@@ -8,7 +8,7 @@ preferred and the labelling with :mod:`crux_lab.argumentation` (never here).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crux_lab.argumentation import (
@@ -17,7 +17,7 @@ from crux_lab.argumentation import (
     grounded_labelling,
     preferred_extensions,
 )
-from crux_lab.argumentation.crux import CruxReport, sides_statement
+from crux_lab.argumentation.crux import CruxReport, SideClaims
 from crux_lab.models import (
     Argument,
     ArgumentGraph,
@@ -187,6 +187,23 @@ class ArgumentGraphState:
         return "\n".join(lines)
 
 
+def labelled_sides(sides: Sequence[SideClaims], claims: Mapping[str, str], names: Mapping[str, str], per_side: int = 2) -> str:
+    """A symmetric-difference crux as each side's claims, labelled with its personas.
+
+    >>> s = (SideClaims(("a",), frozenset({"x"})), SideClaims(("b",), frozenset({"y"})))
+    >>> labelled_sides(s, {"x": "Rents fall.", "y": "It is not the case that rents fall."}, {"a": "Ann"})
+    'Ann holds: Rents fall. B holds: It is not the case that rents fall.'
+    """
+    parts = []
+    for side in sides:
+        who = " and ".join(names.get(p) or p.replace("-", " ").title() for p in side.personas) or "One side"
+        texts = [claims[str(a)].strip().rstrip(".") for a in sorted(side.arguments, key=str) if claims.get(str(a), "").strip()]
+        if texts:
+            more = f" (and {len(texts) - per_side} more)" if len(texts) > per_side else ""
+            parts.append(f"{who} holds: {'; '.join(texts[:per_side])}{more}.")
+    return " ".join(parts)
+
+
 def graph_insights(
     state: ArgumentGraphState, persona_ids: list[str], names: Mapping[str, str] | None = None
 ) -> tuple[list[CommonGround], list[Camp], list[Crux], Regime, str]:
@@ -224,12 +241,12 @@ def graph_insights(
     ]
     cruxes: list[Crux] = []
     symdiff = [a for a in args if a in rep.symmetric_difference]
-    claims: dict[Hashable, str] = {a: x.claim for a, x in args.items()}
+    claims = {a: x.claim for a, x in args.items()}
     if symdiff and rep.sides:
         cruxes.append(
             Crux(
                 id="crux-symdiff",
-                statement=sides_statement(rep.sides, claims, names),
+                statement=labelled_sides(rep.sides, claims, names or {}),
                 source="symmetric_difference",
                 argument_ids=symdiff,
             )

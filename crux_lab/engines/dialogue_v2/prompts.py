@@ -35,7 +35,7 @@ def turn_line(t: DialogueTurn, names: Mapping[str, str]) -> str:
     """One turn as the crystallizer reads it: who, the move, stance and answered ids the
     speaker's reply stated, the words, and the reason named for a concession.
 
-    >>> t = DialogueTurn(id="x", turn_index=3, persona_id="a", dialogue="Fine. ", move="CONCEDE",
+    >>> t = DialogueTurn(id="x", turn_index=3, persona_id="a", dialogue="Fine. ", move="CONCEDE", phase="clash",
     ...                  stance="uncertain", proposition_ids=["d-0"], named_reason="rents fell")
     >>> turn_line(t, {"a": "Ann"})
     '[turn 3] Ann (a) CONCEDE, stance uncertain, answers d-0: Fine. (reason named: rents fell)'

@@ -246,7 +246,7 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
                 "speaker_id": t.speaker_id,
                 "claim": own_claim(ctx, prop, st),
                 "premises": [point] if point else [],
-                "assumptions": said_in([t], RESTS_ON),
+                "assumptions": said_in([t], RESTS_ON) if t.proposition_ids[:1] == [pid] else [],  # it follows the main claim
                 "derived_from_turns": [t.turn_index],
             }
             for other in list(existing.values()):
