@@ -76,7 +76,7 @@ def test_steering_after_concession_and_reframe_once_each() -> None:
     assert c.steer("b") is None  # only once per concession
     c.record(make_turn(3, "b", Move.REFRAME, "The real question is demand drivers."))
     hint = c.steer("a")
-    assert hint is not None and hint.situation == "after_reframe" and "demand drivers" in hint.hint
+    assert hint is not None and hint.situation == "after_reframe" and "demand drivers" in hint.hint.lower()
 
 
 def test_crux_seeking_phase_asks_for_the_crux_until_named() -> None:

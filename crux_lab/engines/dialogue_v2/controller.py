@@ -95,6 +95,16 @@ def gist(text: str, words: int = 12) -> str:
     return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
 
 
+def quote(text: str) -> str:
+    """A turn's gist in quotation marks, as the moderator cites it.
+
+    >>> quote("The real question is does proof of work secure the chain? It does.")
+    '"Does proof of work secure the chain"'
+    """
+    g = gist(text)
+    return f'"{g[:1].upper()}{g[1:]}"'
+
+
 def repeated_pairs(vectors: np.ndarray, speakers: Sequence[str], threshold: float) -> int:
     """Number of same-speaker turn pairs whose cosine similarity reaches ``threshold``.
 
@@ -235,7 +245,7 @@ class Controller:
             dominant = last.persona_id
             return SteeringDecision(
                 f"{self.name(speaker)}, you haven't responded to {self.name(dominant)}'s point: "
-                f"\"{gist(last.dialogue)}\".",
+                f"{quote(last.dialogue)}.",
                 "one_sided",
             )
         if (
@@ -246,16 +256,16 @@ class Controller:
         ):
             self.steered_concessions.add(last.turn_index)
             mine = next((t for t in reversed(self.turns) if t.persona_id == speaker), None)
-            about = f"\"{gist(mine.dialogue)}\"" if mine else "the main question"
+            about = f"{quote(mine.dialogue)}" if mine else "the main question"
             return SteeringDecision(
-                f"{self.name(last.persona_id)} conceded a point (\"{gist(last.dialogue)}\"). "
+                f"{self.name(last.persona_id)} conceded a point ({quote(last.dialogue)}). "
                 f"Does that change your position on {about}?",
                 "after_concession",
             )
         if last.move is Move.REFRAME and last.persona_id != speaker and last.turn_index not in self.steered_reframes:
             self.steered_reframes.add(last.turn_index)
             return SteeringDecision(
-                f"{self.name(last.persona_id)} reframed the debate: \"{gist(last.dialogue)}\". "
+                f"{self.name(last.persona_id)} reframed the debate: {quote(last.dialogue)}. "
                 "Do you agree that's the right framing?",
                 "after_reframe",
             )
@@ -266,7 +276,7 @@ class Controller:
             self.circling_hint_at = len(self.turns)
             mine = next((t for t in reversed(self.turns) if t.persona_id == speaker), last)
             return SteeringDecision(
-                f"You've gone back and forth on \"{gist(mine.dialogue)}\" several times. "
+                f"You've gone back and forth on {quote(mine.dialogue)} several times. "
                 "What specific evidence would change your mind?",
                 "circling",
             )
@@ -274,7 +284,7 @@ class Controller:
 
     def _stuck(self, last: DialogueTurn) -> SteeringDecision:
         return SteeringDecision(
-            f"Let's move on from \"{gist(last.dialogue)}\". "
+            f"Let's move on from {quote(last.dialogue)}. "
             "What's the next most important thing you disagree about?",
             "stuck",
         )
