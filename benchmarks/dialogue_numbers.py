@@ -154,6 +154,12 @@ def main() -> None:
               f"system prompts, output): {s['vs_seed']['turns']}, {s['vs_seed']['calls']}, {s['vs_seed']['input_tokens']}, "
               f"{s['vs_seed']['input_uncached_est']}, {s['vs_seed']['output_tokens']}")
         print(f"   ends: {s['ends']}")
+        if res["engine"] == "dialogue":
+            lo, hi = SEED_01["final_args"]
+            finals = [r["args"] for r in res["runs"]]
+            print(f"   final arguments per run {finals} (seed 01: {lo}-{hi}; within in {sum(lo <= n <= hi for n in finals)}/{len(finals)}); "
+                  f"peak {[r['size_peak'] for r in res['runs']]}, so the graph shrank in "
+                  f"{sum(r['args'] < r['size_peak'] for r in res['runs'])}/{len(finals)}")
         print("   per call by purpose (calls / mean input / mean output tokens): " + "; ".join(
             f"{p} {v['calls']}/{v['mean_in']:.0f}/{v['mean_out']:.0f}" for p, v in s["per_purpose"].items()))
     OUT.parent.mkdir(parents=True, exist_ok=True)

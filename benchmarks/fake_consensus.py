@@ -8,7 +8,10 @@ claim onto a binary dispute, so that cannot happen.
 For every polarized pair of the shipped library (same deck, at least ``--min-contested``
 propositions with opposite ground-truth stances), both engines debate the deck's first topic
 on the simulated backend with ``missed_attack`` in {0, 0.2, 0.4} over several seeds. Each
-result is audited against ground truth (:mod:`crux_lab.engines.dialogue_v2.audit`):
+result is audited against ground truth (:mod:`crux_lab.engines.dialogue_v2.audit`), which
+matches arguments, disputes, cruxes and turns to the planted propositions by their text alone
+(the simulator's word-overlap recognizer; no id is trusted), on the one-channel path: engines
+learn only what their prompts asked the simulator to state.
 
 - ``consensus``: the pair was labelled "consensus";
 - ``contradictory``: contradictory claims (opposite final ground-truth stances on the same
