@@ -371,10 +371,13 @@ def apply_turn(board: Blackboard, persona_id: str, focus: Claim, reply: Blackboa
         focus.id: AgentStance(focus.id, reply.stance, reply.confidence, reply.content[:300], round_number)
     }
     known = set(board.claim_ids)
+    before = board.latest().get(persona_id, {})
     for u in reply.stance_updates:
         cid = u.claim_id.strip().strip("[]")
         if cid in known and cid != focus.id:
-            snap[cid] = AgentStance(cid, u.stance, u.confidence, "", round_number)
+            prev = before.get(cid)
+            reason = prev.reasoning if prev is not None and prev.stance == u.stance else ""  # unchanged: same grounds
+            snap[cid] = AgentStance(cid, u.stance, u.confidence, reason, round_number)
     board.record(persona_id, snap)
     if reply.flip_condition.strip():
         conds = board.flip_conditions.setdefault(persona_id, [])

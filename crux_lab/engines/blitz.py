@@ -120,18 +120,15 @@ def shown_posts(board: Blackboard, focus: Claim) -> list[DialogueTurn]:
     return others[-2 * n :] + on_claim[-2 * n :]
 
 
-def other_speaker(board: Blackboard, persona_id: str, focus: Claim) -> str | None:
-    """Whom the agent most likely answers: the last other agent who posted on the claim."""
-    return next((t.persona_id for t in reversed(board.posts_on(focus)) if t.persona_id != persona_id), None)
-
-
 async def board_turn(
     ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
 ) -> tuple[BlackboardTurnReply | None, EngineError | None]:
     """One agent's post on the blackboard (purpose ``blackboard_turn``); ``(None, warning)``
     when its reply stayed unusable (the turn is skipped)."""
     shown = shown_posts(board, focus)
-    grounding = grounding_block(ctx, persona_id, focus.text, other_speaker(board, persona_id, focus))
+    # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
+    # answers the table, not one opponent).
+    grounding = grounding_block(ctx, persona_id, focus.text)
     user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic)
     if shown:
         user = f"Posts so far (the last ones are on this round's claim):\n{post_lines(shown, board.claims)}\n\n{user}"

@@ -179,11 +179,10 @@ def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequenc
     belief grounding on the claims."""
     anchors = ctx.personas[persona_id].contract.anchor_excerpts[:4]
     memory = "\n".join(f"- ({a.kind}) {a.text}" for a in anchors) or "(none)"
-    query = " ".join([ctx.config.topic, *(c.text for c in claims)])
     return (
         f"Topic: {ctx.config.topic}\nClaims under debate:\n{claims_block(claims)}\n\n"
         f"Things you have said before (stay consistent with them):\n{memory}"
-        f"{grounding_block(ctx, persona_id, query)}\n\n"
+        f"{claims_grounding(ctx, persona_id, claims)}\n\n"
         "Submit 2 to 4 arguments for the positions you actually hold. Each has a one-sentence "
         f"claim, the id of the listed claim it is for or against (\"about\", null if none) and your "
         f"stance on that claim (\"stance\": pro or con), the premises it rests on, {ASSUMPTIONS_ASK}, "
@@ -192,6 +191,15 @@ def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequenc
         '"stance": "pro|con", "premises": ["..."], "assumptions": ["..."], "evidence": ["..."], '
         '"falsifier": "..."}]}'
     )
+
+
+def claims_grounding(ctx: EngineContext, persona_id: str, claims: Sequence[Claim]) -> str:
+    """The persona's belief grounding on the claims under debate (what every round of graph
+    mode argues over), against its one opponent when there is one. The same block in round 0
+    and in the attack rounds, so retrieval runs once per persona."""
+    others = [p for p in ctx.persona_ids if p != persona_id]
+    query = " ".join([ctx.config.topic, *(c.text for c in claims)])
+    return grounding_block(ctx, persona_id, query, others[0] if len(others) == 1 else None)
 
 
 def describe_argument(a: Argument, label: Label | None, meta: ArgMeta | None = None) -> str:
@@ -459,10 +467,7 @@ class GraphEngine:
         self, ctx: EngineContext, state: GraphState, persona_id: str, max_attacks: int, claims: Sequence[Claim] = ()
     ) -> tuple[list[AttackDraft], EngineError | None]:
         already = sorted({k.to_arg_id for k in state.attacks if k.speaker_id == persona_id})
-        # Grounding on what the others argue: the standing arguments this persona would answer.
-        theirs = [a.claim for a in state.arguments if a.speaker_id != persona_id and state.labelling.get(a.id) is not Label.OUT]
-        others = [p for p in ctx.persona_ids if p != persona_id]
-        grounding = grounding_block(ctx, persona_id, " ".join(theirs[:4]) or state.topic, others[0] if len(others) == 1 else None)
+        grounding = claims_grounding(ctx, persona_id, claims)
         request = ctx.request(
             "generate_attacks",
             persona_system(ctx, persona_id),

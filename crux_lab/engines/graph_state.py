@@ -477,7 +477,10 @@ def map_to_debate_output(
             | {k.from_arg_id for k in state.attacks if k.to_arg_id in dep_ids}
         )
         opponents = [by_id[a] for a in rivals if a in symdiff and a not in dep_ids and a in by_id]
-        falsifiers = [f for d in deps if (f := state.meta.get(d.id, ArgMeta()).falsifier)]
+        falsifiers = [
+            f"{f.rstrip('.')} (would move {d.speaker_id} on: {ca.assumption.rstrip('.')})"
+            for d in deps if (f := state.meta.get(d.id, ArgMeta()).falsifier)
+        ]
         cruxes.append(
             Crux(
                 id=f"x{i + 1}",

@@ -311,19 +311,27 @@ def _bare(claim: str) -> str:
     return text
 
 
-_NOT_EVIDENCE = ("what would change my mind", "you have met my condition", "you make a fair point", "i'll grant")
+_NOT_EVIDENCE = (
+    "what would change my mind", "you have met my condition", "you make a fair point", "i'll grant",
+    "it is not the case", "i disagree", "to be precise", "i am not sure", "the real question",
+    "i think the core", "my answer", "i also hold",
+)
 
 
 def cited_evidence(ctx: SimContext) -> list[dict[str, str]]:
-    """What each agent offered in support, read from its posts: the sentences after the one
-    that states its position (never a closing formula)."""
+    """What each agent offered in support, read from its posts: the first sentence that is
+    neither the position itself (a sentence that states the post's main claim) nor a formula."""
     out: list[dict[str, str]] = []
     per: dict[str, int] = {}
     for turn in ctx.turns:
-        for sentence in split_sentences(turn.text)[1:]:
+        main = turn.proposition_ids[0] if turn.proposition_ids else None
+        for sentence in split_sentences(turn.text):
             low = sentence.lower()
             if any(low.startswith(x) for x in _NOT_EVIDENCE) or len(words(sentence)) < 4:
                 continue
+            said = ctx.recognize(sentence, at=0.45)
+            if said is not None and said.id == main and read_stance(sentence) == turn.stance:
+                continue  # the position, not what supports it
             entry = {"persona_id": turn.speaker_id, "text": sentence}
             if entry not in out and per.get(turn.speaker_id, 0) < 3:
                 out.append(entry)
