@@ -93,6 +93,7 @@ class LeakCheckingBackend:
     def _check_request(self, request: LLMRequest) -> None:
         prompt = f"{request.system}\n{request.user}"
         hints = request.hints.model_dump()
+        hints.pop("topic")  # the researcher's topic is input, not planted truth (it may quote a deck question)
         for s in _strings(hints):
             if self._id_re is not None and (m := self._id_re.search(s)):
                 self.violations.append(f"{request.purpose}: hint holds the ground-truth id {m.group(1)!r}")
