@@ -445,6 +445,51 @@ def common_ground_items(state: GraphState, argument_ids: Sequence[str]) -> list[
     ]
 
 
+def _sentence_start(text: str) -> str:
+    """A sentence to continue another one: no final stop, first letter lowered unless the
+    first word is an acronym or a name that keeps its capital mid-sentence (a guess: a
+    capital followed by lower case is lowered).
+
+    >>> _sentence_start("Institutional adoption reverses."), _sentence_start("ETF flows stop.")
+    ('institutional adoption reverses', 'ETF flows stop')
+    """
+    text = text.strip().rstrip(".")
+    return text[:1].lower() + text[1:] if len(text) > 1 and text[1].islower() else text
+
+
+def split_claims(
+    state: GraphState, report: CruxReport, claim_texts: Mapping[str, str], start: int = 0
+) -> list[Crux]:
+    """The listed claims the graph leaves split between the two leading camps: arguments for
+    and against the claim (as their replies stated) by different personas, in the symmetric
+    difference of the top two camps. Each is shown as the two sides' claims, labelled: the
+    personas for it with their arguments, and those against with theirs."""
+    symdiff = {str(a) for a in report.symmetric_difference}
+    out: list[Crux] = []
+    for cid, text in claim_texts.items():
+        sided = [
+            (a, m.stance) for a in state.arguments
+            if a.id in symdiff and (m := state.meta.get(a.id)) is not None and m.claim_id == cid and m.stance in ("pro", "con")
+        ]
+        yes = [a for a, st in sided if st == "pro"]
+        no = [a for a, st in sided if st == "con"]
+        if not yes or not no or {a.speaker_id for a in yes} == {a.speaker_id for a in no}:
+            continue
+        falsifiers = [f for a in yes + no if (f := state.meta.get(a.id, ArgMeta()).falsifier)]
+        out.append(
+            Crux(
+                id=f"x{start + len(out) + 1}",
+                statement=text,
+                source="symmetric_difference",
+                yes_side=[CruxSide(persona_id=a.speaker_id, statement=a.claim) for a in yes],
+                no_side=[CruxSide(persona_id=a.speaker_id, statement=a.claim) for a in no],
+                settling_question=f"Would it settle this to find that {_sentence_start(falsifiers[0])}?" if falsifiers else None,
+                argument_ids=[a.id for a in yes + no],
+            )
+        )
+    return out
+
+
 def map_to_debate_output(
     report: CruxReport,
     state: GraphState,
@@ -495,6 +540,7 @@ def map_to_debate_output(
             )
         )
         paths += [f for f in falsifiers[:1]] or ([ca.settling_question] if ca.settling_question else [])
+    cruxes += split_claims(state, report, claim_texts, start=len(cruxes))
     result.cruxes = cruxes
     result.resolution_paths = list(dict.fromkeys(paths))
 

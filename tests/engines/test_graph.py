@@ -156,7 +156,14 @@ def test_map_to_debate_output_fills_the_common_fields() -> None:
     fake = map_to_debate_output(extract_graph_output(state), state, ["saylor", "hayes"], result, claims)
     assert fake == []
     assert [c.statement for c in result.cruxes][:2] == [c.assumption for c in extract_graph_output(state).crux_assumptions][:2]
-    assert all(c.source == "assumption" and c.settling_question for c in result.cruxes)
+    assumed = [c for c in result.cruxes if c.source == "assumption"]
+    assert len(assumed) == 3 and all(c.settling_question for c in assumed)
+    # The claims the graph leaves split: shown as the two sides' claims, labelled by persona.
+    split = {c.statement: c for c in result.cruxes if c.source == "symmetric_difference"}
+    assert set(split) == set(claims.values())
+    top = split["Adoption is settled by fundamentals."]
+    assert [(s.persona_id, s.statement) for s in top.yes_side] == [("saylor", "Adoption is inevitable.")]
+    assert [(s.persona_id, s.statement) for s in top.no_side] == [("hayes", "Adoption follows liquidity.")]
     top = result.cruxes[0]
     assert top.yes_side and top.no_side  # one camp each side
     assert {s.persona_id for s in top.yes_side} != {s.persona_id for s in top.no_side}
@@ -165,7 +172,7 @@ def test_map_to_debate_output_fills_the_common_fields() -> None:
     assert result.camps[1].label == "for: Adoption is settled by fundamentals; for: Volatility is temporary"
     assert result.fault_lines == ["saylor for, hayes against: Adoption is settled by fundamentals",
                                   "saylor for, hayes against: Volatility is temporary"]
-    assert result.resolution_paths == [c.settling_question for c in result.cruxes]
+    assert result.resolution_paths == [c.settling_question for c in assumed]
     assert result.evidence_ledger == {"saylor": ["e-s1", "e-s2"], "hayes": ["e-h1"]}
     assert "saylor" in result.flip_conditions and "w" in result.flip_conditions["saylor"][0] or "A weak point" in result.flip_conditions["saylor"][0]
     # x is grounded (seed 03's common ground) but attacks saylor's w: accepted, not agreed.
@@ -304,7 +311,8 @@ async def test_attacks_target_opposing_arguments_and_cruxes_come_from_the_graph(
         assert atk.target.arg_id == atk.to_arg_id
     agent_turns = [e for e in result.events if e.type == "agent_turn"]
     assert len(agent_turns) == len([a for a in graph.attacks if not a.id.endswith("r")])
-    assert result.cruxes and all(c.source == "assumption" for c in result.cruxes)
+    assert result.cruxes and all(c.source in ("assumption", "symmetric_difference") for c in result.cruxes)
+    assert any(c.source == "assumption" for c in result.cruxes)
     assert set(result.graph.labelling) == set(by_id)
     assert result.regime.value in ("consensus", "polarized", "partial")
 
