@@ -87,19 +87,29 @@ def schema_fields(request: LLMRequest) -> set[str]:
 # ---------------------------------------------------------------------------
 
 
+_CLAIM_AFTER = ("i disagree:", "to be precise about", "my answer:", "i also hold this:")
+
+
 def stated_stance(ctx: SimContext, turn: ReadTurn, pid: str) -> StanceValue | None:
-    """The stance a turn takes on a belief it states: for its main one, the stance the
-    speaker's reply stated (shown in the prompt's turn line), else the wording; for a further
-    belief (an opening's "I also hold this: ..."), the wording of the sentence stating it."""
-    if turn.proposition_ids[:1] == [pid]:
-        stated = next((h.stance for h in ctx.hints.turns if h.turn_index == turn.turn_index and h.speaker_id == turn.speaker_id), None)
+    """The stance a turn takes on a belief it states, read from the wording of the sentence
+    that states it (after a lead-in such as "I disagree:", which says nothing about the
+    claim's polarity; questions are skipped). A concession, whose words grant rather than
+    state, takes the stance the speaker's reply stated (shown in the prompt's turn line)."""
+    stated = next((h.stance for h in ctx.hints.turns if h.turn_index == turn.turn_index and h.speaker_id == turn.speaker_id), None)
+    if turn.move == "CONCEDE" and turn.proposition_ids[:1] == [pid]:
         value = stated or turn.stance
         return value if value in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
     prop = ctx.propositions.get(pid)
-    sentences = split_sentences(turn.text)
-    if prop is None or not sentences:
-        return None
-    return read_stance(max(sentences, key=lambda s: ctx.relevance(prop, s)))
+    claims = []
+    for sentence in split_sentences(turn.text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        if sentence.lower().startswith(_CLAIM_AFTER) and ": " in sentence:
+            sentence = sentence.split(": ", 1)[1]
+        claims.append(sentence)
+    if prop is None or not claims:
+        return stated if stated in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
+    return read_stance(max(claims, key=lambda s: ctx.relevance(prop, s)))
 
 
 def point_of(ctx: SimContext, turn: ReadTurn, prop: Proposition) -> str:
