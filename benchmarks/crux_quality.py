@@ -3,6 +3,10 @@ text, arena Bradley-Terry scores, calls and cost. Simulated backend, the shipped
 
     .venv/bin/python benchmarks/crux_quality.py [--seeds 0,1,2] [--engines ...] [--decks crypto,ai-policy,housing]
         [--max-turns 30] [--out benchmarks/results/crux_quality.json]
+    .venv/bin/python benchmarks/crux_quality.py --merge a.json b.json ... --out all.json
+
+(``--merge`` combines runs of the script, e.g. one per deck run in parallel: the rows are
+pooled and the arena scores refitted over every judgement.)
 
 Per deck: its first topic and its first three personas, through every engine (the direct and
 cot baselines included) for each seed, stored in a fresh DuckDB. Then:
@@ -90,7 +94,11 @@ def main() -> None:
     ap.add_argument("--max-turns", type=int, default=30)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/crux_quality.json")
+    ap.add_argument("--merge", type=Path, nargs="+", help="Combine earlier outputs instead of running.")
     args = ap.parse_args()
+    if args.merge:
+        merge(args.merge, args.out, args.bootstrap)
+        return
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     decks = {d.id: d for d in load_decks()}
@@ -139,7 +147,29 @@ def main() -> None:
         finally:
             con.close()
         scores = bt_with_bootstrap(judgements, samples=args.bootstrap)
+    wall = round(time.perf_counter() - started, 1)
+    report(rows, judgements, scores, engines, recovery_ready, args.out,
+           {"seeds": seeds, "decks": args.decks.split(","), "max_turns": args.max_turns, "wall_s": wall})
 
+
+def merge(paths: list[Path], out: Path, samples: int) -> None:
+    from crux_lab.arena.core import Judgement, bt_with_bootstrap
+
+    parts = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    rows = [r for part in parts for r in part["runs"]]
+    fields = set(Judgement.__dataclass_fields__)
+    judgements = [Judgement(**{k: v for k, v in j.items() if k in fields}) for part in parts for j in part["judgements"]]
+    engines = list(dict.fromkeys(r["engine"] for r in rows))
+    scores = bt_with_bootstrap(judgements, samples=samples)
+    recovery_ready = all(not (isinstance(r["recovery_f1"], float) and math.isnan(r["recovery_f1"])) and r["recovery_f1"] != "NaN" for r in rows)
+    meta = {"merged": [str(p) for p in paths], "seeds": sorted({s for part in parts for s in part["seeds"]}),
+            "decks": [d for part in parts for d in part["decks"]], "max_turns": parts[0]["max_turns"],
+            "wall_s": sum(part["wall_s"] for part in parts)}
+    report(rows, judgements, scores, engines, recovery_ready, out, meta)
+
+
+def report(rows: list[dict[str, Any]], judgements: list[Any], scores: Any, engines: list[str], recovery_ready: bool,
+           out: Path, meta: dict[str, Any]) -> None:
     summary: dict[str, dict[str, Any]] = {}
     for engine in engines:
         mine = [r for r in rows if r["engine"] == engine]
@@ -171,16 +201,15 @@ def main() -> None:
     if not recovery_ready:
         print("recovery F1 left out: the recovery scorer (crux_lab.analysis.recovery) is not available.")
     print(f"arena: {scores.n_pairs} pairs of runs, {scores.n_judgements} judgements, simulated judge (planted ground truth)")
-    wall = round(time.perf_counter() - started, 1)
-    print(f"wall {wall}s")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "seeds": seeds, "decks": args.decks.split(","), "max_turns": args.max_turns, "backend": "simulated",
-        "wall_s": wall, "summary": summary, "runs": rows,
+    print(f"wall {meta['wall_s']}s")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        **meta, "backend": "simulated", "summary": summary, "runs": rows,
         "arena": {"scores": scores.score, "low": scores.low, "high": scores.high, "pairs": scores.n_pairs,
                   "judgements": scores.n_judgements},
+        "judgements": [j.__dict__ for j in judgements],
     }, indent=1, default=str), encoding="utf-8")
-    print(f"wrote {args.out}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
