@@ -105,9 +105,9 @@ class _PanelRun(CruxRun[PanelParams]):
         )
 
     def context(self, pid: str, current: list[DialogueTurn], aspect: str | None = None) -> str:
-        return turn_context(
-            self.memory, pid, current, anonymize=self.p.anonymize_history, budget=self.p.context_budget, aspect=aspect
-        )
+        # the turn's own blocks (claims, position statement, rules, instruction) take ~400 tokens of the budget
+        budget = max(300, self.p.context_budget - 400)
+        return turn_context(self.memory, pid, current, anonymize=self.p.anonymize_history, budget=budget, aspect=aspect)
 
     async def events(self) -> AsyncIterator[DebateEvent]:
         ctx, sp, topic = self.ctx, self.sp, self.ctx.config.topic

@@ -131,13 +131,15 @@ async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms()
         first, last = opening_closing(obs, s.persona_id)
         assert all(first[p.proposition_id] == p.before and last[p.proposition_id] == p.after for p in s.proposition_shifts)
         assert all(s.persona_id in rooms[rid].personas for rid in s.attributed_rooms)
-        assert s.named_reason is None and "without a named reason" in s.summary
+        # a shift is either unjustified (a sycophantic concession) or names the flip condition that fired
+        assert (s.named_reason is None and "without a named reason" in s.summary) or "halving" in (s.named_reason or "")
         for p in s.proposition_shifts:
             point = next(t for t in timeline if t.persona_id == s.persona_id and t.proposition_id == p.proposition_id and t.changed)
             if point.room_id is not None:  # a change made inside a room is attributed to it
                 assert point.room_id in s.attributed_rooms
                 in_room += 1
     assert in_room > 0
+    assert any(s.named_reason is None for s in shifted)
     # every concession is on the trail; those without a named reason are marked so
     conceded = [t for t in res.transcript if t.move is not None and t.move.value == "CONCEDE"]
     assert conceded and [c.turn_index for c in res.concession_trail] == sorted(t.turn_index for t in conceded)

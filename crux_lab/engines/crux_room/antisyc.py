@@ -80,7 +80,8 @@ def _words(text: str) -> set[str]:
 
 def relevant_nodes(persona: Persona, focus: str, proposition_ids: Iterable[str] = (), k: int = 2) -> list[BeliefNode]:
     """The persona's belief nodes most relevant to ``focus``: the nodes its stances on
-    ``proposition_ids`` rest on first, then by word overlap with ``focus``."""
+    ``proposition_ids`` rest on first, then the nodes that share words with ``focus``, those
+    other beliefs rest on (conceding them would cost the most) before the rest."""
     if persona.beliefs is None:
         return []
     nodes = {n.id: n for n in persona.beliefs.nodes}
@@ -90,7 +91,11 @@ def relevant_nodes(persona: Persona, focus: str, proposition_ids: Iterable[str] 
         if stance is not None:
             chosen += [nodes[i] for i in stance.belief_node_ids if i in nodes and nodes[i] not in chosen]
     q = _words(focus)
-    ranked = sorted(persona.beliefs.nodes, key=lambda n: (-len(q & _words(n.concept)), -n.confidence, n.id))
+    supports = {e.from_ for e in persona.beliefs.edges if e.polarity == 1}
+    ranked = sorted(
+        persona.beliefs.nodes,
+        key=lambda n: (not q & _words(n.concept), n.id not in supports, -len(q & _words(n.concept)), -n.confidence, n.id),
+    )
     for n in ranked:
         if len(chosen) >= k:
             break

@@ -32,7 +32,7 @@ class CruxRun(Generic[P]):
         self.ctx = ctx
         self.p = params
         self.timeline = Timeline()
-        self.sp = Speakers(ctx, params.antisyc(), self.timeline)
+        self.sp = Speakers(ctx, params.antisyc(), self.timeline, budget=params.context_budget)
         self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
         self.rooms: list[RoomRecord] = []
         self.settings = RoomSettings()  # each engine sets its own room settings

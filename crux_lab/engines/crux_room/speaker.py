@@ -103,8 +103,9 @@ class SycophancyStats:
 class Speakers:
     """Issues every call of a crux engine for one debate."""
 
-    def __init__(self, ctx: EngineContext, antisyc: AntiSycophancyParams, timeline: Timeline) -> None:
+    def __init__(self, ctx: EngineContext, antisyc: AntiSycophancyParams, timeline: Timeline, budget: int = 2000) -> None:
         self.ctx = ctx
+        self.budget = budget  # token cap of a turn's whole user message
         self.antisyc = antisyc
         self.timeline = timeline
         props = propositions_for(ctx.persona_ids)
@@ -160,16 +161,21 @@ class Speakers:
         self, persona_id: str, instruction: str, context: str, *, focus: str, claims: Mapping[str, str],
         opponent_id: str | None = None,
     ) -> str:
-        blocks = []
         persona = self.ctx.personas[persona_id]
-        if self.antisyc.belief_anchoring:
-            anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget)
-            if anchor:
-                blocks.append(anchor)
+        anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget) if self.antisyc.belief_anchoring else ""
         # per-turn belief grounding (seed 05 §1.2); an anonymized debate never names the opponent
         opponent = None if self.antisyc.anonymize_history else opponent_id
-        blocks.append(self.ctx.grounding(persona_id, focus, opponent))
-        blocks.append(context)
+        grounding = self.ctx.grounding(persona_id, focus, opponent)
+        rest = self._rest(persona_id, instruction, context, claims)
+        # within the budget: over it, the grounding is left out first, then the anchor
+        if grounding and count_tokens("\n\n".join([anchor, grounding, rest])) > self.budget:
+            grounding = ""
+        if anchor and count_tokens("\n\n".join([anchor, rest])) > self.budget:
+            anchor = ""
+        return "\n\n".join(b for b in (anchor, grounding, rest) if b)
+
+    def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str]) -> str:
+        blocks = [context]
         blocks.append(self.claims_block(claims))
         if self.antisyc.position_statement:
             last = self.tracker.committed_text.get(persona_id)

@@ -34,7 +34,8 @@ from crux_lab.llm.simulated.core import (
 )
 from crux_lab.personas.models import Proposition
 
-# Probability that one detection vote misses a real opposition, or invents a vague one.
+# Probability that one detection vote misses a real opposition stated once (an opposition both
+# sides stated k times is missed with DETECT_MISS ** k), or invents a vague one.
 DETECT_MISS = 0.15
 DETECT_SPURIOUS = 0.1
 # Probability that an exit check answers wrongly.
@@ -119,7 +120,8 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     context = f"{ctx.hints.topic} {ctx.hints.aspect or ''}"
     shown = ctx.hints.extra.get("shown") or {}
     for a, b, prop in _opposed(ctx, ctx.turns):
-        if ctx.chance(DETECT_MISS):
+        said = [sum(1 for t in ctx.turns if t.speaker_id == who and prop.id in t.proposition_ids) for who in (a, b)]
+        if ctx.chance(DETECT_MISS ** max(1, min(said))):
             continue
         # a listed claim the reader recognises as this one is named by its id
         listed = next((str(i) for i, text in shown.items() if (p := ctx.recognize(str(text))) is not None and p.id == prop.id), None)
