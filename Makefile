@@ -60,12 +60,14 @@ demo-sweep: setup
 test: setup
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
 
-# JupyterLab on the notebooks folder; 00_console.ipynb is the live debate console.
+# JupyterLab on the checkout, opening notebooks/00_console.ipynb (the live debate console);
+# the file browser shows notebooks/, reports/ and experiments/ (reports open from the console).
 # LAB_ARGS passes options through, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 # Run as root (a container), JupyterLab needs --allow-root.
 LAB_ARGS ?=
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks/00_console.ipynb \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # A local OpenAI-compatible model server (llama.cpp from PyPI: ~21 min to build the first
 # time). LOCAL_MODEL=smollm2|gemma3|/path/to/model.gguf; prints the --backend openai options.
