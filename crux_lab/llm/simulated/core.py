@@ -103,7 +103,8 @@ class ReadTurn:
 
 
 RECOGNISE_AT = 0.28  # relevance a sentence needs to count as stating a proposition
-_NEGATIONS = ("it is not the case that", "i disagree", "not true that", "i deny that", "is false")
+# "I disagree: X" asserts X against the other side, so it is no negation of X.
+_NEGATIONS = ("it is not the case that", "not true that", "i deny that", "is false")
 _DOUBTS = ("i am not sure that", "i'm not sure", "not sure that", "uncertain whether")
 
 
@@ -115,6 +116,8 @@ def read_stance(text: str) -> StanceValue | None:
     >>> read_stance("I am not sure that rents fall.")
     'uncertain'
     >>> read_stance("Rents fall when supply grows.")
+    'pro'
+    >>> read_stance("I disagree: rents fall when supply grows.")
     'pro'
     """
     low = text.lower()
