@@ -87,8 +87,9 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
                 phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
                 claims=self.memory.open_claims(),
             )
-            self.memory.turns.append(t)
-            yield MessagePosted(message=t, phase="channel")
+            if t is not None:
+                self.memory.turns.append(t)
+                yield MessagePosted(message=t, phase="channel")
             for w in sp.drain():
                 yield w
             if (i + 1) % self.p.detect_every:

@@ -32,6 +32,7 @@ from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
+from crux_lab.engines.crux_room.speaker import spoken
 from crux_lab.models import (
     Aspect,
     ClashStart,
@@ -124,13 +125,13 @@ class _PanelRun(CruxRun[PanelParams]):
         for w in sp.drain():
             yield w
 
-        openings = await self.timeline.parallel(
+        openings = spoken(await self.timeline.parallel(
             "opening",
             [
                 sp.speak("opening", pid, prompts.OPENING.format(topic=topic), self.context(pid, []), phase="opening")
                 for pid in ids
             ],
-        )
+        ))
         for t in openings:
             self.memory.turns.append(t)
             yield MessagePosted(message=t, phase="opening")
@@ -139,7 +140,7 @@ class _PanelRun(CruxRun[PanelParams]):
             async for ev in self.themed_round(number, aspect):
                 yield ev
 
-        closings = await self.timeline.parallel(
+        closings = spoken(await self.timeline.parallel(
             "closing",
             [
                 sp.speak(
@@ -148,7 +149,7 @@ class _PanelRun(CruxRun[PanelParams]):
                 )
                 for pid in ids
             ],
-        )
+        ))
         for t in closings:
             self.memory.turns.append(t)
             yield MessagePosted(message=t, phase="closing")
@@ -175,7 +176,7 @@ class _PanelRun(CruxRun[PanelParams]):
         sp = self.sp
         yield RoundStart(aspect=aspect, round_number=number)
         instruction = prompts.TAKE.format(label=aspect.label, description=aspect.description)
-        takes = await self.timeline.parallel(
+        takes = spoken(await self.timeline.parallel(
             f"take-{aspect.id}",
             [
                 sp.speak(
@@ -186,7 +187,7 @@ class _PanelRun(CruxRun[PanelParams]):
                 )
                 for pid in self.ctx.persona_ids
             ],
-        )
+        ))
         round_turns: list[DialogueTurn] = []
         for t in takes:
             self.memory.turns.append(t)
@@ -244,6 +245,8 @@ class _PanelRun(CruxRun[PanelParams]):
                 focus=cand.claim, claims=self.memory.open_claims(), opponent_id=other,
                 reply_to=target.id if target else None,
             )
+            if t is None:
+                continue
             self.memory.turns.append(t)
             round_turns.append(t)
             clash.append(t)

@@ -33,7 +33,7 @@ from crux_lab.engines.crux_room.antisyc import relevant_nodes
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import History, room_context
 from crux_lab.engines.crux_room.schemas import CardReply, ConvergenceReply, ExitCheckReply
-from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.engines.crux_room.speaker import Speakers, spoken
 from crux_lab.models import (
     Aspect,
     CruxCard,
@@ -92,7 +92,7 @@ async def run_room(
     def history(viewer: str) -> History:
         return History(names, viewer=viewer, anonymize=sp.antisyc.anonymize_history)
 
-    async def turn(pid: str, instruction: str, phase_hint: str) -> DialogueTurn:
+    async def turn(pid: str, instruction: str, phase_hint: str) -> DialogueTurn | None:
         other = b if pid == a else a
         label = history(pid).label(other)
         text = room_context(topic, outcome.question, positions, outcome.turns, history(pid), last=settings.last_turns)
@@ -108,9 +108,9 @@ async def run_room(
         return len(outcome.turns) >= settings.turn_cap
 
     # Phase 1: position (entry) statements, generated independently.
-    firsts = await sp.timeline.parallel(
+    firsts = spoken(await sp.timeline.parallel(
         "room-position", [turn(pid, prompts.ROOM_POSITION, "position") for pid in (a, b)]
-    )
+    ))
     for t in firsts:
         outcome.turns.append(t)
         positions[t.persona_id] = t.dialogue
@@ -127,8 +127,10 @@ async def run_room(
                 # seed 05 §2.8: after an exchange, name the exact claim that moved you, or say why none did
                 instruction += "\n" + prompts.ROOM_AFTER_EXCHANGE
             t = await turn(speaker, instruction, "steelman" if steelman else "exchange")
-            outcome.turns.append(t)
             done += 1
+            if t is None:  # skipped with a warning: the next speaker goes on
+                continue
+            outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="exchange")
             if n_min <= done < n_max and done % 2 == 0 and await exit_check(exchanged + 1):
                 outcome.surfaced = True
@@ -152,18 +154,20 @@ async def run_room(
     async for ev in exchange(settings.min_exchange, n_max):
         yield ev
     if not settings.three_phase:
-        premises = await sp.timeline.parallel(
+        premises = spoken(await sp.timeline.parallel(
             "room-premise", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
-        )
+        ))
         for t in premises:
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
 
     # Phase 3: convergence check; if the cores differ, 2 more rounds, until the cap.
     while settings.three_phase and not room_full():
-        cores = await sp.timeline.parallel(
+        cores = spoken(await sp.timeline.parallel(
             "room-convergence", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
-        )
+        ))
+        if not cores:  # neither side produced a usable statement: stop rather than loop
+            break
         for t in cores:
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")

@@ -204,10 +204,11 @@ class Speakers:
         reply_to: str | None = None,
         room_id: str | None = None,
         persona_ids: Sequence[str] | None = None,
-    ) -> DialogueTurn:
+    ) -> DialogueTurn | None:
         """Generate one turn of ``persona_id``. ``seen`` are the turns its context shows,
         ``focus`` the text of the claim in front of it, ``claims`` the claims its prompt lists
-        by id (the topic is always listed, as ``topic``)."""
+        by id (the topic is always listed, as ``topic``). A reply that stays off-schema after
+        the backend's repair is skipped: ``None``, with a warning (the debate goes on)."""
         index = self.next_index  # reserved now: indices follow the order of the calls
         self.next_index += 1
         shown = {TOPIC_KEY: self.ctx.config.topic, **(claims or {})}
@@ -227,7 +228,12 @@ class Speakers:
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True
         )
-        response = await self.call(request)
+        try:
+            response = await self.call(request)
+        except LLMOutputError as exc:
+            self.warn(purpose, f"a {purpose} turn of {self.ctx.personas[persona_id].name} was skipped: its reply "
+                               f"could not be repaired ({str(exc)[:240]})")
+            return None
         turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
         self.stats.turns += 1
         named = names_reason(turn.dialogue) or turn.named_reason is not None
@@ -242,8 +248,11 @@ class Speakers:
                     self.stats.unjustified += 1
                     self.stats.regenerated += 1
                     retry = request.model_copy(update={"user": user + "\n\n" + prompts.REGENERATE})
-                    response = await self.call(retry)
-                    turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+                    try:
+                        response = await self.call(retry)
+                        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+                    except LLMOutputError as exc:  # keep the first turn, flagged
+                        self.warn(purpose, f"the regenerated turn could not be repaired; the first one stands ({str(exc)[:200]})")
                     named = names_reason(turn.dialogue) or turn.named_reason is not None
                     if looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None) and not named:
                         self.stats.still_unjustified += 1
@@ -288,3 +297,12 @@ class Speakers:
         shown = [t for t in (previous, turn) if t is not None]
         check_hints = hints.model_copy(update={"turns": turn_hints(shown), "extra": {}, "focus": None})
         return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)
+
+
+def spoken(turns: Sequence[DialogueTurn | None]) -> list[DialogueTurn]:
+    """The turns that were spoken (a skipped turn is ``None``).
+
+    >>> spoken([None])
+    []
+    """
+    return [t for t in turns if t is not None]

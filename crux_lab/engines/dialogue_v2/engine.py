@@ -361,9 +361,15 @@ class DialogueRun:
         history = list(self.turns)
         start = len(history)
         spoken = await asyncio.gather(
-            *(self._speak(pid, phase, None, start + i, history) for i, pid in enumerate(self.ids))
+            *(self._speak(pid, phase, None, start + i, history) for i, pid in enumerate(self.ids)),
+            return_exceptions=True,
         )
-        for turn in spoken:
+        for pid, turn in zip(self.ids, spoken, strict=True):
+            if isinstance(turn, LLMOutputError):  # skipped with a warning; the others still speak
+                yield self._warning("dialogue_turn", f"{PHASE_TITLES[phase].lower()} of {pid} skipped: {turn}")
+                continue
+            if isinstance(turn, BaseException):
+                raise turn
             self.control.record(turn)
             yield DialogueTurnEvent(turn=turn)
         self._positions()

@@ -349,7 +349,7 @@ class SimContext:
         move: str,
         *,
         sentences: int = 2,
-        against: TurnHint | None = None,
+        against: ReadTurn | None = None,
         support: str | None = None,
     ) -> str:
         """Render a short utterance in the persona's voice from its ground truth.
