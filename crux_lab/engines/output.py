@@ -128,22 +128,31 @@ async def final_output(
 # ---------------------------------------------------------------------------
 
 
+MIN_VIEW_CONFIDENCE = 0.05  # below this a stated stance is no view at all
+
+
 def stance_common_ground(
     claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]
 ) -> list[CommonGround]:
     """Claims on which every agent holds the same definite stance (pro or con).
 
-    An ``uncertain`` agent or a missing stance breaks agreement: common ground is never fake.
+    An ``uncertain`` agent, a missing stance, or a stance held with no confidence (a model that
+    filled the field without taking a view) breaks agreement: common ground is never fake.
 
     >>> c = [Claim("c1", "X is true."), Claim("c2", "Y is true.")]
     >>> st = {"a": {"c1": AgentStance("c1", "con", .8), "c2": AgentStance("c2", "pro", .8)},
     ...       "b": {"c1": AgentStance("c1", "con", .6), "c2": AgentStance("c2", "uncertain", .5)}}
     >>> [(g.statement, g.agreed_side.value) for g in stance_common_ground(c, st)]
     [('Everyone rejects the claim: X is true.', 'NO')]
+    >>> stance_common_ground(c[:1], {p: {"c1": AgentStance("c1", "con", 0.0)} for p in "ab"})
+    []
     """
     out: list[CommonGround] = []
     for claim in claims:
-        values = {s[claim.id].stance if claim.id in s else None for s in latest.values()}
+        values = {
+            s[claim.id].stance if claim.id in s and s[claim.id].confidence >= MIN_VIEW_CONFIDENCE else None
+            for s in latest.values()
+        }
         if len(values) != 1 or values & {None, "uncertain"} or not latest:
             continue
         side = Side.YES if values == {"pro"} else Side.NO
