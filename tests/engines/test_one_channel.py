@@ -14,6 +14,7 @@ from crux_lab.runner import run_debate
 from tests.engines.leakcheck import LeakCheckingBackend
 
 TOPIC = "Is Bitcoin a better long-term store of value than gold?"
+CONTRACT_ONLY = {"direct", "cot"}  # the one-call baselines: no debate, only the personas' contracts
 PAIRS = {
     "panel": ["michael-saylor", "peter-schiff", "arthur-hayes"],
     "crux_rooms": ["michael-saylor", "peter-schiff", "arthur-hayes"],
@@ -30,6 +31,11 @@ async def test_no_ground_truth_reaches_a_hint_a_reply_or_an_extractor(engine: st
     result = await run_debate(config, backend=backend)
     assert backend.requests, "the engine made no call"
     assert backend.violations == []
-    # From what the replies said alone, the engine still finds where these two disagree.
     found = len(result.cruxes) + len(result.crux_cards) + len(result.dcg.disputes)
+    if engine in CONTRACT_ONLY:
+        # One call that sees only the contracts: on the simulator it finds what they state
+        # outright, and says so when that is nothing (never consensus).
+        assert found > 0 or result.regime.value == "no_disagreement_found"
+        return
+    # From what the replies said alone, a debating engine still finds where these two disagree.
     assert found > 0, f"{engine} found no disagreement between two opposed personas"

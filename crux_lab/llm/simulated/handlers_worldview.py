@@ -11,18 +11,16 @@ Purposes:
   typed by its own classification of the question and with a settling question in its own
   words (:meth:`SimContext.paraphrase`). As the prompt asks, a conflict that only restates the
   topic is left out;
-- ``direct_cards`` / ``cot_cards`` (one call that imagines the personas): a strong model
-  given a topic and a persona's contract (for real public figures, a name it knows) can say
-  where that persona stands. The simulator's stand-in for that knowledge is the persona's
-  mind, so this call imagines each persona's stance from it, but only as sharply as the
-  persona holds it: a stance is imagined with probability equal to its confidence (stable
-  per persona and claim), otherwise the card says NUANCED; and it is misread as the opposite
-  with probability ``misread``. Which claims it considers comes from reading the prompt:
-  ``direct`` takes the claims the topic is most about (the gist); ``cot`` reasons first, so
-  it also reads every contract sentence for claims stated in passing, and, as its prompt
-  asks, drops a question that merely restates the topic when it has found a premise under
-  it. Questions are in its own words (:meth:`SimContext.paraphrase`), types its own
-  classification, falsifiers read from each contract's "would change their mind" line.
+- ``direct_cards`` / ``cot_cards`` (one analyst call, an extractor): it knows only what its
+  prompt shows, the topic and each persona's contract. It reads which claims the topic and
+  the contracts state (:meth:`SimContext.recognize`, misread at the ``misread`` rate) and each
+  persona's stance on a claim from the wording of the contract sentence that states it
+  (a persona whose contract says nothing on a claim is NUANCED). It never looks at a
+  persona's planted stances, so on the simulator it finds only what the contracts say
+  outright. ``direct`` reads whole sentences; ``cot`` reasons first, so it also reads clauses
+  and, as its prompt asks, drops a question that merely restates the topic when it has found a
+  premise under it. Questions are in its own words (:meth:`SimContext.paraphrase`), types its
+  own classification, falsifiers read from each contract's "would change their mind" line.
 """
 
 from __future__ import annotations
@@ -156,14 +154,15 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-def _contract_claims(ctx: SimContext, text: str) -> list[str]:
-    """Proposition ids the sentences (and clauses) of a contract state, as read."""
-    found: list[str] = []
+def _contract_claims(ctx: SimContext, text: str, clauses: bool) -> dict[str, str]:
+    """Proposition id -> the contract sentence (or clause) that states it, as read."""
+    found: dict[str, str] = {}
     for sentence in split_sentences(text):
-        for part in re.split(r";\s+|:\s+", sentence):
+        parts = re.split(r";\s+|:\s+", sentence) if clauses else [sentence]
+        for part in parts:
             prop = ctx.recognize(part)
             if prop is not None and prop.id not in found:
-                found.append(prop.id)
+                found[prop.id] = part
     return found
 
 
@@ -175,16 +174,12 @@ def _falsifier(text: str) -> str | None:
     return None
 
 
-def _imagined(ctx: SimContext, pid: str, prop_id: str) -> str:
-    """The stance the call imagines for a persona (see the module docstring)."""
-    truth = ctx.truth(pid, prop_id)
-    if truth is None or truth.stance == "uncertain":
+def _read_stance(stated: dict[str, str], prop_id: str) -> str:
+    """A persona's stance on a claim as its contract words it; uncertain when it says nothing."""
+    sentence = stated.get(prop_id)
+    if sentence is None or _DOUBT.search(sentence):
         return "uncertain"
-    if not ctx.stable_chance(truth.confidence, "imagine", pid, prop_id):
-        return "uncertain"
-    if ctx.stable_chance(ctx.knobs.misread, "imagine-misread", pid, prop_id):
-        return OPPOSITE[truth.stance]
-    return truth.stance
+    return "con" if _NEG.search(sentence) else "pro"
 
 
 @handler("direct_cards", "cot_cards")
@@ -196,13 +191,14 @@ def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     names = {pid: ctx.personas[pid].name for pid in ids}
     m = re.search(r"at most (\d+) crux cards", request.user)
     max_cards = int(m.group(1)) if m else 6
-    considered = [p.id for p in ctx.rank_propositions(ctx.hints.topic, ids)[:4] if ctx.relevance(p, ctx.hints.topic) > 0]
-    if careful:
-        for pid in ids:
-            considered += [x for x in _contract_claims(ctx, contracts[pid]) if x not in considered]
+    stated = {pid: _contract_claims(ctx, contracts[pid], clauses=careful) for pid in ids}
+    gist = ctx.recognize(ctx.hints.topic)
+    considered = [gist.id] if gist is not None else []
+    for pid in ids:
+        considered += [x for x in stated[pid] if x not in considered]
     cards: list[dict[str, Any]] = []
     for prop_id in considered:
-        stances = {pid: _imagined(ctx, pid, prop_id) for pid in ids}
+        stances = {pid: _read_stance(stated[pid], prop_id) for pid in ids}
         if not {"pro", "con"} <= set(stances.values()):
             continue
         prop = ctx.propositions[prop_id]
@@ -213,10 +209,10 @@ def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         positions = []
         for pid in ids:
             stance = stances[pid]
-            truth = ctx.truth(pid, prop_id)
+            said = stated[pid].get(prop_id, "").strip().rstrip(".")
             reasoning = {
-                "pro": f"{names[pid]} would say yes: {lower_first(ctx.paraphrase(prop, 'claim'))}",
-                "con": f"{names[pid]} would say no, {lower_first(truth.reason) if truth else 'on their record'}",
+                "pro": f"{names[pid]} would say yes; the description says: {said}",
+                "con": f"{names[pid]} would say no; the description says: {said}",
             }.get(stance, f"{names[pid]}'s view on this is not clear from the description.")
             positions.append(
                 {
