@@ -1,0 +1,72 @@
+"""Every engine on real model text: cassettes recorded from a local model (SmolLM2-135M on
+llama.cpp's server, see tests/data/cassettes/README.md) replayed without the server and
+without the simulator.
+
+Nothing here judges the quality of a tiny model's cruxes. It checks the plumbing on real
+output: the engine finishes; the event log validates; a reply that stayed off-schema after its
+repair takes the documented path (a warning event, the debate goes on); and what the model's
+valid replies did state (turns, arguments, disputes, detections, cards) ends up in the result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import TypeAdapter
+
+from crux_lab.llm.replay import load_cassette
+from crux_lab.models import DebateEvent, DebateResult, EngineError
+from crux_lab.runner import run_debate
+from tests.data.cassettes.record import HERE, config_for
+
+ENGINES = sorted(json.loads((HERE / "debates.json").read_text())["engines"])
+PERSONA_TURNS = {"opening", "take", "rebuttal", "crux_turn", "closing", "dialogue_turn", "resolution",
+                 "channel_message", "agent_turn", "blackboard_turn", "initial_stance", "initial_arguments"}
+# purpose whose valid reply states a structure -> what must then be in the result
+STATED = {
+    "crystallize": lambda r: bool(r.graph.arguments or r.dcg.disputes or r.concession_trail),
+    "discovery": lambda r: bool(r.graph.arguments or r.dcg.disputes),
+    "initial_arguments": lambda r: bool(r.graph.arguments),
+    "card": lambda r: bool(r.crux_cards),
+    "direct": lambda r: bool(r.crux_cards),
+    "cot": lambda r: bool(r.crux_cards),
+    "decompose_claims": lambda r: any(e.type == "claims_decomposed" and e.claims for e in r.events),  # type: ignore[union-attr]
+}
+
+
+def _stated(cassette: Path) -> dict[str, int]:
+    """Per purpose: replies that validated and were not empty."""
+    out: dict[str, int] = {}
+    for e in load_cassette(cassette):
+        if e.response is not None and e.response.text.strip() not in ("", "{}", "[]"):
+            out[e.purpose] = out.get(e.purpose, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
+    cassette = HERE / f"{engine}.jsonl"
+    assert cassette.is_file(), f"no cassette for {engine}: record it (tests/data/cassettes/README.md)"
+    entries = load_cassette(cassette)
+    result = await run_debate(config_for(engine), cassette=cassette)
+    # the engine finished, every call answered from the cassette, on the recorded model
+    assert result.error is None and result.complete, result.error
+    assert result.backend == "replay"
+    assert len(result.llm_calls) == len(entries)
+    # the event log validates, and the result round-trips
+    TypeAdapter(list[DebateEvent]).validate_python([e.model_dump(mode="json") for e in result.events])
+    assert DebateResult.model_validate_json(result.model_dump_json()) == result
+    # a reply that stayed off-schema took the documented path: a warning, and the debate went on
+    off_schema = [e for e in entries if e.error is not None]
+    warnings = [e for e in result.events if isinstance(e, EngineError) and e.level == "warning"]
+    assert len(warnings) >= min(1, len(off_schema))
+    assert not any(isinstance(e, EngineError) and e.level == "error" for e in result.events)
+    # what valid replies stated is in the result
+    stated = _stated(cassette)
+    if any(p in PERSONA_TURNS for p in stated):
+        assert result.transcript or result.graph.arguments, "valid persona replies left no turn"
+    for purpose, check in STATED.items():
+        if stated.get(purpose):
+            assert check(result), f"{engine}: {stated[purpose]} valid '{purpose}' replies, nothing in the result"
