@@ -20,15 +20,14 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
+from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     Camp,
     CardPosition,
-    Crux,
     CruxCard,
     CruxCardPosition,
     CruxCardPosted,
-    CruxSide,
     DebateEvent,
     DisagreementType,
     EngineComplete,
@@ -144,23 +143,6 @@ def cards_from_reply(
     return cards, warnings
 
 
-def card_crux(card: CruxCard) -> Crux:
-    """A card as a crux (``source="card"``): YES positions on one side, NO on the other."""
-    side = {
-        pos: [CruxSide(persona_id=p, statement=x.reasoning) for p, x in card.personas.items() if x.position is pos]
-        for pos in (CardPosition.YES, CardPosition.NO)
-    }
-    return Crux(
-        id=f"crux-{card.id}",
-        statement=card.question,
-        source="card",
-        disagreement_type=card.disagreement_type,
-        proposed_by=list(card.personas),
-        yes_side=side[CardPosition.YES],
-        no_side=side[CardPosition.NO],
-    )
-
-
 def position_camps(cards: list[CruxCard], persona_ids: list[str]) -> list[Camp]:
     """Camps: groups of personas that answer every card the same way."""
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -209,7 +191,8 @@ class DirectEngine:
         for card in cards:
             yield CruxCardPosted(card=card)
         result.crux_cards = cards
-        result.cruxes = [card_crux(c) for c in cards]
+        names = {pid: ctx.personas[pid].name for pid in ids}
+        result.cruxes = [card_to_crux(c, acknowledged=False, names=names) for c in cards]
         result.camps = position_camps(cards, ids) if cards else []
         split = [c for c in cards if {x.position for x in c.personas.values()} >= {CardPosition.YES, CardPosition.NO}]
         if warning is not None:
@@ -242,4 +225,4 @@ class CotEngine(DirectEngine):
     task: ClassVar[str] = COT_TASK
 
 
-__all__ = ["BaselineParams", "CardsReply", "CotEngine", "DirectEngine", "card_crux", "cards_from_reply", "contract_text"]
+__all__ = ["BaselineParams", "CardsReply", "CotEngine", "DirectEngine", "cards_from_reply", "contract_text"]
