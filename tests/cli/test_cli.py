@@ -107,7 +107,7 @@ def test_no_api_key_in_any_artifact(runner: CliRunner, env: dict[str, Path], mon
 BAD_INPUT = [
     (["--personas", "ada,zed"], r"unknown persona\(s\): zed\. Valid persona ids .*: ada, bo"),
     (["--engine", "nope"], r"unknown engine 'nope'\. Valid engines: .*fake"),
-    (["--backend", "gpt"], r"unknown backend 'gpt'\. Valid backends: auto, simulated, anthropic, replay"),
+    (["--backend", "gpt"], r"unknown backend 'gpt'\. Valid backends: auto, simulated, anthropic, openai, replay"),
     (["--topic", "   "], r"topic is empty"),
     (["--max-turns", "0"], r"--max-turns must be a whole number of turns from 1 to 10,000; got 0"),
     (["--max-turns", "-3"], r"--max-turns must be a whole number of turns from 1 to 10,000; got -3"),

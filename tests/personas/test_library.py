@@ -93,16 +93,15 @@ def test_library_root_has_only_persona_folders() -> None:
 
 def test_designed_flips_are_reachable_from_opponents_reasons() -> None:
     """Some flip triggers fire on what an opponent actually argues (legitimate, attributable shifts)."""
-    from crux_lab.llm.base import TurnHint
-    from crux_lab.llm.simulated.core import fired_trigger
+    from crux_lab.llm.simulated.core import ReadTurn, fired_trigger
 
     cases = [("arthur-hayes", "peter-schiff", "crypto.p3"), ("michael-saylor", "arthur-hayes", "crypto.p9")]
     for target, speaker, prop in cases:
         truth = load_persona(target).stance_on(prop)
         said = load_persona(speaker).stance_on(prop)
         assert truth is not None and said is not None
-        turn = TurnHint(speaker_id=speaker, text=said.reason, proposition_ids=[prop], stance=said.stance)
+        turn = ReadTurn(speaker_id=speaker, text=said.reason, proposition_ids=[prop], stance=said.stance)
         trig = fired_trigger(truth, turn)
         assert trig is not None and trig.new_stance == "uncertain", (target, prop)
-        off_topic = TurnHint(speaker_id=speaker, text=said.reason, proposition_ids=["crypto.p1"], stance=said.stance)
+        off_topic = ReadTurn(speaker_id=speaker, text=said.reason, proposition_ids=["crypto.p1"], stance=said.stance)
         assert fired_trigger(truth, off_topic) is None

@@ -484,7 +484,9 @@ def paraphrase(text: str, form: str, rng: random.Random) -> str:
         pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in chosen) + r")\b", re.I)
         body = pattern.sub(lambda m: _SYNONYMS[m.group(1).lower()], body)
     first, _, rest = body.partition(" ")
-    named = first.isupper() or first.rstrip("'s") in _NAMES  # an acronym or a name keeps its capital
+    second = rest.split(" ", 1)[0] if rest else ""
+    # an acronym ("AI"), a known name, or a two-word name ("Cedar Falls") keeps its capital
+    named = (len(first) > 1 and first.isupper()) or first.rstrip("'s") in _NAMES or second[:1].isupper()
     s = (first if named else first.lower()) + (f" {rest}" if rest else "")
     forms = _QUESTION_FORMS if form == "question" else _CLAIM_FORMS
     out = forms[rng.randrange(len(forms))].format(s=s, S=s[:1].upper() + s[1:])
