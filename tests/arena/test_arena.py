@@ -85,9 +85,12 @@ def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: 
     assert again.exit_code == 0, again.output
     con = duckdb.connect(str(db), read_only=True)
     judged = con.execute("SELECT count(*), min(detail) FROM metrics WHERE name = 'falsifier_concreteness_judged'").fetchone()
+    # the honest simulated analyst writes cards (and so falsifiers) only where the contracts state a split
+    with_falsifiers = con.execute("SELECT count(DISTINCT run_id) FROM crux_card_positions WHERE falsifier IS NOT NULL AND falsifier <> ''").fetchone()
     n_judgements = con.execute("SELECT count(*) FROM arena_judgements").fetchone()
     con.close()
-    assert judged is not None and judged[0] == 4 and "heuristic" in judged[1]
+    assert judged is not None and with_falsifiers is not None and judged[0] == with_falsifiers[0]
+    assert judged[0] == 0 or "heuristic" in judged[1]
     assert n_judgements == (4,)  # re-judging the same pairs replaces, never duplicates
 
     missing = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated"])

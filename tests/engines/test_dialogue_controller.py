@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -98,7 +100,7 @@ def fake_encoder(texts):  # type: ignore[no-untyped-def]
         vocab.setdefault(key, len(vocab))
     for t in texts:
         v = np.zeros(16)
-        v[hash(t.split()[0]) % 16] = 1.0
+        v[zlib.crc32(t.split()[0].encode()) % 16] = 1.0  # deterministic (str hash is salted per process)
         rows.append(v)
     return np.array(rows)
 

@@ -360,16 +360,18 @@ class DialogueRun:
         yield PhaseStart(phase=phase, name=PHASE_TITLES[phase])
         history = list(self.turns)
         start = len(history)
-        spoken = await asyncio.gather(
-            *(self._speak(pid, phase, None, start + i, history) for i, pid in enumerate(self.ids)),
-            return_exceptions=True,
-        )
+
+        async def attempt(i: int, pid: str) -> DialogueTurn | LLMOutputError:
+            try:
+                return await self._speak(pid, phase, None, start + i, history)
+            except LLMOutputError as exc:  # skipped below with a warning; the others still speak
+                return exc
+
+        spoken = await asyncio.gather(*(attempt(i, pid) for i, pid in enumerate(self.ids)))
         for pid, turn in zip(self.ids, spoken, strict=True):
-            if isinstance(turn, LLMOutputError):  # skipped with a warning; the others still speak
+            if isinstance(turn, LLMOutputError):
                 yield self._warning("dialogue_turn", f"{PHASE_TITLES[phase].lower()} of {pid} skipped: {turn}")
                 continue
-            if isinstance(turn, BaseException):
-                raise turn
             self.control.record(turn)
             yield DialogueTurnEvent(turn=turn)
         self._positions()
