@@ -14,6 +14,7 @@ import asyncio
 import importlib
 import json
 import os
+import signal
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -345,6 +346,10 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
             progress.update(task, total=progress.tasks[task].completed or max_turns, last="done")
 
     interrupted = False
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Started with Ctrl-C ignored (a background job, a test runner's worker): take it
+        # back, so that Ctrl-C always stops the debate and saves it as incomplete.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         asyncio.run(consume())
     except KeyboardInterrupt:
