@@ -19,15 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
+from crux_lab.personas.retrieval import TextEmbedder as Encoder
+
 PAIRS_FILE = Path(__file__).resolve().parents[1] / "data" / "calibration" / "paraphrases.jsonl"
-
-
-class Encoder(Protocol):
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

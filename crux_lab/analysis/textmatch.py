@@ -11,16 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 
 from crux_lab.personas.models import Proposition
-
-
-class Encoder(Protocol):
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
-
+from crux_lab.personas.retrieval import TextEmbedder as Encoder
 
 _VECTORS: dict[str, np.ndarray] = {}
 _CACHE_LIMIT = 50_000
