@@ -317,8 +317,8 @@ class CommonGround(Model):
 class AcceptedClaim(Model):
     """A claim the argument graph accepts (grounded) although it is in conflict with another
     persona: another persona's argument attacks it (and its defenders defeated every attack),
-    it attacks another persona's argument, or (backend annotations) another persona argued the
-    opposite stance on its proposition. It won the exchange; it is not agreement, so it is
+    it attacks another persona's argument, or another persona stated the opposite stance on
+    the same claim. It won the exchange; it is not agreement, so it is
     reported here and never as :class:`CommonGround` (graph mode)."""
 
     id: str

@@ -355,8 +355,8 @@ def _agreements(result: DebateResult) -> list[bool]:
 
 
 def turn_names_reason(turn: DialogueTurn) -> bool:
-    """Does this turn name its reason for updating? The structured ``named_reason`` (filled
-    from backend annotations) when present, else the text rule :func:`names_reason`.
+    """Does this turn name its reason for updating? The structured ``named_reason`` (the
+    reply's own field) when present, else the text rule :func:`names_reason`.
 
     >>> t = DialogueTurn(id="t", turn_index=0, persona_id="a", dialogue="Fair point.", phase="round",
     ...                  move="CONCEDE", named_reason="rents fell near new towers")

@@ -183,11 +183,6 @@ def turn_fields(parsed: BaseModel | None, known_ids: Collection[str] | None = No
     }
 
 
-def turn_metadata(response: LLMResponse) -> dict[str, Any]:
-    """TODO(one channel): transitional; engines move to :func:`turn_fields` on the parsed reply."""
-    return turn_fields(response.parsed)
-
-
 def make_turn(parsed: BaseModel | None, known_ids: Collection[str] | None = None, **fields: Any) -> DialogueTurn:
     """A :class:`DialogueTurn` from a persona's reply: the fields the engine gives (id,
     turn_index, persona_id, dialogue, phase, ...) win; the reply's own fields

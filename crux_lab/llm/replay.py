@@ -12,7 +12,7 @@ max tokens. Hints are not part of the key (real backends ignore them).
 
 The same request may be made more than once in a run (a vote taken three times, say); the
 n-th identical request replays the n-th recorded answer. A replayed response is the recorded
-one byte for byte (text, usage, cost, model, annotations) with ``backend="replay"``;
+one byte for byte (text, usage, cost, model) with ``backend="replay"``;
 ``parsed`` is rebuilt by validating the recorded text against the request's schema.
 
 A cassette holds prompts and answers, never a header or a key: nothing else is written, and

@@ -150,9 +150,6 @@ class SimContext:
     hints: Hints
     turns: list[ReadTurn] = field(default_factory=list)
     seed: int = 0
-    # A sink for handlers not yet rewritten to one channel: never returned to the caller.
-    # TODO(one channel): delete once no handler writes here.
-    annotations: dict[str, Any] = field(default_factory=dict)
 
     # -- randomness -------------------------------------------------------
     def chance(self, p: float) -> bool:

@@ -208,16 +208,14 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         sentences = 4  # names the flip condition: "What would change my mind: ..."
     support = fresh_support(ctx, me, truth) if dialogue and move != "CONCEDE" else None
     text = ctx.utter(me, prop, stance, move, sentences=sentences, against=against, support=support)
-    vague = False
     if move == "PROPOSE_CRUX" and ctx.chance(ctx.knobs.vague_crux):
-        text, vague = str(ctx.pick(VAGUE_CRUX_TEXTS)), True
+        text = str(ctx.pick(VAGUE_CRUX_TEXTS))
     if move == "CONCEDE" and named_reason and truth is not None and any(
         named_reason == t.description for t in truth.flip_conditions
     ):
         text += f" You have met my condition: {named_reason.rstrip('.')}."
     elif move == "CONCEDE" and named_reason:
         text += " You make a fair point there."  # not quoted back: quoting could fire the opponent's own triggers
-    props = [prop.id] if prop else []
     if purpose == "opening" and prop is not None and int(ctx.hints.extra.get("positions", 1) or 1) > 1:
         extra_props = opening_positions(ctx, me, prop, int(ctx.hints.extra["positions"]) - 1)
         for p2 in extra_props:
@@ -229,18 +227,6 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             }.get(s2 or "", f"I am not sure that {lower_first(p2.text.rstrip('.'))}.")
             why = f" {t2.reason}" if t2 else ""
             text += f" I also hold this: {claim.rstrip('.')}.{why}"
-        props += [p2.id for p2 in extra_props]
-    ctx.annotations.update(
-        {
-            "proposition_ids": props,
-            "stance": stance,
-            "move": move,
-            "sycophantic": move == "CONCEDE" and named_reason is None,
-            "named_reason": named_reason,
-            "drifted": drifted,
-            "vague": vague,
-        }
-    )
     confidence = truth.confidence if truth else 0.5
     addresses = shown_ids_about(ctx, prop)
     if move == "CONCEDE":
