@@ -63,15 +63,10 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 @dataclass
-class LeakCheckingBackend:
-    """Wraps a backend; ``violations`` lists every leak seen (empty = one channel held)."""
+class Wrapped:
+    """A backend that wraps another: the name and models are the inner backend's."""
 
     inner: Any
-    propositions: Mapping[str, Proposition]
-    topic: str = ""
-    violations: list[str] = field(default_factory=list)
-    requests: list[LLMRequest] = field(default_factory=list)
-    said: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -79,6 +74,17 @@ class LeakCheckingBackend:
 
     def model_for(self, tier: Tier) -> str:
         return str(self.inner.model_for(tier))
+
+
+@dataclass
+class LeakCheckingBackend(Wrapped):
+    """Wraps a backend; ``violations`` lists every leak seen (empty = one channel held)."""
+
+    propositions: Mapping[str, Proposition] = field(default_factory=dict)
+    topic: str = ""
+    violations: list[str] = field(default_factory=list)
+    requests: list[LLMRequest] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         ids = sorted(self.propositions, key=len, reverse=True)

@@ -9,27 +9,20 @@ import pytest
 
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import DebateConfig, DebateResult, EngineError, Tier
+from crux_lab.models import DebateConfig, DebateResult, EngineError
 from crux_lab.personas.loader import load_personas, propositions_for
 from crux_lab.runner import run_debate
+from tests.engines.leakcheck import Wrapped
 
 TOPIC = "Is Bitcoin a better long-term store of value than gold?"
 
 
 @dataclass
-class BreaksFirst:
+class BreaksFirst(Wrapped):
     """The simulator, except that the first request of each listed purpose fails for good."""
 
-    inner: SimulatedBackend
-    purposes: set[str]
+    purposes: set[str] = field(default_factory=set)
     broken: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def model_for(self, tier: Tier) -> str:
-        return self.inner.model_for(tier)
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
         if request.purpose in self.purposes and request.purpose not in self.broken:
