@@ -75,6 +75,8 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         ids = ctx.persona_ids
         total = self.p.max_messages or ctx.config.max_turns
         yield DebateStart(topic=ctx.config.topic, aspects=[], personas=ids)
+        async for ev in self.worldview():
+            yield ev
         window_index = 0
         detected = False
         for i in range(total):
@@ -113,7 +115,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             closing[t.persona_id] = t.dialogue
         shifts = finish(
             ctx, sp, self.rooms, self.memory.cards, self.memory, opening=opening, closing=closing,
-            embeddings=self.p.shift_embeddings, detected=detected,
+            embeddings=self.p.shift_embeddings, detected=detected, assumptions=self.assumption_cruxes,
         )
         yield DebateComplete(shifts=shifts)
 

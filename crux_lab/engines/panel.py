@@ -124,6 +124,8 @@ class _PanelRun(CruxRun[PanelParams]):
         yield DebateStart(topic=topic, aspects=aspects, personas=ids)
         for w in sp.drain():
             yield w
+        async for ev in self.worldview():
+            yield ev
 
         openings = spoken(await self.timeline.parallel(
             "opening",
@@ -162,6 +164,7 @@ class _PanelRun(CruxRun[PanelParams]):
             closing={t.persona_id: t.dialogue for t in closings},
             embeddings=self.p.shift_embeddings,
             detected=bool(self.memory.contested),
+            assumptions=self.assumption_cruxes,
         )
         yield DebateComplete(shifts=shifts)
 

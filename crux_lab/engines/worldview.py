@@ -21,6 +21,7 @@ value -> values, boundary -> definition.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -186,19 +187,19 @@ async def run_worldview(
     *,
     positions_per_persona: int = 4,
 ) -> Worldview:
-    """Positions per persona, then conflicts per pair (every pair of ``persona_ids``)."""
+    """Positions per persona, then conflicts per pair (every pair of ``persona_ids``); the
+    calls of each stage run concurrently."""
     ids = list(persona_ids or ctx.persona_ids)
     topic = topic or ctx.config.topic
     out = Worldview()
-    for pid in ids:
-        positions, warning = await persona_positions(ctx, pid, topic, positions_per_persona)
+    stated = await asyncio.gather(*(persona_positions(ctx, pid, topic, positions_per_persona) for pid in ids))
+    for pid, (positions, warning) in zip(ids, stated, strict=True):
         out.positions[pid] = positions
         if warning is not None:
             out.warnings.append(warning)
-    for a, b in combinations(ids, 2):
-        if not out.positions.get(a) or not out.positions.get(b):
-            continue
-        conflicts, warning = await pair_conflicts(ctx, a, b, out.positions, topic)
+    pairs = [(a, b) for a, b in combinations(ids, 2) if out.positions.get(a) and out.positions.get(b)]
+    found = await asyncio.gather(*(pair_conflicts(ctx, a, b, out.positions, topic) for a, b in pairs))
+    for (a, b), (conflicts, warning) in zip(pairs, found, strict=True):
         if warning is not None:
             out.warnings.append(warning)
         out.pairs.append(PairConflicts(a, b, conflicts))

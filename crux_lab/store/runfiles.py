@@ -83,7 +83,11 @@ def render_transcript(result: DebateResult) -> str:
         lines.append("")
     if result.cruxes:
         lines += ["## Cruxes", ""]
-        lines += [f"- {c.statement}" + (f" *({c.disagreement_type.value})*" if c.disagreement_type else "") for c in result.cruxes]
+        for c in result.cruxes:
+            lines.append(f"- {c.statement}" + (f" *({c.disagreement_type.value})*" if c.disagreement_type else ""))
+            # the two sides' own claims (or assumptions), labelled, when the crux records them
+            for label, side in (("one side", c.yes_side), ("the other side", c.no_side)):
+                lines += [f"  - {label}, **{s.persona_id}**: {s.statement}" for s in side if s.statement]
         lines.append("")
     if result.crux_cards:
         lines += ["## Crux cards", ""]

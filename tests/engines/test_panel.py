@@ -141,9 +141,12 @@ def test_cards_use_full_schema_and_match_planted_cruxes(default: DebateRun) -> N
         if not card.resolved:
             assert {p.position.value for p in card.personas.values()} == {"YES", "NO"}
     assert any(p.grounding for c in res.crux_cards for p in c.personas.values())
-    assert [c.source for c in res.cruxes] == ["card"] * len(res.crux_cards)
+    # the cards' cruxes first, then the worldview step's conflicting assumptions
+    n_cards = len(res.crux_cards)
+    assert [c.source for c in res.cruxes[:n_cards]] == ["card"] * n_cards
+    assert {c.source for c in res.cruxes[n_cards:]} <= {"assumption"}
     assert all(c.proposition_ids == [] for c in res.cruxes)  # the engine never knows planted ids
-    assert len(res.fault_lines) == len(res.crux_cards)
+    assert len(res.fault_lines) == len(res.cruxes)
     assert set(res.evidence_ledger) == set(PERSONA_IDS)
     texts = {c.text for p in PERSONA_IDS for c in load_personas([p])[p].corpus}
     assert all(any(t in q for t in texts) for v in res.evidence_ledger.values() for q in v)
@@ -205,12 +208,44 @@ async def test_booleans_must_all_be_true() -> None:
 
 
 async def test_no_disagreement_skips_clash_and_rooms_and_is_not_called_consensus() -> None:
-    r = await run(backend=ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: {"disagreements": []}}))
+    r = await run(
+        {"worldview": False},
+        backend=ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: {"disagreements": []}}),
+    )
     t = types(r)
     assert "clash_start" not in t and "crux_room_spawning" not in t
     assert r.result.crux_cards == [] and r.result.regime.value == "no_disagreement_found"
     assert "not a consensus" in r.result.regime_description
     assert r.result.complete
+
+
+async def test_worldview_keeps_the_buried_premises_when_the_debate_names_none() -> None:
+    """Detection finds nothing, but the worldview step's conflicting assumptions are kept as
+    cruxes: each names a planted contested premise (by its text), never the topic, with each
+    side's assumption labelled by persona; the regime says partial, not consensus."""
+    backend = ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: {"disagreements": []}})
+    r = await run(backend=backend)
+    res = r.result
+    assert backend.counts["worldview_positions"] == len(PERSONA_IDS)
+    assert backend.counts["crux_pairs"] == len(PERSONA_IDS) * (len(PERSONA_IDS) - 1) // 2
+    assert res.crux_cards == [] and res.cruxes
+    assert {c.source for c in res.cruxes} == {"assumption"}
+    planted = planted_contested()
+    for c in res.cruxes:
+        assert planted_of(c.statement) in planted
+        assert c.statement.rstrip("?") != TOPIC.rstrip("?") and not INTERNAL_ID.search(c.statement)
+        assert c.yes_side and c.no_side and all(s.statement for s in c.yes_side + c.no_side)
+        assert {s.persona_id for s in c.yes_side} != {s.persona_id for s in c.no_side}
+    assert res.regime.value == "partial" and "conflicting assumption" in res.regime_description
+    said = [e.message for e in res.events if e.type == "status"]  # type: ignore[union-attr]
+    assert sum(m.startswith("Buried premise") for m in said) == len(res.cruxes)
+
+
+async def test_worldview_off_makes_no_worldview_calls() -> None:
+    backend = ScriptedBackend(sim())
+    r = await run({"worldview": False}, backend=backend)
+    assert "worldview_positions" not in backend.counts and "crux_pairs" not in backend.counts
+    assert all(c.source == "card" for c in r.result.cruxes)
 
 
 async def test_unrepairable_detection_is_skipped_with_warning() -> None:

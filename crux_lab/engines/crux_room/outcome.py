@@ -135,17 +135,30 @@ def concessions(sp: Speakers) -> list[Concession]:
 
 
 def regime(
-    detected: bool, cards: Sequence[CruxCard], n_camps: int, agreed: Sequence[CommonGround] = (), opposed: bool = False
+    detected: bool,
+    cards: Sequence[CruxCard],
+    n_camps: int,
+    agreed: Sequence[CommonGround] = (),
+    opposed: bool = False,
+    assumptions: int = 0,
 ) -> tuple[Regime, str]:
     """The debate's regime. Consensus needs positive evidence: no disagreement detected, no
-    opposed stances, and every persona took the same side on at least one named claim
-    (``agreed``). Without that evidence and with nothing detected it is
-    ``no_disagreement_found``; polarized when cards exist, none was resolved and the personas
+    opposed stances, no conflicting assumptions, and every persona took the same side on at
+    least one named claim (``agreed``). With nothing detected and no card, conflicting
+    assumptions from the worldview step make it ``partial``; without them or agreement it is
+    ``no_disagreement_found``. Polarized when cards exist, none was resolved and the personas
     fall into 2+ camps; partial otherwise.
 
     >>> regime(False, [], 1)[0]
     <Regime.no_disagreement_found: 'no_disagreement_found'>
+    >>> regime(False, [], 1, assumptions=2)
+    (<Regime.partial: 'partial'>, 'No claim was contested in the debate itself, but the personas hold 2 conflicting assumption(s) under their positions.')
     """
+    if not detected and not cards and assumptions:
+        return Regime.partial, (
+            f"No claim was contested in the debate itself, but the personas hold {assumptions} "
+            "conflicting assumption(s) under their positions."
+        )
     if not detected and not cards:
         if agreed and not opposed:
             claims = "; ".join(f'"{g.statement}"' for g in agreed[:3])
@@ -173,8 +186,10 @@ def finish(
     closing: Mapping[str, str],
     embeddings: bool,
     detected: bool,
+    assumptions: Sequence[Crux] = (),
 ) -> list[PositionShift]:
-    """Fill ``ctx.result`` and return the position shifts."""
+    """Fill ``ctx.result`` and return the position shifts. ``assumptions`` are the worldview
+    step's cruxes; they follow the cards' cruxes."""
     ids = ctx.persona_ids
     obs = observations(sp)
     encoder = None
@@ -199,6 +214,7 @@ def finish(
     converged = {r.outcome.room_id: r.outcome.converged for r in rooms}
     # a clash card (no room) was settled by a concession both sides saw: acknowledged
     result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, not c.crux_room_id), sp.names) for c in cards]
+    result.cruxes.extend(assumptions)
     statements = {TOPIC_KEY: memory.topic, **memory.claims.texts}
     result.common_ground = common_ground(ids, obs, cards, statements)
     finals = {pid: dict(opening_closing(obs, pid)[1]) for pid in ids}
@@ -208,10 +224,14 @@ def finish(
         for i, a in enumerate(ids) for b in ids[i + 1 :] for k in finals[a]
     )
     agreed = [g for g in result.common_ground if g.source == "stances"]
-    result.regime, result.regime_description = regime(detected, cards, len(result.camps), agreed, opposed)
+    result.regime, result.regime_description = regime(
+        detected, cards, len(result.camps), agreed, opposed, assumptions=len(assumptions)
+    )
     result.concession_trail = concessions(sp)
     # the common output every engine maps to (seed 03 "mapToDebateOutput")
-    result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards]
+    result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards] + [
+        f"{c.statement} [{c.disagreement_type.value}]" for c in assumptions if c.disagreement_type
+    ]
     result.flip_conditions = {
         pid: list(dict.fromkeys(f for c in cards if pid in c.personas and (f := c.personas[pid].falsifier)))
         for pid in ids

@@ -25,6 +25,12 @@ class CruxParams(EngineParams):
     room_last_turns: int = Field(4, ge=1, le=12, description="Verbatim turns in a room's bounded context.")
     max_rooms: int = Field(3, ge=0, le=20, description="Crux rooms per debate (cost control).")
     shift_embeddings: bool = Field(True, description="Compute opening/closing embedding distance.")
+    worldview: bool = Field(
+        True,
+        description="Before the debate, each persona states its positions with their implicit assumptions, "
+        "and a reader lists each pair's conflicting assumptions; they are kept as assumption cruxes "
+        "(n + n(n-1)/2 calls for n personas).",
+    )
     # anti-sycophancy stack (seed 05 Part 5): one switch per measure
     anonymize_history: bool = True
     position_statement: bool = True

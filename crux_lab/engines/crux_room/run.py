@@ -20,7 +20,8 @@ from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, che
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.models import Aspect, DebateConfig, DebateEvent
+from crux_lab.engines.worldview import run_worldview, worldview_cruxes
+from crux_lab.models import Aspect, Crux, DebateConfig, DebateEvent, Status
 
 P = TypeVar("P", bound=CruxParams)
 
@@ -35,6 +36,7 @@ class CruxRun(Generic[P]):
         self.sp = Speakers(ctx, params.antisyc(), self.timeline, budget=params.context_budget)
         self.memory = DebateMemory(topic=ctx.config.topic, names=dict(self.sp.names))
         self.rooms: list[RoomRecord] = []
+        self.assumption_cruxes: list[Crux] = []
         self.settings = RoomSettings()  # each engine sets its own room settings
         ctx.scratch.update(
             timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
@@ -44,6 +46,23 @@ class CruxRun(Generic[P]):
 
     def events(self) -> AsyncIterator[DebateEvent]:
         raise NotImplementedError
+
+    async def worldview(self) -> AsyncIterator[DebateEvent]:
+        """The worldview step, when ``params.worldview`` is on: each persona's positions with
+        their implicit assumptions, then each pair's conflicting assumptions, kept in
+        :attr:`assumption_cruxes` (the result lists them after the cards' cruxes). Each found
+        premise is announced in a status line; a step whose reply stays off-schema is a warning."""
+        if not self.p.worldview:
+            return
+        view = await run_worldview(self.ctx)
+        for w in view.warnings:
+            yield w
+        self.assumption_cruxes = worldview_cruxes(view)
+        names = self.sp.names
+        for c in self.assumption_cruxes:
+            who = " vs ".join(names.get(p, p) for p in c.proposed_by)
+            kind = c.disagreement_type.value if c.disagreement_type else "premise"
+            yield Status(message=f"Buried premise ({kind}), {who}: {c.statement}")
 
     async def crux_room(
         self, detection: Voted, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None
