@@ -16,7 +16,16 @@ Per engine it reports:
 - ``wall_s``; ``critical_path_s``: time with at least one call in flight (the union of the
   calls' intervals: what a faster model would shorten), and ``serial_call_s``, the sum of
   call latencies (their ratio is the concurrency the engine got);
-- ``cruxes``, ``disputes``, ``cards`` found, and whether the run completed.
+- ``cruxes``, ``disputes``, ``cards`` found, and whether the run completed;
+- crux quality, as in ``crux_quality.py``: ``restates_cards`` (cards whose question restates
+  the topic / cards), ``restates_items`` (the run's ``restates_topic_rate`` metric over every
+  crux item) and ``recovery_f1`` by text against the crypto deck's contested propositions
+  (those the two personas hold pro and con).
+
+Each run is saved as a run folder and ingested into ``benchmarks/results/real_model-<model>.duckdb``.
+With ``--arena direct,cot,panel,...`` the same server then judges those engines' card sets
+pairwise in both orders (``crux-lab arena``'s judge and rubric), and Bradley-Terry scores are
+added to each row (``arena_bt``); a verdict that stays off-schema is left out and counted.
 
 Writes ``benchmarks/results/real_model-<model>.json``. Numbers, not asserts: tiny models
 write poor text, and the point is that every engine runs on real model output.
@@ -41,8 +50,9 @@ from crux_lab.llm.base import LLMError, LLMOutputError, LLMRequest, LLMResponse 
 from crux_lab.llm.openai_backend import OpenAIBackend  # noqa: E402
 from crux_lab.models import DebateConfig, EngineError, Tier  # noqa: E402
 
-ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms")
+ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
 TOPIC = "Is Bitcoin a better long-term store of value than gold?"
+DECK = "crypto"  # the deck of the personas below: recovery is scored against its propositions
 PERSONAS = "michael-saylor,peter-schiff"
 
 
@@ -106,6 +116,44 @@ def share(part: int, whole: int) -> float | None:
     return round(part / whole, 3) if whole else None
 
 
+def quality(result: Any) -> dict[str, Any]:
+    """Topic restatement and recovery F1 by text (``crux_quality.py``'s measures)."""
+    from benchmarks.crux_quality import deck_scenario, recovery_f1
+
+    flagged = [c.restates_topic for c in result.crux_cards]
+    f1 = recovery_f1(result, deck_scenario(DECK, list(result.config.persona_ids)))
+    return {
+        "restates_cards": share(sum(1 for f in flagged if f), len(flagged)),
+        "restates_items": result.metrics.get("restates_topic_rate"),
+        "recovery_f1": round(f1, 3) if f1 is not None else None,
+    }
+
+
+def save(result: Any, db: Path) -> None:
+    """The run as a run folder under ``db``'s folder, ingested into ``db`` (for the arena)."""
+    from crux_lab.store import ingest
+    from crux_lab.store.runfiles import write_run
+
+    ingest([write_run(result, db.parent / f"{db.stem}-runs")], db)
+
+
+async def arena(engines: list[str], db: Path, args: argparse.Namespace, model: str) -> tuple[dict[str, float], int, int]:
+    """Bradley-Terry scores of ``engines`` judged by the server's model; (scores, judgements, skipped)."""
+    from crux_lab.arena.cli import JudgeModel, plan, run_arena
+    from crux_lab.arena.core import bt_with_bootstrap, load_card_sets
+    from crux_lab.store import connect
+
+    con = connect(db)
+    try:
+        pairs = plan(load_card_sets(con, engines), engines)
+    finally:
+        con.close()
+    skipped: list[str] = []
+    judgements = await run_arena(pairs, "openai", args.seed, JudgeModel(args.base_url, model), skipped)
+    scores = bt_with_bootstrap(judgements, samples=1000, seed=args.seed)
+    return {e: round(v, 3) for e, v in scores.score.items()}, len(judgements), len(skipped)
+
+
 async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, str]) -> dict[str, Any]:
     from crux_lab.runner import DebateRun
 
@@ -133,6 +181,7 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
         await backend.aclose()
     wall = time.perf_counter() - started
     result = run.result
+    save(result, args.db)
     structured = [c for c in probe.calls if c.structured]
     ledger = result.llm_calls
     uncached = sum(c.input_tokens for c in ledger)
@@ -162,12 +211,14 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
         "disputes": len(result.dcg.disputes),
         "cards": len(result.crux_cards),
         "turns": len(result.transcript),
+        **quality(result),
     }
 
 
 COLUMNS = (
     "engine", "complete", "calls", "first_valid_share", "repair_rate", "skipped_turns",
     "prompt_tokens", "cached_share", "wall_s", "critical_path_s", "cruxes", "disputes", "cards",
+    "restates_cards", "recovery_f1", "arena_bt",
 )
 
 
@@ -192,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per HTTP attempt")
     parser.add_argument("--params", default="{}", help='per-engine params as JSON: {"panel": {"max_rounds": 1}}')
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--arena", default="", help="engines whose cards the server's model judges pairwise, e.g. direct,cot,panel")
     args = parser.parse_args(argv)
 
     chosen = {"strong": args.model, "fast": args.model} if args.model else {}
@@ -199,6 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     model = models[Tier.strong]
     out = args.out or ROOT / "benchmarks" / "results" / f"real_model-{model.replace('/', '_')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
+    args.db = out.with_suffix(".duckdb")
     rows: list[dict[str, Any]] = []
     for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:
         print(f"-- {engine} on {model} ...", flush=True)
@@ -213,6 +266,14 @@ def main(argv: list[str] | None = None) -> None:
             "max_turns": args.max_turns, "seed": args.seed, "engines": rows,
         }
         out.write_text(json.dumps(payload, indent=1), encoding="utf-8")  # after each engine
+    judged = [e.strip() for e in args.arena.split(",") if e.strip()]
+    if judged:
+        print(f"-- arena of {', '.join(judged)}, judged by {model} ...", flush=True)
+        scores, n, skipped = asyncio.run(arena(judged, args.db, args, model))
+        for row in rows:
+            row["arena_bt"] = scores.get(row["engine"])
+        payload["arena"] = {"engines": judged, "scores": scores, "judgements": n, "skipped_verdicts": skipped}
+        out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     print_table(rows)
     print(f"wrote {out}")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,14 +32,27 @@ from crux_lab.arena.core import (
     pair_runs,
     write_judgements,
 )
+from crux_lab.llm.base import LLMError
 
 
-def _judge_backend(name: str, persona_ids: Sequence[str], seed: int) -> Any:
+@dataclass(frozen=True)
+class JudgeModel:
+    """Where the openai backend's judge runs: a base URL and a model (None: the defaults)."""
+
+    base_url: str | None = None
+    model: str | None = None
+
+
+def _judge_backend(name: str, persona_ids: Sequence[str], seed: int, where: JudgeModel = JudgeModel()) -> Any:
     from crux_lab.llm import make_backend
     from crux_lab.personas.loader import load_personas, propositions_for
 
     personas = load_personas(list(persona_ids))
-    return make_backend(name, personas=personas, propositions=propositions_for(list(persona_ids)), seed=seed)
+    models = {"strong": where.model, "fast": where.model} if where.model else None
+    return make_backend(
+        name, personas=personas, propositions=propositions_for(list(persona_ids)), seed=seed,
+        models=models, base_url=where.base_url,
+    )
 
 
 def plan(sets: dict[str, list[CardSet]], engines: Sequence[str]) -> list[tuple[CardSet, CardSet]]:
@@ -69,8 +83,15 @@ def plan(sets: dict[str, list[CardSet]], engines: Sequence[str]) -> list[tuple[C
     return pairs
 
 
-async def run_arena(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str, seed: int = 0) -> list[Judgement]:
-    """Judge every pair in both orders (one judge backend per persona set)."""
+async def run_arena(
+    pairs: Sequence[tuple[CardSet, CardSet]],
+    backend_name: str,
+    seed: int = 0,
+    where: JudgeModel = JudgeModel(),
+    skipped: list[str] | None = None,
+) -> list[Judgement]:
+    """Judge every pair in both orders (one judge backend per persona set); verdicts that
+    stayed off-schema are left out and listed in ``skipped``."""
     from crux_lab.personas.loader import load_personas
 
     out: list[Judgement] = []
@@ -78,9 +99,9 @@ async def run_arena(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str,
     for a, b in pairs:
         backend = backends.get(a.persona_ids)
         if backend is None:
-            backend = backends[a.persona_ids] = _judge_backend(backend_name, a.persona_ids, seed)
+            backend = backends[a.persona_ids] = _judge_backend(backend_name, a.persona_ids, seed, where)
         names = {p.id: p.name for p in load_personas(list(a.persona_ids)).values()}
-        out += await judge_pair(backend, a, b, names)
+        out += await judge_pair(backend, a, b, names, skipped)
     for backend in backends.values():
         close = getattr(backend, "aclose", None)
         if close is not None:
@@ -88,7 +109,9 @@ async def run_arena(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str,
     return out
 
 
-async def judge_run_falsifiers(pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str, seed: int = 0) -> dict[str, tuple[float, str]]:
+async def judge_run_falsifiers(
+    pairs: Sequence[tuple[CardSet, CardSet]], backend_name: str, seed: int = 0, where: JudgeModel = JudgeModel()
+) -> dict[str, tuple[float, str]]:
     """Falsifier concreteness of every judged run by the rubric judge
     (:func:`crux_lab.analysis.quality.judge_falsifiers`): ``{run_id: (share, basis)}``."""
     from crux_lab.analysis.quality import judge_falsifiers
@@ -98,7 +121,7 @@ async def judge_run_falsifiers(pairs: Sequence[tuple[CardSet, CardSet]], backend
         falsifiers = list(dict.fromkeys(f for c in card_set.cards for _, _, f in c.positions if f))
         if not falsifiers:
             continue
-        backend = _judge_backend(backend_name, card_set.persona_ids, seed)
+        backend = _judge_backend(backend_name, card_set.persona_ids, seed, where)
         out[card_set.run_id] = await judge_falsifiers(backend, falsifiers)
         close = getattr(backend, "aclose", None)
         if close is not None:
@@ -127,6 +150,8 @@ def arena(
     show_rubric: Annotated[bool, typer.Option("--rubric", help="Print the judge's rubric first.")] = False,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores and judgements as JSON here.")] = None,
     falsifiers: Annotated[bool | None, typer.Option("--falsifiers/--no-falsifiers", help="Also have the judge rate each run's falsifiers (metric falsifier_concreteness_judged; default: on real backends).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1 (default $OPENAI_BASE_URL).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="openai backend: the judge's model (default: the server's only model).")] = None,
 ) -> None:
     """Judge engines' crux cards pairwise (blind, both orders) and print Bradley-Terry scores."""
     err = Console(stderr=True)
@@ -165,12 +190,20 @@ def arena(
                       "from the planted ground truth (the deck's contested claims and their types) and says so in each reason.")
         else:
             err.print(f"judge: the strong model of the {resolved} backend.")
-        judgements = asyncio.run(run_arena(pairs, resolved, seed))
+        where = JudgeModel(base_url, model)
+        skipped: list[str] = []
+        try:
+            judgements = asyncio.run(run_arena(pairs, resolved, seed, where, skipped))
+        except LLMError as exc:
+            fail(str(exc))
+            return
+        for why in skipped:
+            err.print(f"[yellow]warning:[/] a verdict stayed off-schema after one repair and was left out: {escape(why)}")
         written = write_judgements(con, judgements)
         if falsifiers if falsifiers is not None else resolved != "simulated":
             from crux_lab.store import record_metrics
 
-            judged = asyncio.run(judge_run_falsifiers(pairs, resolved, seed))
+            judged = asyncio.run(judge_run_falsifiers(pairs, resolved, seed, where))
             for run_id, (share, basis) in judged.items():
                 record_metrics(con, run_id, {"falsifier_concreteness_judged": share},
                                details={"falsifier_concreteness_judged": {"basis": basis}})

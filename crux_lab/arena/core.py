@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from crux_lab.llm.base import Hints, LLMRequest
+from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest
 from crux_lab.models import Tier
 
 RUBRIC_VERSION = "arena-1"
@@ -205,13 +205,21 @@ def judge_request(first: CardSet, second: CardSet, names: Mapping[str, str] | No
     )
 
 
-async def judge_pair(backend: Any, a: CardSet, b: CardSet, names: Mapping[str, str] | None = None) -> list[Judgement]:
-    """Judge ``a`` against ``b`` twice, in both orders."""
+async def judge_pair(
+    backend: Any, a: CardSet, b: CardSet, names: Mapping[str, str] | None = None, skipped: list[str] | None = None
+) -> list[Judgement]:
+    """Judge ``a`` against ``b`` twice, in both orders. A verdict still off-schema after the
+    backend's one repair is left out, and why is appended to ``skipped``."""
     judge = f"{backend.name}:{backend.model_for(Tier.strong)}"
     out = []
     for order, first, second in (("ab", a, b), ("ba", b, a)):
-        response = await backend.generate(judge_request(first, second, names))
-        reply = response.parsed if isinstance(response.parsed, JudgeReply) else JudgeReply.model_validate_json(response.text)
+        try:
+            response = await backend.generate(judge_request(first, second, names))
+            reply = response.parsed if isinstance(response.parsed, JudgeReply) else JudgeReply.model_validate_json(response.text)
+        except (LLMOutputError, ValidationError) as exc:
+            if skipped is not None:
+                skipped.append(f"{first.engine} vs {second.engine} ({first.topic!r}): {str(exc).splitlines()[0][:160]}")
+            continue
         winner = {"first": first.engine, "second": second.engine}.get(reply.verdict, "tie")
         out.append(Judgement(a.topic, a.engine, b.engine, a.run_id, b.run_id, order, reply.verdict, winner, reply.reason.strip(), judge))  # type: ignore[arg-type]
     return out

@@ -15,12 +15,15 @@ from crux_lab.arena.core import (
     Card,
     CardSet,
     Judgement,
+    JudgeReply,
     bradley_terry,
     bt_with_bootstrap,
+    judge_pair,
     pair_runs,
 )
 from crux_lab.cli import app
 from crux_lab.engines.compare import run_comparison
+from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 
 HOUSING = ["yimby-economist", "neighborhood-preservationist", "tenant-organizer"]
 TOPIC = "Will building more housing make the city affordable?"
@@ -95,3 +98,29 @@ def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: 
 
     missing = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated"])
     assert missing.exit_code == 2 and "no stored runs for panel" in missing.output
+
+
+class _OneBadVerdict:
+    """A judge whose first verdict stays off-schema after the repair; the second is valid."""
+
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def model_for(self, tier: object) -> str:
+        return "judge-model"
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        self.calls += 1
+        if self.calls == 1:
+            raise LLMOutputError("arena_judge", "reply is not valid JSON for JudgeReply")
+        reply = JudgeReply(verdict="first", reason="The first set names a premise under the topic.")
+        return LLMResponse(text=reply.model_dump_json(), parsed=reply, model="judge-model", backend="fake")
+
+
+async def test_an_off_schema_verdict_is_left_out_with_its_reason_and_the_other_order_kept() -> None:
+    skipped: list[str] = []
+    judgements = await judge_pair(_OneBadVerdict(), cs("x", 0), cs("y", 0), skipped=skipped)
+    assert [(j.order, j.winner) for j in judgements] == [("ba", "y")]
+    assert len(skipped) == 1 and skipped[0].startswith("x vs y") and "after one repair" in skipped[0]
