@@ -198,7 +198,7 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
 
 
 CRUX_SOURCES = {"proposed": "proposed by a persona", "symmetric_difference": "where the camps' accepted arguments differ",
-                "assumption": "an assumption the camps split on", "dispute": "a dispute with both sides held",
+                "assumption": "an assumption under the disputed positions", "dispute": "a dispute with both sides held",
                 "card": "a crux room's card", "blackboard": "the blackboard's stances", "pivot": "a pivotal argument"}
 
 
@@ -213,17 +213,29 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
         return HTMLBlock("<div><i>(no cruxes)</i></div>")
 
     def side(sides: Sequence[CruxSide]) -> str:
-        return esc(", ".join(dict.fromkeys(names.get(s.persona_id, s.persona_id) for s in sides)))
+        # each persona once, labelled, with the claim (or assumption) it holds on this side
+        held: dict[str, list[str]] = {}
+        for s in sides:
+            held.setdefault(s.persona_id, [])
+            if s.statement and s.statement not in held[s.persona_id]:
+                held[s.persona_id].append(s.statement)
+        return "<br>".join(
+            f"<b>{esc(names.get(pid, pid))}</b>" + (": " + esc(" / ".join(claims)) if claims else "")
+            for pid, claims in held.items()
+        )
+
+    def settle(c: Crux) -> str:
+        return "" if (c.settling_question or "").strip() == c.statement.strip() else (c.settling_question or "")
 
     rows = "".join(
         f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else '')}</td>"
         f"<td>{esc(CRUX_SOURCES.get(c.source, c.source))}</td><td>{side(c.yes_side)}</td>"
-        f"<td>{side(c.no_side)}</td><td>{esc(c.settling_question or '')}</td></tr>"
+        f"<td>{side(c.no_side)}</td><td>{esc(settle(c))}</td></tr>"
         for c in cruxes
     )
     return HTMLBlock(
-        '<table class="cl-table cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>yes</th><th>no</th>'
-        f"<th>what would settle it</th></tr>{rows}</table>"
+        '<table class="cl-table cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>one side</th>'
+        f"<th>the other side</th><th>what would settle it</th></tr>{rows}</table>"
     )
 
 

@@ -198,3 +198,20 @@ def test_benchmark_figures() -> None:
     regimes = {t.name: list(t.y) for t in regime_figure(records).data}
     assert regimes["polarized"] == [1.0, 0.0] and regimes["consensus"] == [0.0, 1.0]
     assert len(seed_distribution_figure(records, "n_cruxes").data) == 2
+
+
+def test_crux_table_labels_each_side_with_its_claim_and_skips_a_repeated_question() -> None:
+    from crux_lab.models import Crux, CruxSide
+    from crux_lab.viz.transcript import cruxes_html
+
+    question = "Did rents fall where supply rose?"
+    crux = Crux(
+        id="wv1", statement=question, source="assumption", settling_question=question,
+        yes_side=[CruxSide(persona_id="yimby", statement="New supply lowers rents.")],
+        no_side=[CruxSide(persona_id="tenant", statement="Rents follow demand <not> supply.")],
+    )
+    html = cruxes_html([crux], names={"yimby": "The YIMBY", "tenant": "The organizer"}).html
+    assert "<b>The YIMBY</b>: New supply lowers rents." in html
+    assert "<b>The organizer</b>: Rents follow demand &lt;not&gt; supply." in html
+    assert html.count(question) == 1  # the settling question is the statement: not shown twice
+    assert "wv1" not in html
