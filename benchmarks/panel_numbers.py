@@ -36,6 +36,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -44,15 +45,18 @@ from typing import Any
 
 from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.embed import get_embedder
-from crux_lab.engines.crux_room.testdeck import TOPIC as TEST_TOPIC
-from crux_lab.engines.crux_room.testdeck import write_test_deck
-from crux_lab.engines.crux_room.testing import ScriptedBackend
 from crux_lab.llm.pricing import cost_usd
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import DebateConfig, SimulatorKnobs, Usage
 from crux_lab.personas.loader import get_deck, load_personas, propositions_for
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens
+
+ROOT_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT_DIR))  # the synthetic test deck lives with the tests
+from tests.engines.crux_deck import TOPIC as TEST_TOPIC  # noqa: E402
+from tests.engines.crux_deck import write_test_deck  # noqa: E402
+from tests.engines.scripted import ScriptedBackend  # noqa: E402
 
 SEED_05 = {"calls": 63, "input_tokens": 175_000, "cost_usd": 0.55, "messages": (50, 60), "wall_s": 180}
 CRYPTO = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]

@@ -11,14 +11,18 @@ Writes benchmarks/results/panel_recurrence_threshold.json.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD
 from crux_lab.embed import get_embedder
-from crux_lab.engines.crux_room.testdeck import PROPOSITIONS
 from crux_lab.personas.loader import load_decks
+
+ROOT_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT_DIR))  # the synthetic test deck lives with the tests
+from tests.engines.crux_deck import PROPOSITIONS  # noqa: E402
 
 PARAPHRASES = [
     ("Does a fixed supply make bitcoin a superior store of value?", "Whether bitcoin's capped supply makes it a better store of value"),

@@ -1,5 +1,5 @@
 """Fixtures shared by the panel and crux_rooms tests: the synthetic test deck
-(:mod:`crux_lab.engines.crux_room.testdeck`) written once per module, and a switch that points
+(:mod:`tests.engines.crux_deck`) written once per module, and a switch that points
 ``CRUX_LAB_PERSONAS`` at it. A module opts in with
 ``pytestmark = pytest.mark.usefixtures("use_test_deck")``; the other engine tests keep the
 shipped library.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crux_lab.engines.crux_room.testdeck import write_test_deck
+from tests.engines.crux_deck import write_test_deck
 
 
 @pytest.fixture(scope="module")

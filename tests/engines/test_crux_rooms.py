@@ -11,12 +11,12 @@ import pytest
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, TOPIC
-from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.crux_rooms import CruxRoomsEngine
 from crux_lab.llm.base import LLMRequest
 from crux_lab.models import DebateConfig, DisagreementCandidate
 from crux_lab.runner import DebateRun
+from tests.engines.crux_deck import PERSONA_IDS, TOPIC
+from tests.engines.scripted import ScriptedBackend, deck_simulator
 
 pytestmark = pytest.mark.usefixtures("use_test_deck")
 

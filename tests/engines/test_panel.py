@@ -17,20 +17,20 @@ import pytest
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.context import DebateMemory, turn_context
 from crux_lab.engines.crux_room.schemas import CardReply
-from crux_lab.engines.crux_room.testdeck import (
-    PERSONA_IDS,
-    TOPIC,
-    planted_contested,
-    propositions,
-    write_test_deck,
-)
-from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.engines.panel import PanelEngine
 from crux_lab.llm.base import LLMRequest
 from crux_lab.models import CruxCard, DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens
+from tests.engines.crux_deck import (
+    PERSONA_IDS,
+    TOPIC,
+    planted_contested,
+    propositions,
+    write_test_deck,
+)
+from tests.engines.scripted import ScriptedBackend, deck_simulator
 
 pytestmark = pytest.mark.usefixtures("use_test_deck")
 

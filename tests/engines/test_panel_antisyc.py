@@ -9,11 +9,11 @@ import pytest
 
 from crux_lab.engines.crux_room.antisyc import belief_anchor, looks_sycophantic
 from crux_lab.engines.crux_room.speaker import PositionTracker
-from crux_lab.engines.crux_room.testdeck import NAMES, PERSONA_IDS, TOPIC
-from crux_lab.engines.crux_room.testing import ScriptedBackend, deck_simulator
 from crux_lab.models import DebateConfig, DialogueTurn, SimulatorKnobs
 from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
+from tests.engines.crux_deck import NAMES, PERSONA_IDS, TOPIC
+from tests.engines.scripted import ScriptedBackend, deck_simulator
 
 SPEECH = ("take", "rebuttal", "crux_turn", "closing")
 ALL_OFF = {

@@ -17,12 +17,12 @@ from crux_lab.engines.crux_room.schemas import (
     SummaryReply,
     SycophancyCheckReply,
 )
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS, PROPOSITIONS, TOPIC
-from crux_lab.engines.crux_room.testing import deck_simulator
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
+from tests.engines.crux_deck import PERSONA_IDS, PROPOSITIONS, TOPIC
+from tests.engines.scripted import deck_simulator
 
 TEXT = {pid: text for pid, text, *_ in PROPOSITIONS}
 QUESTION = {pid: q for pid, _, q, *_ in PROPOSITIONS}

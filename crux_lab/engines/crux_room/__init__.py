@@ -10,5 +10,4 @@
 - :mod:`.room`: crux rooms (three-phase and conversation loop) and card extraction;
 - :mod:`.outcome`: DebateResult insight fields (cruxes, common ground, camps, shifts, regime);
 - :mod:`.timeline`: which calls ran in parallel, for wall-time vs critical-path numbers;
-- :mod:`.testdeck`: a synthetic deck with planted cruxes for tests and benchmarks.
 """

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from crux_lab.engines.crux_room.testdeck import PERSONA_IDS
 from crux_lab.llm.base import Backend, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import SimulatorKnobs, Tier
 from crux_lab.personas.loader import load_personas, propositions_for
+from tests.engines.crux_deck import PERSONA_IDS
 
 Script = Callable[[LLMRequest, int], dict[str, Any]]
 
