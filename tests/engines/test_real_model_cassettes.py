@@ -33,6 +33,8 @@ STATED = {
     "direct": lambda r: bool(r.crux_cards),
     "cot": lambda r: bool(r.crux_cards),
     "decompose_claims": lambda r: any(e.type == "claims_decomposed" and e.claims for e in r.events),  # type: ignore[union-attr]
+    "worldview_positions": lambda r: any(e.type == "status" and "positions and what they assume" in e.message for e in r.events),  # type: ignore[union-attr]
+    "crux_pairs": lambda r: any(c.source == "assumption" for c in r.cruxes),
 }
 
 

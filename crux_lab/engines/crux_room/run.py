@@ -20,7 +20,7 @@ from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, che
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.engines.worldview import run_worldview, worldview_cruxes
+from crux_lab.engines.worldview import positions_text, run_worldview, worldview_cruxes
 from crux_lab.models import Aspect, Crux, DebateConfig, DebateEvent, Status
 
 P = TypeVar("P", bound=CruxParams)
@@ -51,14 +51,18 @@ class CruxRun(Generic[P]):
         """The worldview step, when ``params.worldview`` is on: each persona's positions with
         their implicit assumptions, then each pair's conflicting assumptions, kept in
         :attr:`assumption_cruxes` (the result lists them after the cards' cruxes). Each found
-        premise is announced in a status line; a step whose reply stays off-schema is a warning."""
+        persona's positions and each found premise are announced in status lines; a step whose
+        reply stays off-schema is a warning."""
         if not self.p.worldview:
             return
         view = await run_worldview(self.ctx)
         for w in view.warnings:
             yield w
-        self.assumption_cruxes = worldview_cruxes(view)
         names = self.sp.names
+        for pid, positions in view.positions.items():
+            if positions:
+                yield Status(message=f"{names.get(pid, pid)}'s positions and what they assume:\n{positions_text(positions)}")
+        self.assumption_cruxes = worldview_cruxes(view)
         for c in self.assumption_cruxes:
             who = " vs ".join(names.get(p, p) for p in c.proposed_by)
             kind = c.disagreement_type.value if c.disagreement_type else "premise"
