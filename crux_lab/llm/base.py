@@ -61,11 +61,36 @@ class Hints(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
+def without_docstrings(node: Any) -> Any:
+    """A JSON schema without the descriptions pydantic takes from class docstrings (on model
+    and enum nodes): they are written for developers, and a model shown them may echo them.
+    Field descriptions, written for the model, stay.
+
+    >>> without_docstrings({"description": "Dev notes.", "properties": {"a": {"description": "The answer."}}})
+    {'properties': {'a': {'description': 'The answer.'}}}
+    """
+    if isinstance(node, list):
+        return [without_docstrings(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    is_class = "properties" in node or "enum" in node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if is_class and key == "description":
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):  # maps of names, not schemas
+            out[key] = {name: without_docstrings(v) for name, v in value.items()}
+        else:
+            out[key] = without_docstrings(value)
+    return out
+
+
 @lru_cache(maxsize=256)
 def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
     # Building a JSON schema costs milliseconds; every call hashes its request, so cache it.
     # Callers must not mutate the returned dict.
-    return model.model_json_schema()
+    schema: dict[str, Any] = without_docstrings(model.model_json_schema())
+    return schema
 
 
 class LLMRequest(BaseModel):
