@@ -112,24 +112,26 @@ def contract_text(persona: Persona) -> str:
 
 
 def cards_from_reply(
-    reply: CardsReply, persona_ids: list[str], max_cards: int, prefix: str
+    reply: CardsReply, persona_ids: list[str], max_cards: int, prefix: str, purpose: str | None = None
 ) -> tuple[list[CruxCard], list[EngineError]]:
-    """The reply's cards as :class:`CruxCard`; positions for unknown personas are dropped,
-    and a card left with fewer than two positions is dropped, each with a warning."""
+    """The reply's cards as :class:`CruxCard` (ids ``{prefix}-card-N``); positions for unknown
+    personas are dropped, and a card left with fewer than two positions is dropped, each with
+    a warning under the call's ``purpose`` (default ``prefix``)."""
+    purpose = purpose or prefix
     cards: list[CruxCard] = []
     warnings: list[EngineError] = []
     known = set(persona_ids)
     for i, c in enumerate(reply.cards[:max_cards], start=1):
         unknown = [p.persona for p in c.positions if p.persona not in known]
         if unknown:
-            warnings.append(EngineError(level="warning", purpose=prefix, error=f"card {i}: positions for unknown persona(s) {', '.join(unknown)} dropped"))
+            warnings.append(EngineError(level="warning", purpose=purpose, error=f"card {i}: positions for unknown persona(s) {', '.join(unknown)} dropped"))
         positions = {
             p.persona: CruxCardPosition(position=CardPosition(p.position), reasoning=p.reasoning, falsifier=p.falsifier or None)
             for p in c.positions
             if p.persona in known
         }
         if len(positions) < 2:
-            warnings.append(EngineError(level="warning", purpose=prefix, error=f"card {i} dropped: fewer than two known personas take a position"))
+            warnings.append(EngineError(level="warning", purpose=purpose, error=f"card {i} dropped: fewer than two known personas take a position"))
             continue
         cards.append(
             CruxCard(
@@ -184,7 +186,7 @@ class DirectEngine:
         elif response is not None and isinstance(response.parsed, CardsReply):
             if response.parsed.reasoning.strip():
                 yield Status(message=f"reasoning: {response.parsed.reasoning.strip()}")
-            cards, warnings = cards_from_reply(response.parsed, ids, params.max_cards, self.name)
+            cards, warnings = cards_from_reply(response.parsed, ids, params.max_cards, self.name, self.purpose)
             for w in warnings:
                 yield w
         result = ctx.result

@@ -97,6 +97,11 @@ def test_reasons_and_reason_layer_attacks_stay_inside_a_dispute() -> None:
     assert d0.argument_ids == ["r-0", "r-1"] and d0.assumptions == ["supply is fixed", "liquidity drives it"]
     ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-2", to_reason_id="r-1")])
     assert ch.refused and "another dispute" in ch.refused[0]
+    # a reason the graph does not hold, or a reason attacking itself: refused, saying why
+    ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-9", to_reason_id="r-1"),
+                               ReasonAttack(from_reason_id="r-1", to_reason_id="r-1")])
+    assert len(ch.refused) == 2 and "'r-9', not a reason in the graph" in ch.refused[0]
+    assert "cannot attack itself" in ch.refused[1] and h.state.reasons[1].attacks == ["r-0"]
     ch = h.add_reason_attacks([ReasonAttack(from_reason_id="r-0", to_reason_id="r-1")])
     assert not ch.refused and h.state.reasons[0].attacks == ["r-1"]
     check_invariants(h.state)

@@ -23,15 +23,16 @@ from tests.data.cassettes.record import HERE, config_for
 
 ENGINES = sorted(json.loads((HERE / "debates.json").read_text())["engines"])
 PERSONA_TURNS = {"opening", "take", "rebuttal", "crux_turn", "closing", "dialogue_turn", "resolution",
-                 "channel_message", "agent_turn", "blackboard_turn", "initial_stance", "initial_arguments"}
+                 "channel_message", "agent_turn", "blackboard_turn", "initial_arguments"}
 # purpose whose valid reply states a structure -> what must then be in the result
 STATED = {
     "crystallize": lambda r: bool(r.graph.arguments or r.dcg.disputes or r.concession_trail),
     "discovery": lambda r: bool(r.graph.arguments or r.dcg.disputes),
     "initial_arguments": lambda r: bool(r.graph.arguments),
     "card": lambda r: bool(r.crux_cards),
-    "direct": lambda r: bool(r.crux_cards),
-    "cot": lambda r: bool(r.crux_cards),
+    "direct_cards": lambda r: bool(r.crux_cards),
+    "cot_cards": lambda r: bool(r.crux_cards),
+    "initial_stance": lambda r: any(e.type == "initial_stance" and e.stances for e in r.events),  # type: ignore[union-attr]
     "decompose_claims": lambda r: any(e.type == "claims_decomposed" and e.claims for e in r.events),  # type: ignore[union-attr]
     "worldview_positions": lambda r: any(e.type == "status" and "positions and what they assume" in e.message for e in r.events),  # type: ignore[union-attr]
     "crux_pairs": lambda r: any(c.source == "assumption" for c in r.cruxes),
@@ -71,4 +72,6 @@ async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
         assert result.transcript or result.graph.arguments, "valid persona replies left no turn"
     for purpose, check in STATED.items():
         if stated.get(purpose):
-            assert check(result), f"{engine}: {stated[purpose]} valid '{purpose}' replies, nothing in the result"
+            # in the result, or dropped as unusable with a warning that says why
+            dropped = [w for w in warnings if w.purpose == purpose and ("refused" in w.error or "dropped" in w.error)]
+            assert check(result) or dropped, f"{engine}: {stated[purpose]} valid '{purpose}' replies, nothing in the result"

@@ -266,14 +266,21 @@ class DCGHolder:
         return change
 
     def add_reason_attacks(self, attacks: list[ReasonAttack]) -> DCGChange:
-        """Reason-layer attacks (Dung within a dispute); cross-dispute ones are refused."""
+        """Reason-layer attacks (Dung within a dispute). Refused, each with its reason: an
+        attack naming a reason not in the graph, a reason attacking itself, and a cross-dispute
+        attack. A repeated attack is skipped silently."""
         change = DCGChange()
         for ra in attacks:
             by_id = {r.id: r for r in self.state.reasons}
             src = by_id.get(ra.from_reason_id)
-            if src is None or ra.to_reason_id not in by_id or ra.to_reason_id in src.attacks:
+            unknown = [x for x in (ra.from_reason_id, ra.to_reason_id) if x not in by_id]
+            if unknown:
+                change.refused.append(f"a reason attack names {', '.join(repr(x) for x in unknown)}, not a reason in the graph")
                 continue
             if ra.from_reason_id == ra.to_reason_id:
+                change.refused.append(f"reason {ra.from_reason_id!r} cannot attack itself")
+                continue
+            if src is None or ra.to_reason_id in src.attacks:
                 continue
             new = src.model_copy(update={"attacks": [*src.attacks, ra.to_reason_id]})
             candidate = self.state.model_copy(
