@@ -60,6 +60,20 @@ def content_words(text: str) -> set[str]:
     return out
 
 
+def same_wording(a: str, b: str, at: float = 0.6) -> bool:
+    """Whether two questions say the same thing in nearly the same words: the Jaccard overlap
+    of their content words is at least ``at``. Conservative on purpose: a paraphrase in other
+    words is not caught, so two distinct premises are never merged.
+
+    >>> same_wording("Whether crypto's value lies in applications", "Is it really the case that crypto's value lies in applications?")
+    True
+    >>> same_wording("Will gold beat Bitcoin in a crisis?", "Should firms hold Bitcoin as a reserve?")
+    False
+    """
+    x, y = content_words(a), content_words(b)
+    return bool(x and y) and len(x & y) / len(x | y) >= at
+
+
 def topic_coverage_of(question: str, topic: str) -> float:
     """Share of the topic's content words the question uses (0 when the topic has none).
 

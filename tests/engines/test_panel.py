@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from crux_lab.analysis.restates import same_wording
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.context import DebateMemory, turn_context
 from crux_lab.engines.crux_room.schemas import CardReply
@@ -145,6 +146,8 @@ def test_cards_use_full_schema_and_match_planted_cruxes(default: DebateRun) -> N
     n_cards = len(res.crux_cards)
     assert [c.source for c in res.cruxes[:n_cards]] == ["card"] * n_cards
     assert {c.source for c in res.cruxes[n_cards:]} <= {"assumption"}
+    # a worldview premise worded like a card's question is not listed twice
+    assert not [a for a in res.cruxes[n_cards:] for c in res.crux_cards if same_wording(a.statement, c.question)]
     assert all(c.proposition_ids == [] for c in res.cruxes)  # the engine never knows planted ids
     assert len(res.fault_lines) == len(res.cruxes)
     assert set(res.evidence_ledger) == set(PERSONA_IDS)

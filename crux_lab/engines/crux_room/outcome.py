@@ -175,6 +175,29 @@ def regime(
     return Regime.partial, f"{len(cards)} crux card(s), {len(cards) - len(unresolved)} resolved."
 
 
+def merge_assumptions(cruxes: Sequence[Crux], assumptions: Sequence[Crux]) -> list[Crux]:
+    """The worldview cruxes that add a premise: one worded like a crux already found (see
+    :func:`~crux_lab.analysis.restates.same_wording`) is not listed again; its conflicting
+    assumptions join that crux's ``assumptions``.
+
+    >>> card = Crux(id="c1", statement="Will gold beat Bitcoin in a crisis?", source="card")
+    >>> twin = Crux(id="wv1", statement="Is it the case that gold will beat Bitcoin in a crisis?",
+    ...     source="assumption", assumptions=["Gold held up in 2020."])
+    >>> [c.id for c in merge_assumptions([card], [twin])], card.assumptions
+    ([], ['Gold held up in 2020.'])
+    """
+    from crux_lab.analysis.restates import same_wording
+
+    kept: list[Crux] = []
+    for a in assumptions:
+        twin = next((c for c in [*cruxes, *kept] if same_wording(c.statement, a.statement)), None)
+        if twin is None:
+            kept.append(a)
+        else:
+            twin.assumptions.extend(x for x in a.assumptions if x not in twin.assumptions)
+    return kept
+
+
 def finish(
     ctx: EngineContext,
     sp: Speakers,
@@ -214,6 +237,7 @@ def finish(
     converged = {r.outcome.room_id: r.outcome.converged for r in rooms}
     # a clash card (no room) was settled by a concession both sides saw: acknowledged
     result.cruxes = [card_to_crux(c, converged.get(c.crux_room_id, not c.crux_room_id), sp.names) for c in cards]
+    assumptions = merge_assumptions(result.cruxes, assumptions)
     result.cruxes.extend(assumptions)
     statements = {TOPIC_KEY: memory.topic, **memory.claims.texts}
     result.common_ground = common_ground(ids, obs, cards, statements)
