@@ -43,10 +43,20 @@ class RoomRecord:
     aspect_id: str = ""
 
 
+def sentence(text: str) -> str:
+    """``text`` stripped and ending in a full stop (or its own ``?``/``!``).
+
+    >>> sentence("I would change my mind if fees fall"), sentence("Would it? "), sentence("Done.;")
+    ('I would change my mind if fees fall.', 'Would it?', 'Done.')
+    """
+    text = text.strip().rstrip(";, ")
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def card_to_crux(card: CruxCard, acknowledged: bool, names: Mapping[str, str] | None = None) -> Crux:
     yes = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "YES"]
     no = [CruxSide(persona_id=p, statement=v.reasoning) for p, v in card.personas.items() if v.position.value == "NO"]
-    falsifiers = [f"{(names or {}).get(p, p)}: {v.falsifier}" for p, v in card.personas.items() if v.falsifier]
+    falsifiers = [f"{(names or {}).get(p, p)}: {sentence(v.falsifier)}" for p, v in card.personas.items() if v.falsifier]
     return Crux(
         id=f"crux-{card.id}",
         statement=card.question,
@@ -56,7 +66,7 @@ def card_to_crux(card: CruxCard, acknowledged: bool, names: Mapping[str, str] | 
         acknowledged=acknowledged,
         yes_side=yes,
         no_side=no,
-        settling_question="; ".join(falsifiers) or None,
+        settling_question=" ".join(falsifiers) or None,
     )
 
 
