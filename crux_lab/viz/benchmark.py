@@ -15,7 +15,10 @@ from plotly.subplots import make_subplots
 from crux_lab.viz._text import esc, fmt_number
 
 Record = Mapping[str, Any]
-REGIME_COLORS = {"consensus": "#1a9850", "partial": "#fdb863", "polarized": "#d73027", "unknown": "#bbbbbb"}
+REGIME_COLORS = {
+    "consensus": "#1a9850", "partial": "#fdb863", "polarized": "#d73027",
+    "no_disagreement_found": "#4575b4", "unknown": "#bbbbbb",
+}
 
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
@@ -80,20 +83,24 @@ def engine_comparison_figure(
 
 
 def regime_figure(records: Sequence[Record], *, group: str = "engine", title: str = "Regime distribution") -> go.Figure:
-    """Share of runs per regime (consensus / partial / polarized / unknown) for each engine.
+    """Share of runs per regime (consensus / partial / polarized / no disagreement found /
+    unknown) for each engine; a regime this figure does not know counts as unknown, so each
+    bar sums to 1.
 
-    >>> fig = regime_figure([{"engine": "a", "regime": "polarized"}, {"engine": "a", "regime": "consensus"}])
+    >>> fig = regime_figure([{"engine": "a", "regime": "polarized"}, {"engine": "a", "regime": "no_disagreement_found"}])
     >>> sorted((t.name, list(t.y)) for t in fig.data)
-    [('consensus', [0.5]), ('partial', [0.0]), ('polarized', [0.5]), ('unknown', [0.0])]
+    [('consensus', [0.0]), ('no disagreement found', [0.5]), ('partial', [0.0]), ('polarized', [0.5]), ('unknown', [0.0])]
     """
     groups = _by(records, group)
     fig = go.Figure()
     for regime, color in REGIME_COLORS.items():
         ys = []
         for rows in groups.values():
-            counts = Counter(str(r.get("regime") or "unknown") for r in rows)
+            counts = Counter(
+                str(r.get("regime")) if r.get("regime") in REGIME_COLORS else "unknown" for r in rows
+            )
             ys.append(counts[regime] / len(rows))
-        fig.add_trace(go.Bar(x=[esc(g) for g in groups], y=ys, name=regime, marker_color=color))
+        fig.add_trace(go.Bar(x=[esc(g) for g in groups], y=ys, name=regime.replace("_", " "), marker_color=color))
     fig.update_layout(title=esc(title), barmode="stack", height=320, yaxis={"title": "share of runs", "range": [0, 1]},
                       margin={"l": 50, "r": 20, "t": 50, "b": 40})
     return fig

@@ -197,6 +197,11 @@ def test_benchmark_figures() -> None:
     assert calls.error_y.array[1] == 0  # one run: no interval
     regimes = {t.name: list(t.y) for t in regime_figure(records).data}
     assert regimes["polarized"] == [1.0, 0.0] and regimes["consensus"] == [0.0, 1.0]
+    # every run is counted: no disagreement found has its own bar, an unknown regime counts as unknown
+    found_none = [{"engine": "direct", "regime": "no_disagreement_found"}, {"engine": "direct", "regime": "odd"}]
+    regimes = {t.name: list(t.y) for t in regime_figure(found_none).data}
+    assert regimes["no disagreement found"] == [0.5] and regimes["unknown"] == [0.5]
+    assert sum(y[0] for y in regimes.values()) == 1.0
     assert len(seed_distribution_figure(records, "n_cruxes").data) == 2
 
 
