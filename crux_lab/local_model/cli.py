@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -41,7 +42,10 @@ def start(
     except server.LocalModelError as exc:
         _fail(str(exc))
         return
-    _say(f"ready: {state.model} at {state.base_url} (pid {state.pid}); stop it with `crux-lab local-model stop`")
+    stop = "crux-lab local-model stop"
+    if os.environ.get(server.STATE_ENV, "").strip():  # this server's state lives in that folder
+        stop = f"{server.STATE_ENV}={server.state_dir()} {stop}"
+    _say(f"ready: {state.model} at {state.base_url} (pid {state.pid}); stop it with `{stop}`")
     typer.echo(server.debate_line(state))
 
 

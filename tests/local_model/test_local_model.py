@@ -44,6 +44,8 @@ def test_start_status_stop_with_a_users_gguf(env: Path) -> None:
     assert started.exit_code == 0, started.output
     line = f"--backend openai --base-url http://127.0.0.1:{port}/v1 --model-strong my-model --model-fast my-model"
     assert line in started.stdout
+    # the state folder came from the environment, so the stop hint names it
+    assert f"{server.STATE_ENV}={env / 'state'} crux-lab local-model stop" in started.output
     state = server.read_state()
     assert state is not None and state.port == port and server.pid_alive(state.pid)
     assert state.args[state.args.index("--alias") : state.args.index("--alias") + 2] == ["--alias", "my-model"]
