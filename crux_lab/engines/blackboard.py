@@ -21,7 +21,14 @@ from itertools import combinations
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, turn_hints
-from crux_lab.engines.claims import AgentStance, Claim, StanceWord, claims_block, claims_extra
+from crux_lab.engines.claims import (
+    AgentStance,
+    Claim,
+    StanceWord,
+    claim_ref,
+    claims_block,
+    claims_extra,
+)
 from crux_lab.llm.base import Hints
 from crux_lab.models import DialogueTurn, EngineError
 
@@ -373,7 +380,7 @@ def apply_turn(board: Blackboard, persona_id: str, focus: Claim, reply: Blackboa
     known = set(board.claim_ids)
     before = board.latest().get(persona_id, {})
     for u in reply.stance_updates:
-        cid = u.claim_id.strip().strip("[]")
+        cid = claim_ref(u.claim_id)
         if cid in known and cid != focus.id:
             prev = before.get(cid)
             reason = prev.reasoning if prev is not None and prev.stance == u.stance else ""  # unchanged: same grounds

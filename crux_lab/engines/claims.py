@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -151,6 +151,56 @@ def assign_tables(persona_ids: Sequence[str], seed: int = 0, size: int = 5) -> l
     return [sorted(t, key=list(persona_ids).index) for t in tables]
 
 
+def claim_ref(text: str | None) -> str:
+    """A claim id as a reply wrote it, normalised to the id the prompt listed: spaces and the
+    brackets of the ``[c1]`` listing dropped.
+
+    >>> claim_ref(" [c2] "), claim_ref(None)
+    ('c2', '')
+    """
+    return (text or "").strip().strip("[]").strip()
+
+
+def short_claim(text: str, limit: int = 70) -> str:
+    """A claim cut to ``limit`` characters for a label or a sentence, without its final stop.
+
+    >>> short_claim("Bitcoin is scarce.")
+    'Bitcoin is scarce'
+    """
+    text = text.strip().rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+STANCE_WORD = {"pro": "for", "con": "against", "uncertain": "unsure about"}
+
+
+def stance_groups(
+    held: Mapping[str, Mapping[str, str]],
+    persona_ids: Sequence[str],
+    disputed: Sequence[str],
+    texts: Mapping[str, str],
+    missing: str = "uncertain",
+) -> list[tuple[list[str], str]]:
+    """Personas grouped by their stances on the ``disputed`` claims (a stance not stated counts
+    as ``missing``), largest group first, each with a label in words.
+
+    >>> held = {"a": {"c1": "pro"}, "b": {"c1": "con"}, "c": {"c1": "pro"}}
+    >>> stance_groups(held, ["a", "b", "c", "d"], ["c1"], {"c1": "X."}, missing="silent")
+    [(['a', 'c'], 'for: X'), (['b'], 'against: X'), (['d'], 'took no side on the disputed claims')]
+    """
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for pid in persona_ids:
+        sig = tuple(held.get(pid, {}).get(c, missing) for c in disputed)
+        groups.setdefault(sig, []).append(pid)
+    out = []
+    for sig, members in sorted(groups.items(), key=lambda t: (-len(t[1]), t[1])):
+        label = "; ".join(
+            f"{STANCE_WORD[st]}: {short_claim(texts.get(c, c))}" for c, st in zip(disputed, sig, strict=True) if st in STANCE_WORD
+        )
+        out.append((members, label or "took no side on the disputed claims"))
+    return out
+
+
 def claims_block(claims: Sequence[Claim]) -> str:
     """The claims as a prompt lists them, each with the id replies name it by.
 
@@ -207,7 +257,7 @@ async def initial_stance(
     out: dict[str, AgentStance] = {}
     if isinstance(parsed, InitialStanceReply):
         for s in parsed.stances:
-            cid = s.claim_id.strip().strip("[]")
+            cid = claim_ref(s.claim_id)
             if cid in by_id and cid not in out:
                 out[cid] = AgentStance(cid, s.stance, s.confidence, s.reasoning, 0)
     for c in claims:  # a claim the model skipped counts as uncertain, never as agreement

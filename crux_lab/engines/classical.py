@@ -28,7 +28,7 @@ from crux_lab.engines.blitz import (
     open_tables,
     rule_from,
 )
-from crux_lab.engines.claims import claims_extra, persona_system
+from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
@@ -169,7 +169,7 @@ class ClassicalEngine:
                 choice = scores[speaker]
                 rn = round_of(board)
                 by_id = {c.id: c for c in board.claims}
-                wanted = (choice.claim_id or "").strip().strip("[]")
+                wanted = claim_ref(choice.claim_id)
                 focus = by_id[wanted] if wanted in by_id else board.focus_claim(rn)
                 speakers.append((board, speaker, choice, focus, rn))
             replies = await asyncio.gather(

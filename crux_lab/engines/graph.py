@@ -48,6 +48,7 @@ from crux_lab.engines.claims import (
     Claim,
     StanceWord,
     claim_hints,
+    claim_ref,
     claims_block,
     decompose_claims,
     grounding_block,
@@ -273,7 +274,7 @@ def stated_meta(about: str | None, stance: str | None, falsifier: str, claim_ids
     >>> stated_meta("c9", "pro", "", ["c1"]).claim_id is None
     True
     """
-    cid = (about or "").strip().strip("[]")
+    cid = claim_ref(about)
     known = cid in claim_ids
     return ArgMeta(cid if known else None, stance if known and stance in ("pro", "con", "uncertain") else None, falsifier.strip())
 

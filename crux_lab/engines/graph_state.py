@@ -20,6 +20,7 @@ from crux_lab.argumentation import (
     iter_extensions,
 )
 from crux_lab.argumentation.crux import format_count
+from crux_lab.engines.claims import short_claim, stance_groups
 from crux_lab.models import (
     AcceptedClaim,
     Argument,
@@ -327,11 +328,6 @@ def stated_stances(state: GraphState) -> dict[str, dict[str, str]]:
     return out
 
 
-def _short(text: str, limit: int = 70) -> str:
-    text = text.strip().rstrip(".")
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def stance_camps(
     state: GraphState, persona_ids: Sequence[str], claim_texts: Mapping[str, str]
 ) -> tuple[list[Camp], list[str]]:
@@ -343,16 +339,8 @@ def stance_camps(
     disputed = [c for c in claim_ids if {"pro", "con"} <= {h.get(c) for h in held.values()}]
     if not disputed:
         return [], []
-    word = {"pro": "for", "con": "against", "uncertain": "unsure about"}
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for pid in persona_ids:
-        sig = tuple(held.get(pid, {}).get(c, "silent") for c in disputed)
-        groups.setdefault(sig, []).append(pid)
     camps = []
-    for i, (sig, members) in enumerate(sorted(groups.items(), key=lambda t: (-len(t[1]), t[1]))):
-        label = "; ".join(
-            f"{word[st]}: {_short(claim_texts.get(c, c))}" for c, st in zip(disputed, sig, strict=True) if st in word
-        ) or "took no side on the disputed claims"
+    for i, (members, label) in enumerate(stance_groups(held, persona_ids, disputed, claim_texts, missing="silent")):
         args = sorted(
             a.id for a in state.arguments
             if a.speaker_id in members and (m := state.meta.get(a.id)) is not None and m.claim_id in disputed
@@ -362,7 +350,7 @@ def stance_camps(
     for c in disputed:
         pro = sorted(p for p, h in held.items() if h.get(c) == "pro")
         con = sorted(p for p, h in held.items() if h.get(c) == "con")
-        fault_lines.append(f"{', '.join(pro)} for, {', '.join(con)} against: {_short(claim_texts.get(c, 'a claim no prompt listed'), 200)}")
+        fault_lines.append(f"{', '.join(pro)} for, {', '.join(con)} against: {short_claim(claim_texts.get(c, 'a claim no prompt listed'), 200)}")
     return camps, fault_lines
 
 
@@ -393,7 +381,7 @@ def graph_regime(
             or speakers and all(held.get(p, {}).get(c) == "con" for p in speakers)
         ]
         if len(speakers) > 1 and shared:
-            said = "; ".join(_short(claim_texts[c]) for c in shared[:3])
+            said = "; ".join(short_claim(claim_texts[c]) for c in shared[:3])
             return Regime.consensus, (
                 f"Consensus: no persona attacked another's argument, and every persona argued the same side of "
                 f"{len(shared)} claim(s): {said}."

@@ -17,7 +17,14 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.blackboard import Blackboard, dispute_score, post_lines
-from crux_lab.engines.claims import AgentStance, Claim, claims_block, claims_extra
+from crux_lab.engines.claims import (
+    AgentStance,
+    Claim,
+    claim_ref,
+    claims_block,
+    claims_extra,
+    stance_groups,
+)
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     Camp,
@@ -174,16 +181,6 @@ def disputed_claims(claims: Sequence[Claim], latest: Mapping[str, Mapping[str, A
     return [c for c in claims if dispute_score([s[c.id] for s in latest.values() if c.id in s]) > 0]
 
 
-def short_claim(text: str, limit: int = 70) -> str:
-    """A claim cut to ``limit`` characters for a label.
-
-    >>> short_claim("Bitcoin is scarce.")
-    'Bitcoin is scarce'
-    """
-    text = text.strip().rstrip(".")
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def stance_camps(
     claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]
 ) -> list[Camp]:
@@ -198,17 +195,9 @@ def stance_camps(
     disputed = disputed_claims(claims, latest)
     if not disputed:
         return []
-    groups: dict[tuple[str, ...], list[str]] = {}
-    sig: tuple[str, ...]
-    for pid in latest:
-        sig = tuple(latest[pid][c.id].stance if c.id in latest[pid] else "uncertain" for c in disputed)
-        groups.setdefault(sig, []).append(pid)
-    word = {"pro": "for", "con": "against", "uncertain": "unsure about"}
-    camps = []
-    for i, (sig, members) in enumerate(sorted(groups.items(), key=lambda t: (-len(t[1]), t[1]))):
-        label = "; ".join(f"{word[s]}: {short_claim(c.text)}" for c, s in zip(disputed, sig, strict=True))
-        camps.append(Camp(index=i, persona_ids=members, label=label))
-    return camps
+    held = {pid: {cid: s.stance for cid, s in stances.items()} for pid, stances in latest.items()}
+    groups = stance_groups(held, list(latest), [c.id for c in disputed], {c.id: c.text for c in disputed})
+    return [Camp(index=i, persona_ids=members, label=label) for i, (members, label) in enumerate(groups)]
 
 
 def stance_regime(claims: Sequence[Claim], latest: Mapping[str, Mapping[str, AgentStance]]) -> Regime:
@@ -267,7 +256,7 @@ def apply_classic_output(
     cruxes: list[Crux] = []
     by_id = {c.id: c for c in claims}
     for i, c in enumerate(reply.cruxes):
-        claim = by_id.get((c.claim_id or "").strip().strip("[]"))
+        claim = by_id.get(claim_ref(c.claim_id))
         yes = no = []
         score = None
         if claim is not None:
