@@ -118,9 +118,13 @@ def _lower_first_word(text: str) -> str:
     return text if first.isupper() or first.rstrip("'s") in _NAMES else lower_first(text)
 
 
-def restates(ctx: SimContext, text: str, topic: str) -> bool:
+def restates_in_words(text: str, topic: str) -> bool:
     """True when a text says the topic itself rather than something under it (most of the
-    topic's content words, and few others)."""
+    topic's content words, and few others): the decomposer's and the writer's check, by words.
+
+    >>> restates_in_words("Is gold a better store of value?", "Gold: a better store of value?")
+    True
+    """
     a, b = words(text), words(topic)
     return bool(a and b) and len(a & b) / len(a | b) >= 0.6
 
@@ -164,7 +168,7 @@ def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     to, most relevant first, each said in the decomposer's own words."""
     high = int(ctx.hints.extra.get("max_claims", 4))
     topic = ctx.hints.topic
-    ranked = [p for p in ctx.rank_propositions(topic) if not restates(ctx, p.text, topic)]
+    ranked = [p for p in ctx.rank_propositions(topic) if not restates_in_words(p.text, topic)]
     relevant = [p for p in ranked if ctx.relevance(p, topic) > 0]
     chosen = (relevant or ranked)[: max(2, high)][:high]
     return {"claims": [own_words(ctx, p, "claim") for p in chosen] or [topic]}
@@ -365,7 +369,7 @@ def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         if ctx.chance(ctx.knobs.vague_crux) or prop is None:
             cruxes.append({"statement": VAGUE_CRUX, "claim_id": None, "settling_question": ""})
             continue
-        if restates(ctx, prop.text, ctx.hints.topic):
+        if restates_in_words(prop.text, ctx.hints.topic):
             continue  # the topic itself, not a premise under it
         statement = own_words(ctx, prop, "question")
         flips = [

@@ -65,8 +65,9 @@ def stance_of(sentence: str) -> str:
     return "con" if _NEG.search(sentence) else "pro"
 
 
-def restates(ctx: SimContext, prop: Proposition, topic: str) -> bool:
-    """Does this claim merely restate the topic? (The reader recognises the topic as it.)"""
+def read_as_topic(ctx: SimContext, prop: Proposition, topic: str) -> bool:
+    """Does this claim merely restate the topic? (The reader recognises the topic as it: a
+    check by meaning, where :func:`handlers_classic.restates_in_words` checks by words.)"""
     hit = ctx.recognize(topic) if topic.strip() else None
     return hit is not None and hit.id == prop.id
 
@@ -133,7 +134,7 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         if other is None or {stance_a, other[0]} != {"pro", "con"}:
             continue
         prop = ctx.propositions[prop_id]
-        if restates(ctx, prop, ctx.hints.topic):
+        if read_as_topic(ctx, prop, ctx.hints.topic):
             continue  # the prompt asks for the premise under the topic, not the topic again
         question = ctx.paraphrase(prop, "question")
         if ctx.chance(ctx.knobs.vague_crux):
@@ -236,7 +237,7 @@ def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "disagreement_type": dtype.value,
                 "diagnosis": diagnosis,
                 "positions": positions,
-                "_restates": restates(ctx, prop, ctx.hints.topic),
+                "_restates": read_as_topic(ctx, prop, ctx.hints.topic),
             }
         )
     if careful and any(not c["_restates"] for c in cards):
