@@ -361,6 +361,10 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
             raise
         run.result.complete = False
         run.result.error = f"engine {run.config.engine!r} crashed: {type(exc).__name__}: {exc} (set CRUX_LAB_DEBUG=1 for the traceback)"
+    # The loop is closed now and every cancelled call has unwound: take the ledger's final
+    # word (the run's own snapshot can precede a sibling call's cancellation).
+    run.result.llm_calls = run.ledger.snapshot()
+    run.result.usage = run.ledger.usage()
     result: DebateResult = run.result
     return result, interrupted
 

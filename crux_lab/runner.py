@@ -132,7 +132,7 @@ class DebateRun:
             # An engine that saw ctx.cancelled and returned early is not complete either.
             self.result.complete = finished and not self.ctx.cancelled and self.result.error is None
             self.result.usage = self.ledger.usage()
-            self.result.llm_calls = list(self.ledger.calls)
+            self.result.llm_calls = self.ledger.snapshot()
             # The backend that answered ("replay" only when a cassette answered every call).
             self.result.backend = run_backend(self.result.llm_calls, self.result.backend)
             self.result.duration_s = round(time.perf_counter() - started, 4)

@@ -74,6 +74,7 @@ class Ledger:
         self.name = backend.name
         self.run_id = run_id
         self.calls: list[LLMCall] = []
+        self._open: dict[int, float] = {}  # seq -> perf_counter() at issue, until the call ends
 
     def model_for(self, tier: Tier) -> str:
         return self.backend.model_for(tier)
@@ -94,7 +95,7 @@ class Ledger:
             outcome="cancelled",
         )
         self.calls.append(row)
-        started = time.perf_counter()
+        started = self._open[seq] = time.perf_counter()
         try:
             response = await self.backend.generate(request)
         except LLMError as exc:
@@ -108,6 +109,8 @@ class Ledger:
             detail = scrub(f"{type(exc).__name__}: {exc}")[:500]
             self.calls[seq] = self._failed(row, "error", detail, exc, started)
             raise
+        finally:
+            self._open.pop(seq, None)
         u = response.usage
         replayed = response.backend == "replay"
         self.calls[seq] = row.model_copy(
@@ -148,6 +151,18 @@ class Ledger:
             }
         )
 
+    def snapshot(self) -> list[LLMCall]:
+        """The rows as they stand now. A call still in flight (its task not yet unwound when
+        the run is saved, e.g. on Ctrl-C) reads ``cancelled`` with the time it has run so far,
+        never a zero latency."""
+        now = time.perf_counter()
+        return [
+            c.model_copy(update={"error": "cancelled before an answer", "latency_s": round(now - self._open[i], 6)})
+            if i in self._open
+            else c
+            for i, c in enumerate(self.calls)
+        ]
+
     def outcomes(self) -> dict[str, int]:
         """Calls per outcome, e.g. ``{'ok': 40, 'error': 1}``."""
         counts: dict[str, int] = {}
@@ -157,7 +172,7 @@ class Ledger:
 
     def usage(self) -> Usage:
         total = Usage()
-        for c in self.calls:
+        for c in self.snapshot():
             total = total + Usage(
                 calls=1,
                 input_tokens=c.input_tokens,

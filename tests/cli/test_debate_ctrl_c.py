@@ -89,4 +89,4 @@ def test_ctrl_c_on_debate_exits_130_and_records_cancelled_calls(tmp_path: Path, 
     assert result["complete"] is False
     outcomes = [c["outcome"] for c in result["llm_calls"]]
     assert outcomes and set(outcomes) == {"cancelled"}, outcomes  # none 'ok' with 0 tokens
-    assert all(c["backend"] == "anthropic" and c["latency_s"] > 0 for c in result["llm_calls"])
+    assert all(c["backend"] == "anthropic" and c["latency_s"] > 0 for c in result["llm_calls"]), result["llm_calls"]

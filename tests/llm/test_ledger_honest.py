@@ -83,6 +83,28 @@ async def test_a_call_still_in_flight_at_task_cancel_is_cancelled() -> None:
     assert ledger.calls[0].latency_s > 0
 
 
+async def test_a_snapshot_taken_while_a_call_is_in_flight_shows_it_cancelled_with_its_time() -> None:
+    """A run saved before a sibling call has unwound (Ctrl-C) must not read latency 0."""
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def hang(_: httpx2.Request) -> httpx2.Response:
+        started.set()
+        await release.wait()
+        return message("late")
+
+    ledger = Ledger(AnthropicBackend(api_key=FAKE_KEY, http_client=FakeAPI([hang]).client()), run_id="r")
+    task = asyncio.create_task(ledger.generate(request("take", "u")))
+    await started.wait()
+    [open_row] = ledger.snapshot()
+    assert open_row.outcome == "cancelled" and open_row.latency_s > 0
+    assert open_row.error == "cancelled before an answer"
+    assert ledger.usage().latency_s == pytest.approx(open_row.latency_s, abs=1.0)
+    release.set()
+    await task  # once the call ends, the snapshot reads its real outcome
+    [done] = ledger.snapshot()
+    assert done.outcome == "ok" and done.error is None
+
+
 class _Echo:
     """A minimal backend that answers every request (for the replay labelling tests)."""
 
