@@ -48,6 +48,7 @@ RUBRIC = (
 )
 
 Verdict = Literal["first", "second", "tie"]
+EMPTY_TIE = "Neither set has a card: a tie, scored without asking the judge."
 
 
 class JudgeReply(BaseModel):
@@ -209,10 +210,16 @@ async def judge_pair(
     backend: Any, a: CardSet, b: CardSet, names: Mapping[str, str] | None = None, skipped: list[str] | None = None
 ) -> list[Judgement]:
     """Judge ``a`` against ``b`` twice, in both orders. A verdict still off-schema after the
-    backend's one repair is left out, and why is appended to ``skipped``."""
+    backend's one repair is left out, and why is appended to ``skipped``. Two empty sets tie
+    without a call (:data:`EMPTY_TIE`); one empty set is still judged, as the rubric may
+    prefer no card to cards that restate the topic."""
     judge = f"{backend.name}:{backend.model_for(Tier.strong)}"
     out = []
     for order, first, second in (("ab", a, b), ("ba", b, a)):
+        if not first.cards and not second.cards:
+            # Nothing to compare: a tie by rule, and no judge is asked to read two empty sets.
+            out.append(Judgement(a.topic, a.engine, b.engine, a.run_id, b.run_id, order, "tie", "tie", EMPTY_TIE, judge))  # type: ignore[arg-type]
+            continue
         try:
             response = await backend.generate(judge_request(first, second, names))
             reply = response.parsed if isinstance(response.parsed, JudgeReply) else JudgeReply.model_validate_json(response.text)

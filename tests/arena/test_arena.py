@@ -69,22 +69,23 @@ def test_plan_names_what_to_run() -> None:
 def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "a.duckdb"
     for seed in (0, 1):
-        run_comparison(TOPIC, HOUSING, ["direct", "cot"], seed=seed, db_path=db, runs_dir=tmp_path / "runs")
+        # panel writes cards on the simulator, the one-call baseline none: the judge has a set to read
+        run_comparison(TOPIC, HOUSING, ["direct", "panel"], seed=seed, db_path=db, runs_dir=tmp_path / "runs")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    out = CliRunner().invoke(app, ["arena", "direct", "cot", "--db", str(db), "--backend", "simulated", "--bootstrap", "50"])
+    out = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated", "--bootstrap", "50"])
     assert out.exit_code == 0, out.output
-    assert "Bradley-Terry" in out.output and "direct" in out.output and "cot" in out.output
+    assert "Bradley-Terry" in out.output and "direct" in out.output and "panel" in out.output
     assert "judge: the simulator" in out.output and "planted ground truth" in out.output
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("SELECT judge_order, winner, reason FROM arena_judgements ORDER BY run_a, judge_order").fetchall()
     con.close()
     assert [r[0] for r in rows] == ["ab", "ba", "ab", "ba"]
-    assert all(r[1] in ("direct", "cot", "tie") and r[2].startswith("Simulated judge") for r in rows)
+    assert all(r[1] in ("direct", "panel", "tie") and r[2].startswith("Simulated judge") for r in rows)
     # The simulated judge is symmetric: both orders of a pair agree.
     assert rows[0][1] == rows[1][1] and rows[2][1] == rows[3][1]
 
     # The rubric judge also rates each run's falsifiers when asked (on the simulator: the heuristic, said so).
-    again = CliRunner().invoke(app, ["arena", "direct", "cot", "--db", str(db), "--backend", "simulated", "--bootstrap", "0", "--falsifiers"])
+    again = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated", "--bootstrap", "0", "--falsifiers"])
     assert again.exit_code == 0, again.output
     con = duckdb.connect(str(db), read_only=True)
     judged = con.execute("SELECT count(*), min(detail) FROM metrics WHERE name = 'falsifier_concreteness_judged'").fetchone()
@@ -96,8 +97,8 @@ def test_arena_judges_both_orders_prints_scores_and_stores_judgements(tmp_path: 
     assert judged[0] == 0 or "heuristic" in judged[1]
     assert n_judgements == (4,)  # re-judging the same pairs replaces, never duplicates
 
-    missing = CliRunner().invoke(app, ["arena", "direct", "panel", "--db", str(db), "--backend", "simulated"])
-    assert missing.exit_code == 2 and "no stored runs for panel" in missing.output
+    missing = CliRunner().invoke(app, ["arena", "direct", "crux_rooms", "--db", str(db), "--backend", "simulated"])
+    assert missing.exit_code == 2 and "no stored runs for crux_rooms" in missing.output
 
 
 class _OneBadVerdict:
@@ -124,3 +125,14 @@ async def test_an_off_schema_verdict_is_left_out_with_its_reason_and_the_other_o
     judgements = await judge_pair(_OneBadVerdict(), cs("x", 0), cs("y", 0), skipped=skipped)
     assert [(j.order, j.winner) for j in judgements] == [("ba", "y")]
     assert len(skipped) == 1 and skipped[0].startswith("x vs y") and "after one repair" in skipped[0]
+
+
+async def test_two_empty_card_sets_tie_without_a_call_and_one_empty_set_is_still_judged() -> None:
+    judge = _OneBadVerdict()
+    empty_x, empty_y = (CardSet(f"{e}-0", e, "t", ("a", "b"), 0, ()) for e in ("x", "y"))
+    ties = await judge_pair(judge, empty_x, empty_y)
+    assert judge.calls == 0
+    assert [(j.order, j.verdict, j.winner) for j in ties] == [("ab", "tie", "tie"), ("ba", "tie", "tie")]
+    assert all("without asking the judge" in j.reason for j in ties)
+    judged = await judge_pair(judge, empty_x, cs("y", 0), skipped=[])
+    assert judge.calls == 2 and [j.order for j in judged] == ["ba"]
