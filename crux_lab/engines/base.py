@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from crux_lab.llm.base import (
     Hints,
@@ -134,6 +134,30 @@ _STANCES = ("pro", "con", "uncertain")
 _MOVES = {m.value for m in Move}
 
 StanceField = Literal["pro", "con", "uncertain"]
+
+
+MIN_TURN_WORDS = 3
+
+
+def says_something(text: str) -> str:
+    """A persona turn's words: at least :data:`MIN_TURN_WORDS` words. A reply whose turn is
+    one word ("none", a field name echoed from the schema) is off-schema, so it takes the
+    repair path and, still short, is skipped with a warning instead of reaching the transcript.
+
+    >>> says_something("Rents fell after the upzoning.")
+    'Rents fell after the upzoning.'
+    >>> says_something("none")
+    Traceback (most recent call last):
+    ...
+    ValueError: a turn must say something, in at least 3 words; got 'none'
+    """
+    if len(text.split()) < MIN_TURN_WORDS:
+        raise ValueError(f"a turn must say something, in at least {MIN_TURN_WORDS} words; got {text.strip()[:40]!r}")
+    return text
+
+
+# The words of a persona turn (the check is not part of the JSON schema a model is shown).
+TurnText = Annotated[str, AfterValidator(says_something)]
 
 
 class TurnReply(BaseModel):

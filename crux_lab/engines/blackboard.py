@@ -20,7 +20,7 @@ from itertools import combinations
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, turn_hints
+from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, TurnText, turn_hints
 from crux_lab.engines.claims import (
     AgentStance,
     Claim,
@@ -282,7 +282,7 @@ class BlackboardTurnReply(TurnReply):
     round's claim, the turn fields every persona turn states (move, addresses, named reason),
     stance updates on other claims (by id) and its flip condition."""
 
-    content: str
+    content: TurnText
     stance: StanceWord
     confidence: float = Field(ge=0.0, le=1.0)
     stance_updates: list[StanceUpdate] = Field(default_factory=list)

@@ -17,7 +17,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from crux_lab.engines.base import (
     EngineContext,
@@ -154,11 +154,15 @@ async def board_turn(
     reply = response.parsed
     if not isinstance(reply, BlackboardTurnReply):  # schema-less backend: keep the text, no stance change
         prev = board.latest().get(persona_id, {}).get(focus.id)
-        reply = BlackboardTurnReply(
-            content=response.text,
-            stance=prev.stance if prev else "uncertain",
-            confidence=prev.confidence if prev else 0.5,
-        )
+        try:
+            reply = BlackboardTurnReply(
+                content=response.text,
+                stance=prev.stance if prev else "uncertain",
+                confidence=prev.confidence if prev else 0.5,
+            )
+        except ValidationError as exc:  # the text says too little to be a turn
+            problem = exc.errors()[0]["msg"]
+            return None, EngineError(level="warning", purpose=TURN_PURPOSE, error=f"skipped: {problem}")
     return reply, None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crux_lab.engines.base import TurnReply
+from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.models import CardPosition, DisagreementType
 
 
@@ -34,7 +34,7 @@ class SpeechReply(TurnReply):
 
     model_config = ConfigDict(extra="ignore")
 
-    utterance: str = Field(min_length=1)
+    utterance: TurnText = Field(min_length=1)
 
 
 class DetectionItem(Reply):

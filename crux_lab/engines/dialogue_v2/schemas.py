@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from crux_lab.engines.base import TurnReply
+from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.models import AttackType, ConcessionKind, Move, Side
 
 
@@ -23,14 +23,14 @@ class TurnOutput(TurnReply):
     words: its stance, the ids of the shown arguments or disputes it answers (``addresses``)
     and, when it concedes, the ``named_reason``.
 
-    >>> t = TurnOutput.model_validate({"dialogue": "Fine.", "move": "concede", "addresses": ["d-0"]})
+    >>> t = TurnOutput.model_validate({"dialogue": "Fine, you have me there.", "move": "concede", "addresses": ["d-0"]})
     >>> t.move, t.addresses
     (<Move.CONCEDE: 'CONCEDE'>, ['d-0'])
     """
 
     model_config = ConfigDict(extra="ignore")
 
-    dialogue: str = Field(min_length=1)
+    dialogue: TurnText = Field(min_length=1)
     move: Move  # required here, a Move
 
     @field_validator("move", mode="before")
