@@ -41,25 +41,20 @@ import re
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import anthropic
-from pydantic import BaseModel
 
 from crux_lab.llm.base import (
     BackendUnavailable,
     LLMCallFailed,
-    LLMOutputError,
     LLMRequest,
     LLMResponse,
 )
 from crux_lab.llm.pricing import cost_usd, model_entry, model_settings
 from crux_lab.llm.structured import (
-    StructuredOutputInvalid,
-    extract_json,
-    parse_structured,
-    repair_instruction,
+    Reply,
+    answer_with_one_repair,
     user_content,
 )
 from crux_lab.models import Tier, Usage
@@ -162,18 +157,6 @@ class _AttemptGuard(anthropic.Middleware):
         return response
 
 
-@dataclass
-class _Reply:
-    """One Messages API exchange, reduced to what the backend needs (runtime-only)."""
-
-    text: str
-    usage: Usage
-    cost_usd: float
-    retries: int
-    stop_reason: str | None
-    model: str
-
-
 def _usage_of(message: Any) -> Usage:
     u = message.usage
     return Usage(
@@ -188,11 +171,6 @@ def _usage_of(message: Any) -> Usage:
 def _text_of(message: Any) -> str:
     # Adaptive-thinking models also return thinking blocks; only text blocks are the answer.
     return "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
-
-
-def _merge(a: Usage, b: Usage) -> Usage:
-    merged = a + b
-    return merged.model_copy(update={"calls": 1})
 
 
 class AnthropicBackend:
@@ -281,64 +259,9 @@ class AnthropicBackend:
             content = request.user if native else user_content(request)
             messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
             first = await self._send_structured(request, model, messages)
-            if request.output_schema is None:
-                if not first.text.strip():
-                    raise LLMOutputError(
-                        request.purpose,
-                        f"the answer has no text (stop_reason={first.stop_reason}); raise "
-                        f"max_tokens for this purpose if it is 'max_tokens'",
-                        usage=first.usage,
-                        retries=first.retries,
-                        after_repair=False,
-                    )
-                return self._response(first, first.text, None, started, repaired=False)
-            try:
-                parsed = parse_structured(first.text, request.output_schema)
-                return self._response(first, extract_json(first.text), parsed, started, repaired=False)
-            except StructuredOutputInvalid as problem:
-                reason = str(problem)
-                if first.stop_reason == "max_tokens":
-                    reason += " (the answer was cut off at the token limit: be more concise)"
-                messages += [
-                    {"role": "assistant", "content": first.text.strip() or "(no answer)"},
-                    {"role": "user", "content": repair_instruction(reason)},
-                ]
-            try:
-                second = await self._send(request, model, messages)
-            except LLMCallFailed as exc:
-                exc.usage = _merge(first.usage, exc.usage or Usage())
-                exc.retries += first.retries
-                raise
-            both = _Reply(
-                text=second.text,
-                usage=_merge(first.usage, second.usage),
-                cost_usd=round(first.cost_usd + second.cost_usd, 10),
-                retries=first.retries + second.retries,
-                stop_reason=second.stop_reason,
-                model=second.model,
+            return await answer_with_one_repair(
+                self.name, request, messages, first, lambda more: self._send(request, model, more), started
             )
-            try:
-                parsed = parse_structured(second.text, request.output_schema)
-            except StructuredOutputInvalid as problem:
-                raise LLMOutputError(
-                    request.purpose, str(problem), usage=both.usage, retries=both.retries
-                ) from None
-            return self._response(both, extract_json(second.text), parsed, started, repaired=True)
-
-    def _response(
-        self, reply: _Reply, text: str, parsed: BaseModel | None, started: float, *, repaired: bool
-    ) -> LLMResponse:
-        return LLMResponse(
-            text=text,
-            parsed=parsed,
-            model=reply.model,
-            backend=self.name,
-            usage=reply.usage,
-            latency_s=round(time.perf_counter() - started, 6),
-            cost_usd=reply.cost_usd,
-            retries=reply.retries,
-            repaired=repaired,
-        )
 
     def native_schema(self, request: LLMRequest, model: str) -> dict[str, Any] | None:
         """The ``output_config.format`` schema for a request, or None when the prompt contract
@@ -360,7 +283,7 @@ class AnthropicBackend:
 
     async def _send_structured(
         self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
-    ) -> _Reply:
+    ) -> Reply:
         """One exchange; a model that rejects the native schema gets the prompt contract instead."""
         if self.native_schema(request, model) is None:
             return await self._send(request, model, messages)
@@ -404,7 +327,7 @@ class AnthropicBackend:
 
     async def _send(
         self, request: LLMRequest, model: str, messages: list[dict[str, Any]]
-    ) -> _Reply:
+    ) -> Reply:
         attempts: list[int] = []
         token = _attempts.set(attempts)
         try:
@@ -465,12 +388,13 @@ class AnthropicBackend:
         answered_by = message.model or model
         priced_as = answered_by if model_entry(answered_by) is not None else model
         usage = _usage_of(message)
-        return _Reply(
+        return Reply(
             text=_text_of(message),
             usage=usage,
             cost_usd=cost_usd(priced_as, usage),
             retries=max(len(attempts) - 1, 0),
-            stop_reason=message.stop_reason,
+            stop=message.stop_reason,
+            cut_off=message.stop_reason == "max_tokens",
             model=answered_by,
         )
 

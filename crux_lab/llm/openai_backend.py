@@ -33,27 +33,22 @@ import re
 import time
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import httpx2
 import openai
-from pydantic import BaseModel
 
 from crux_lab.llm.base import (
     BackendUnavailable,
     LLMCallFailed,
-    LLMOutputError,
     LLMRequest,
     LLMResponse,
 )
 from crux_lab.llm.pricing import cost_usd, model_settings
 from crux_lab.llm.structured import (
-    StructuredOutputInvalid,
-    extract_json,
-    parse_structured,
-    repair_instruction,
+    Reply,
+    answer_with_one_repair,
     strict_schema,
     user_content,
 )
@@ -156,15 +151,6 @@ def unreachable_message(base_url: str, detail: str) -> str:
     return f"cannot reach {where} ({detail}); {fix}, or pass the right --base-url."
 
 
-@dataclass
-class _Reply:
-    text: str
-    usage: Usage
-    retries: int
-    finish_reason: str | None
-    model: str
-
-
 def _usage_of(completion: Any) -> Usage:
     u = getattr(completion, "usage", None)
     if u is None:
@@ -179,10 +165,6 @@ def _usage_of(completion: Any) -> Usage:
         output_tokens=int(u.completion_tokens or 0),
         cache_read_tokens=cached,
     )
-
-
-def _merge(a: Usage, b: Usage) -> Usage:
-    return (a + b).model_copy(update={"calls": 1})
 
 
 def _error_message(exc: openai.APIStatusError) -> str:
@@ -343,71 +325,14 @@ class OpenAIBackend:
             messages.append({"role": "user", "content": user_content(request)})
             await self._check_context(request, messages)
             first = await self._send(request, model, messages)
-            if request.output_schema is None:
-                if not first.text.strip():
-                    raise LLMOutputError(
-                        request.purpose,
-                        f"the answer has no text (finish_reason={first.finish_reason})",
-                        usage=first.usage,
-                        retries=first.retries,
-                        after_repair=False,
-                    )
-                return self._response(first, first.text, None, started, repaired=False)
-            try:
-                parsed = parse_structured(first.text, request.output_schema)
-                return self._response(first, extract_json(first.text), parsed, started, repaired=False)
-            except StructuredOutputInvalid as problem:
-                reason = str(problem)
-                shown = first.text.strip() or "(no answer)"
-                if first.finish_reason == "length":
-                    reason += " (the answer was cut off at the token limit: be more concise)"
-                    # A reply that ran to max_tokens is mostly a loop: echoing it whole would
-                    # fill the context and invite the same loop again.
-                    shown = shown[:ECHO_CHARS] + (" ..." if len(shown) > ECHO_CHARS else "")
-                messages = [
-                    *messages,
-                    {"role": "assistant", "content": shown},
-                    {"role": "user", "content": repair_instruction(reason)},
-                ]
-            try:
-                second = await self._send(request, model, messages)
-            except LLMCallFailed as exc:
-                exc.usage = _merge(first.usage, exc.usage or Usage())
-                exc.retries += first.retries
-                raise
-            both = _Reply(
-                text=second.text,
-                usage=_merge(first.usage, second.usage),
-                retries=first.retries + second.retries,
-                finish_reason=second.finish_reason,
-                model=second.model,
+            return await answer_with_one_repair(
+                self.name, request, messages, first, lambda more: self._send(request, model, more), started,
+                echo_chars=ECHO_CHARS,
             )
-            try:
-                parsed = parse_structured(second.text, request.output_schema)
-            except StructuredOutputInvalid as problem:
-                raise LLMOutputError(
-                    request.purpose, str(problem), usage=both.usage, retries=both.retries
-                ) from None
-            return self._response(both, extract_json(second.text), parsed, started, repaired=True)
 
     def cost_of(self, model: str, usage: Usage) -> float:
         """$0 on a server on this machine; else the price table's price (0 if unknown)."""
         return 0.0 if self.local else cost_usd(model, usage)
-
-    def _response(
-        self, reply: _Reply, text: str, parsed: BaseModel | None, started: float, *, repaired: bool
-    ) -> LLMResponse:
-        return LLMResponse(
-            text=text,
-            parsed=parsed,
-            model=reply.model,
-            backend=self.name,
-            usage=reply.usage,
-            latency_s=round(time.perf_counter() - started, 6),
-            cost_usd=self.cost_of(reply.model, reply.usage),
-            retries=reply.retries,
-            repaired=repaired,
-        )
 
     def response_format(self, request: LLMRequest, model: str) -> dict[str, Any] | None:
         """The ``response_format`` of a request, or None when the prompt contract alone is used."""
@@ -437,7 +362,7 @@ class OpenAIBackend:
             params["response_format"] = fmt
         return params
 
-    async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> _Reply:
+    async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
         params = self.request_params(request, model, messages)
         try:
             return await self._exchange(request, model, params)
@@ -460,7 +385,7 @@ class OpenAIBackend:
         except openai.OpenAIError as exc:
             raise self._failure(request, exc) from None
 
-    async def _exchange(self, request: LLMRequest, model: str, params: dict[str, Any]) -> _Reply:
+    async def _exchange(self, request: LLMRequest, model: str, params: dict[str, Any]) -> Reply:
         attempts: list[int] = []
         token = _attempts.set(attempts)
         try:
@@ -492,12 +417,16 @@ class OpenAIBackend:
                 retries=retries,
                 usage=_usage_of(completion),
             )
-        return _Reply(
+        answered_by = getattr(completion, "model", None) or model
+        usage = _usage_of(completion)
+        return Reply(
             text=choice.message.content or "",
-            usage=_usage_of(completion),
+            usage=usage,
             retries=retries,
-            finish_reason=choice.finish_reason,
-            model=getattr(completion, "model", None) or model,
+            stop=choice.finish_reason,
+            cut_off=choice.finish_reason == "length",
+            model=answered_by,
+            cost_usd=self.cost_of(answered_by, usage),
         )
 
     def _failure(self, request: LLMRequest, exc: openai.OpenAIError) -> LLMCallFailed:

@@ -10,11 +10,15 @@ from __future__ import annotations
 import copy
 import json
 import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.base import LLMCallFailed, LLMOutputError, LLMRequest, LLMResponse
+from crux_lab.models import Usage
 
 
 class StructuredOutputInvalid(ValueError):
@@ -94,6 +98,108 @@ def repair_instruction(problem: str) -> str:
         f"Your previous answer could not be used: {problem}. Reply again with only the "
         "corrected JSON object, valid against the JSON Schema given above."
     )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One exchange with a model's API, reduced to what the repair flow needs (runtime-only)."""
+
+    text: str
+    usage: Usage
+    retries: int
+    model: str
+    stop: str | None = None  # the API's stop reason, in its own words ("max_tokens", "length")
+    cut_off: bool = False  # the answer stopped at the token limit
+    cost_usd: float = 0.0
+
+    def then(self, later: Reply) -> Reply:
+        """This exchange followed by its repair: the later answer, what both consumed.
+
+        >>> a = Reply("{", Usage(calls=1, input_tokens=10), 1, "m", cost_usd=0.5)
+        >>> b = a.then(Reply("{}", Usage(calls=1, input_tokens=20), 0, "m", cost_usd=0.25))
+        >>> b.text, b.usage.calls, b.usage.input_tokens, b.retries, b.cost_usd
+        ('{}', 1, 30, 1, 0.75)
+        """
+        return Reply(
+            text=later.text,
+            usage=both_usage(self.usage, later.usage),
+            retries=self.retries + later.retries,
+            model=later.model,
+            stop=later.stop,
+            cut_off=later.cut_off,
+            cost_usd=round(self.cost_usd + later.cost_usd, 10),
+        )
+
+
+def both_usage(a: Usage, b: Usage) -> Usage:
+    """Two exchanges' usage as one call's."""
+    return (a + b).model_copy(update={"calls": 1})
+
+
+def response_of(backend: str, reply: Reply, text: str, parsed: BaseModel | None, started: float, *, repaired: bool) -> LLMResponse:
+    return LLMResponse(
+        text=text,
+        parsed=parsed,
+        model=reply.model,
+        backend=backend,
+        usage=reply.usage,
+        latency_s=round(time.perf_counter() - started, 6),
+        cost_usd=reply.cost_usd,
+        retries=reply.retries,
+        repaired=repaired,
+    )
+
+
+async def answer_with_one_repair(
+    backend: str,
+    request: LLMRequest,
+    messages: list[dict[str, Any]],
+    first: Reply,
+    send: Callable[[list[dict[str, Any]]], Awaitable[Reply]],
+    started: float,
+    *,
+    echo_chars: int | None = None,
+) -> LLMResponse:
+    """The answer to ``request`` from its ``first`` exchange over ``messages``: validated
+    against the request's schema, or repaired once through ``send`` (the failed answer and
+    what was wrong with it are shown to the model), or an :class:`LLMOutputError`.
+
+    A cut-off answer is echoed in the repair turn only up to ``echo_chars``: one that ran to
+    the token limit is mostly a loop, and echoing it whole invites the same loop again.
+    """
+    if request.output_schema is None:
+        if not first.text.strip():
+            hint = "; it ran to the token limit: raise max_tokens for this purpose" if first.cut_off else ""
+            raise LLMOutputError(
+                request.purpose,
+                f"the answer has no text (the model stopped: {first.stop}){hint}",
+                usage=first.usage,
+                retries=first.retries,
+                after_repair=False,
+            )
+        return response_of(backend, first, first.text, None, started, repaired=False)
+    try:
+        parsed = parse_structured(first.text, request.output_schema)
+        return response_of(backend, first, extract_json(first.text), parsed, started, repaired=False)
+    except StructuredOutputInvalid as problem:
+        reason = str(problem)
+        shown = first.text.strip() or "(no answer)"
+        if first.cut_off:
+            reason += " (the answer was cut off at the token limit: be more concise)"
+            if echo_chars is not None and len(shown) > echo_chars:
+                shown = shown[:echo_chars] + " ..."
+    try:
+        second = await send([*messages, {"role": "assistant", "content": shown}, {"role": "user", "content": repair_instruction(reason)}])
+    except LLMCallFailed as exc:
+        exc.usage = both_usage(first.usage, exc.usage or Usage())
+        exc.retries += first.retries
+        raise
+    both = first.then(second)
+    try:
+        parsed = parse_structured(second.text, request.output_schema)
+    except StructuredOutputInvalid as problem:
+        raise LLMOutputError(request.purpose, str(problem), usage=both.usage, retries=both.retries) from None
+    return response_of(backend, both, extract_json(second.text), parsed, started, repaired=True)
 
 
 
