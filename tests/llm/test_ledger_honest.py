@@ -64,44 +64,46 @@ async def test_a_call_cancelled_by_a_failing_sibling_is_cancelled_not_ok() -> No
     assert ledger.outcomes() == {"cancelled": 1, "error": 1}
 
 
+class InFlight:
+    """A ledger over a fake API whose one call hangs until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.started, self.release = asyncio.Event(), asyncio.Event()
+
+        async def hang(_: httpx2.Request) -> httpx2.Response:
+            self.started.set()
+            await self.release.wait()
+            return message("late")
+
+        self.ledger = Ledger(AnthropicBackend(api_key=FAKE_KEY, http_client=FakeAPI([hang]).client()), run_id="r")
+
+    async def call(self) -> asyncio.Task[LLMResponse]:
+        task = asyncio.create_task(self.ledger.generate(request("take", "u")))
+        await self.started.wait()
+        return task
+
+
 async def test_a_call_still_in_flight_at_task_cancel_is_cancelled() -> None:
-    started, release = asyncio.Event(), asyncio.Event()
-
-    async def hang(_: httpx2.Request) -> httpx2.Response:
-        started.set()
-        await release.wait()
-        return message("never")
-
-    api = FakeAPI([hang])
-    ledger = Ledger(AnthropicBackend(api_key=FAKE_KEY, http_client=api.client()), run_id="r")
-    task = asyncio.create_task(ledger.generate(request("take", "u")))
-    await started.wait()
+    flight = InFlight()
+    task = await flight.call()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert [c.outcome for c in ledger.calls] == ["cancelled"]
-    assert ledger.calls[0].latency_s > 0
+    assert [c.outcome for c in flight.ledger.calls] == ["cancelled"]
+    assert flight.ledger.calls[0].latency_s > 0
 
 
 async def test_a_snapshot_taken_while_a_call_is_in_flight_shows_it_cancelled_with_its_time() -> None:
     """A run saved before a sibling call has unwound (Ctrl-C) must not read latency 0."""
-    started, release = asyncio.Event(), asyncio.Event()
-
-    async def hang(_: httpx2.Request) -> httpx2.Response:
-        started.set()
-        await release.wait()
-        return message("late")
-
-    ledger = Ledger(AnthropicBackend(api_key=FAKE_KEY, http_client=FakeAPI([hang]).client()), run_id="r")
-    task = asyncio.create_task(ledger.generate(request("take", "u")))
-    await started.wait()
-    [open_row] = ledger.snapshot()
+    flight = InFlight()
+    task = await flight.call()
+    [open_row] = flight.ledger.snapshot()
     assert open_row.outcome == "cancelled" and open_row.latency_s > 0
     assert open_row.error == "cancelled before an answer"
-    assert ledger.usage().latency_s == pytest.approx(open_row.latency_s, abs=1.0)
-    release.set()
+    assert flight.ledger.usage().latency_s == pytest.approx(open_row.latency_s, abs=1.0)
+    flight.release.set()
     await task  # once the call ends, the snapshot reads its real outcome
-    [done] = ledger.snapshot()
+    [done] = flight.ledger.snapshot()
     assert done.outcome == "ok" and done.error is None
 
 
