@@ -254,15 +254,9 @@ def load_run(ref: str | Path, db: str | Path | None = None, roots: Iterable[Path
 
 def persona_names(persona_ids: Iterable[str]) -> dict[str, str]:
     """Display names of personas (the id itself when a persona cannot be loaded)."""
-    from crux_lab.personas.loader import PersonaError, load_persona
+    from crux_lab.personas.loader import display_names
 
-    out = {}
-    for pid in persona_ids:
-        try:
-            out[pid] = load_persona(pid).name
-        except PersonaError:
-            out[pid] = pid
-    return out
+    return display_names(persona_ids)
 
 
 def fake_consensus(result: DebateResult) -> float:

@@ -177,7 +177,35 @@ async def pair_conflicts(
     response, warning = await ctx.call_or_warn(request)
     if response is None or not isinstance(response.parsed, ConflictsReply):
         return [], warning
-    return [c for c in response.parsed.conflicts if c.settling_question.strip()], None
+    conflicts = [c for c in response.parsed.conflicts if c.settling_question.strip()]
+    kept = [c for c in conflicts if not one_assumption(c)]
+    if len(kept) == len(conflicts):
+        return kept, None
+    same = next(c for c in conflicts if one_assumption(c))
+    return kept, EngineError(
+        level="warning",
+        purpose=CONFLICTS_PURPOSE,
+        error=f"{len(conflicts) - len(kept)} conflict(s) between {name[a]} and {name[b]} dropped: both sides "
+        f"state the same assumption ({same.assumption_a.strip()[:80]!r}), which is no conflict",
+    )
+
+
+def one_assumption(conflict: Conflict) -> bool:
+    """Whether a "conflict" states the same assumption on both sides (case, spacing and final
+    punctuation aside). Only the same words count: two assumptions in nearly the same words
+    may be each other's negation.
+
+    >>> one_assumption(Conflict(assumption_a="Supply cuts rents.", assumption_b="supply cuts  rents",
+    ...     type="causal", settling_question="Did rents fall where supply rose?"))
+    True
+    >>> one_assumption(Conflict(assumption_a="Supply cuts rents.", assumption_b="Supply does not cut rents.",
+    ...     type="causal", settling_question="Did rents fall where supply rose?"))
+    False
+    """
+    def norm(text: str) -> str:
+        return " ".join(text.casefold().split()).rstrip(".!?;: ")
+
+    return norm(conflict.assumption_a) == norm(conflict.assumption_b)
 
 
 async def run_worldview(
@@ -234,8 +262,10 @@ def worldview_cruxes(view: Worldview, *, prefix: str = "wv") -> list[Crux]:
                     proposed_by=[pair.a, pair.b],
                 )
             crux.assumptions.extend(x for x in (conflict.assumption_a, conflict.assumption_b) if x not in crux.assumptions)
-            crux.yes_side.append(CruxSide(persona_id=pair.a, statement=conflict.assumption_a))
-            crux.no_side.append(CruxSide(persona_id=pair.b, statement=conflict.assumption_b))
+            # a pair that states the same conflict twice adds its sides once
+            for side, pid, said in ((crux.yes_side, pair.a, conflict.assumption_a), (crux.no_side, pair.b, conflict.assumption_b)):
+                if not any(x.persona_id == pid and x.statement == said for x in side):
+                    side.append(CruxSide(persona_id=pid, statement=said))
             crux.proposed_by = list(dict.fromkeys([*crux.proposed_by, pair.a, pair.b]))
     return list(by_question.values())
 
@@ -250,6 +280,7 @@ __all__ = [
     "Position",
     "PositionsReply",
     "Worldview",
+    "one_assumption",
     "pair_conflicts",
     "persona_positions",
     "positions_text",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -179,6 +179,18 @@ def load_persona(persona_id: str) -> Persona:
         known = ", ".join(list_personas()) or "(none)"
         raise UnknownPersona(f"unknown persona {persona_id!r} in {root}; valid ids: {known}")
     return load_persona_dir(folder)
+
+
+def display_names(persona_ids: Iterable[str]) -> dict[str, str]:
+    """Display names of personas, for what a reader sees (the id itself when a persona
+    cannot be loaded, e.g. a run read on a machine without its persona library)."""
+    out = {}
+    for pid in persona_ids:
+        try:
+            out[pid] = load_persona(pid).name
+        except PersonaError:
+            out[pid] = pid
+    return out
 
 
 def load_personas(ids: Sequence[str]) -> dict[str, Persona]:

@@ -25,7 +25,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from crux_lab.models import DebateEvent, DebateResult, parse_event
+from crux_lab.personas.loader import display_names
 from crux_lab.scrub import scrub, scrub_model
 from crux_lab.scrub import write_text as write_scrubbed
 from crux_lab.store.migrations import migration_names
@@ -62,14 +63,16 @@ class RunManifest:
         return self.run_dir / "tables" / f"{table}.parquet"
 
 
-def render_transcript(result: DebateResult) -> str:
-    """The transcript as Markdown (speaker, move and phase on each turn)."""
+def render_transcript(result: DebateResult, names: Mapping[str, str] | None = None) -> str:
+    """The transcript as Markdown (speaker, move and phase on each turn); personas appear by
+    their ``names`` (id -> display name), or by id where a name is not given."""
     cfg = result.config
+    name = {**{p: p for p in cfg.persona_ids}, **(names or {})}
     lines = [
         f"# {cfg.topic}",
         "",
         f"- run: `{result.run_id}`  engine: `{result.engine}`  backend: `{result.backend}`  seed: {cfg.seed}",
-        f"- personas: {', '.join(cfg.persona_ids)}",
+        f"- personas: {', '.join(name[p] for p in cfg.persona_ids)}",
         f"- regime: {result.regime.value}" + (f" ({result.regime_description})" if result.regime_description else ""),
         f"- complete: {result.complete}" + (f"  error: {result.error}" if result.error else ""),
         "",
@@ -78,7 +81,7 @@ def render_transcript(result: DebateResult) -> str:
     ]
     for i, turn in enumerate(result.transcript, start=1):
         tags = ", ".join(x for x in (turn.move.value if turn.move else None, turn.phase, turn.room_id) if x)
-        lines.append(f"**{i}. {turn.persona_id}** ({tags})  ")
+        lines.append(f"**{i}. {name.get(turn.persona_id, turn.persona_id)}** ({tags})  ")
         lines.append(turn.dialogue.strip())
         lines.append("")
     if result.cruxes:
@@ -87,7 +90,7 @@ def render_transcript(result: DebateResult) -> str:
             lines.append(f"- {c.statement}" + (f" *({c.disagreement_type.value})*" if c.disagreement_type else ""))
             # the two sides' own claims (or assumptions), labelled, when the crux records them
             for label, side in (("one side", c.yes_side), ("the other side", c.no_side)):
-                lines += [f"  - {label}, **{s.persona_id}**: {s.statement}" for s in side if s.statement]
+                lines += [f"  - {label}, **{name.get(s.persona_id, s.persona_id)}**: {s.statement}" for s in side if s.statement]
         lines.append("")
     if result.crux_cards:
         lines += ["## Crux cards", ""]
@@ -95,7 +98,7 @@ def render_transcript(result: DebateResult) -> str:
             lines.append(f"### {card.question} ({card.disagreement_type.value})")
             lines.append(card.diagnosis)
             for pid, pos in card.personas.items():
-                lines.append(f"- **{pid}**: {pos.position.value}: {pos.reasoning}")
+                lines.append(f"- **{name.get(pid, pid)}**: {pos.position.value}: {pos.reasoning}")
             lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -105,7 +108,7 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
     with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
         for event in result.events:
             fh.write(scrub(event.model_dump_json()) + "\n")
-    write_scrubbed(folder / "transcript.md", render_transcript(result))
+    write_scrubbed(folder / "transcript.md", render_transcript(result, display_names(result.config.persona_ids)))
     if result.metrics:  # per-debate metrics; ingest loads them into the metrics table
         write_scrubbed(folder / METRICS, json.dumps(result.metrics, indent=1, sort_keys=True))
     tables = folder / "tables"

@@ -32,6 +32,8 @@ def test_dialogue_debate_end_to_end(tmp_path: Path) -> None:
     assert {t.persona_id for t in result.transcript} == {"michael-saylor", "peter-schiff"}
     transcript = runs / result.run_id / "transcript.md"
     assert transcript.is_file() and result.transcript[0].dialogue.strip()[:40] in transcript.read_text()
+    # a reader sees the personas by name, never by library id
+    assert "Michael Saylor" in transcript.read_text() and "michael-saylor" not in transcript.read_text()
     counts = query(
         "SELECT (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM llm_calls) AS calls, "
         "(SELECT count(*) FROM cruxes) AS cruxes, (SELECT count(*) FROM events) AS events", db

@@ -9,7 +9,18 @@ import pytest
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.direct import CardPositionReply, CardReply, CardsReply, cards_from_reply
-from crux_lab.engines.worldview import TYPE_MAP, run_worldview, worldview_cruxes
+from crux_lab.engines.worldview import (
+    TYPE_MAP,
+    Conflict,
+    ConflictsReply,
+    PairConflicts,
+    Position,
+    Worldview,
+    pair_conflicts,
+    run_worldview,
+    worldview_cruxes,
+)
+from crux_lab.llm.base import LLMRequest, LLMResponse
 from crux_lab.llm.ledger import Ledger
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import DebateConfig, DebateResult, Regime
@@ -114,3 +125,36 @@ def test_worldview_finds_typed_conflicting_assumptions_per_pair(ids: list[str], 
     # The pair extractor saw only the positions text: its prompt names no planted question.
     pair_prompt = next(r for r in backend.requests if r.purpose == "crux_pairs").user
     assert "assumes:" in pair_prompt
+
+
+class _Conflicts:
+    """Answers every conflicts call with one fixed reply (what a tiny real model wrote)."""
+
+    name = "fixed"
+
+    def __init__(self, reply: ConflictsReply) -> None:
+        self.reply = reply
+
+    def model_for(self, tier: object) -> str:
+        return "m"
+
+    async def generate(self, request: LLMRequest) -> LLMResponse:
+        return LLMResponse(text=self.reply.model_dump_json(), parsed=self.reply, model="m", backend=self.name)
+
+
+def test_a_conflict_with_one_assumption_on_both_sides_is_dropped_and_repeated_sides_are_listed_once() -> None:
+    same, other = "The accepted value of a thing is what is claimed.", "The accepted value of a thing is the opposite of what is claimed."
+    q = "Is the accepted value of a thing what is claimed?"
+    reply = ConflictsReply(conflicts=[
+        Conflict(assumption_a=same, assumption_b=same.lower().rstrip("."), type="value", settling_question=q),
+        Conflict(assumption_a=other, assumption_b=same, type="value", settling_question=q),
+        Conflict(assumption_a=other, assumption_b=same, type="value", settling_question=q),
+    ])
+    positions = {p: [Position(position="Bitcoin wins.", assumptions=["x"])] for p in IDS}
+    ctx = worldview_ctx(_Conflicts(reply), IDS, TOPIC)  # type: ignore[arg-type]
+    conflicts, warning = asyncio.run(pair_conflicts(ctx, IDS[0], IDS[1], positions, TOPIC))
+    assert len(conflicts) == 2 and all(c.assumption_a == other for c in conflicts)
+    assert warning is not None and warning.level == "warning" and "same assumption" in warning.error
+    [crux] = worldview_cruxes(Worldview(pairs=[PairConflicts(IDS[0], IDS[1], conflicts)]))
+    assert [(s.persona_id, s.statement) for s in crux.yes_side] == [(IDS[0], other)]
+    assert [(s.persona_id, s.statement) for s in crux.no_side] == [(IDS[1], same)]
