@@ -182,13 +182,15 @@ def load_persona(persona_id: str) -> Persona:
 
 
 def display_names(persona_ids: Iterable[str]) -> dict[str, str]:
-    """Display names of personas, for what a reader sees (the id itself when a persona
-    cannot be loaded, e.g. a run read on a machine without its persona library)."""
+    """Display names of personas, for what a reader sees: each read from its contract alone
+    (no beliefs or corpus loaded), the id itself when it cannot be read (e.g. a run read on a
+    machine without its persona library)."""
+    root = persona_root()
     out = {}
     for pid in persona_ids:
         try:
-            out[pid] = load_persona(pid).name
-        except PersonaError:
+            out[pid] = read_json_model(PersonaContract, root / pid / "contract.json").name
+        except (PersonaError, OSError, ValueError):
             out[pid] = pid
     return out
 

@@ -137,3 +137,11 @@ def test_works_from_a_clone_outside_the_repo_cwd(tmp_path: Path, monkeypatch: py
     code = "from crux_lab.personas.loader import persona_root, load_persona; print(persona_root()); print(load_persona('peter-schiff').name)"
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == [str(repo / "data" / "personas"), "Peter Schiff"]
+
+
+def test_display_names_read_each_contract_and_fall_back_to_the_id() -> None:
+    from crux_lab.personas.loader import display_names, load_persona
+
+    names = display_names(["michael-saylor", "no-such-persona"])
+    assert names == {"michael-saylor": load_persona("michael-saylor").name, "no-such-persona": "no-such-persona"}
+    assert names["michael-saylor"] != "michael-saylor"
