@@ -299,6 +299,10 @@ class Crux(Model):
     # Does the statement merely restate the debate topic? (analysis.metrics.restates_topic,
     # stamped at the end of a run; left out of dumps while unset.)
     restates_topic: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    # False: the run cannot say who holds which side (the sides are then empty); True: each side
+    # names at least one persona and none is on both (analysis.sides.tidy_sides, at the end of a
+    # run; left out of dumps while unset).
+    sides_known: bool | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class CommonGround(Model):
@@ -513,6 +517,8 @@ class DebateConfig(Model):
     # of dumps while empty, so the run ids of runs without them stay as they were.
     models: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
     base_url: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # --structured for the openai backend (auto, json_schema, prompt); left out while unset.
+    structured: Literal["auto", "json_schema", "prompt"] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def run_id(self) -> str:
         """Stable id: a hash of the parameters and the seed (see DESIGN.md "One writer")."""
@@ -869,6 +875,49 @@ def parse_event(data: str | bytes | dict[str, Any]) -> DebateEvent:
 # ---------------------------------------------------------------------------
 
 
+class StructuredCheck(Model):
+    """How a model server's replies were held to their JSON schema in one run.
+
+    ``mode`` is what the run used: ``json_schema`` (the schema sent as ``response_format``)
+    or ``prompt`` (the schema stated in the prompt, every reply validated either way).
+    ``canary`` is what a one-off request whose schema admits a single sentinel value showed:
+    the server ``enforced`` the schema, ``ignored`` it (answered HTTP 200 with other text),
+    ``rejected`` it (HTTP 400), or it was ``not checked`` (``--structured prompt``).
+
+    >>> StructuredCheck(mode="prompt", canary="ignored", server="http://127.0.0.1:8080/v1").line()
+    'structured output: prompt contract (the server at http://127.0.0.1:8080/v1 ignored a JSON schema it was sent)'
+    """
+
+    mode: Literal["json_schema", "prompt"]
+    canary: Literal["enforced", "ignored", "rejected", "not checked"]
+    server: str = ""
+    requested: Literal["auto", "json_schema", "prompt"] = "auto"
+
+    def line(self) -> str:
+        mode = "JSON schema (response_format)" if self.mode == "json_schema" else "prompt contract"
+        why = {
+            "enforced": "enforced a JSON schema it was sent",
+            "ignored": "ignored a JSON schema it was sent",
+            "rejected": "refused a JSON schema it was sent",
+            "not checked": "was not checked: --structured prompt",
+        }[self.canary]
+        return f"structured output: {mode} (the server at {self.server} {why})"
+
+    def warning(self) -> str | None:
+        """A warning when the server does not hold replies to a schema it is sent."""
+        if self.canary not in ("ignored", "rejected"):
+            return None
+        if self.mode == "prompt":
+            return (
+                f"the server at {self.server} {self.canary} a JSON schema it was sent (response_format): "
+                f"prompt mode is in use, the schema is stated in each prompt and every reply is validated"
+            )
+        return (
+            f"the server at {self.server} {self.canary} a JSON schema it was sent, but --structured "
+            f"json_schema keeps sending it; use --structured auto or prompt"
+        )
+
+
 class DebateResult(Model):
     """The whole outcome of one debate. Engines fill what applies and leave the rest empty."""
 
@@ -889,9 +938,14 @@ class DebateResult(Model):
     # Accepted but contested claims (graph mode): grounded arguments another persona attacked.
     accepted_claims: list[AcceptedClaim] = Field(default_factory=list)
     camps: list[Camp] = Field(default_factory=list)
+    # The groups camps came from when they overlapped (preferred extensions: a persona's
+    # arguments can sit in several); camps themselves are disjoint (analysis.sides).
+    extensions: list[Camp] = Field(default_factory=list, exclude_if=lambda v: not v)
     concession_trail: list[Concession] = Field(default_factory=list)
     regime: Regime = Regime.unknown
     regime_description: str = ""
+    # How the server held replies to their schema (openai backend; None elsewhere).
+    structured: StructuredCheck | None = Field(default=None, exclude_if=lambda v: v is None)
     positions: list[PersonaPosition] = Field(default_factory=list)
     position_shifts: list[PositionShift] = Field(default_factory=list)
     # seed 03 "mapToDebateOutput": the common output every engine maps to

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from crux_lab.analysis.metrics import run_metrics
 from crux_lab.analysis.quality import mark_event_restates_topic
+from crux_lab.analysis.sides import tidy_sides
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.limits import check_params
-from crux_lab.llm import Backend, LLMError, make_backend, resolve_backend_name
+from crux_lab.llm import Backend, LLMError, check_structured, make_backend, resolve_backend_name
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
 from crux_lab.llm.simulated.scope import check_simulated_topic
 from crux_lab.models import (
@@ -29,6 +30,7 @@ from crux_lab.models import (
     DialogueTurnEvent,
     EngineError,
     MessagePosted,
+    Status,
 )
 from crux_lab.personas.loader import deck_for, load_decks, load_personas, propositions_for
 from crux_lab.scrub import scrub
@@ -73,6 +75,7 @@ class DebateRun:
                 realtime=realtime,
                 models=config.models,
                 base_url=config.base_url,
+                structured=config.structured,
             )
         self.ledger = Ledger(backend, run_id=self.run_id)
         self.result = DebateResult(
@@ -102,19 +105,30 @@ class DebateRun:
             self.event_log.parent.mkdir(parents=True, exist_ok=True)
             log = self.event_log.open("w", encoding="utf-8")
         finished = False
+
+        def record(event: DebateEvent) -> DebateEvent:
+            event = event.model_copy(update={"seq": len(self.result.events)})
+            # Cruxes and cards are stamped restates_topic before the log records them.
+            mark_event_restates_topic(event, self.config.topic)
+            self.result.events.append(event)
+            _collect_turn(self.result, event)
+            if log is not None:
+                log.write(scrub(event.model_dump_json()) + "\n")
+                log.flush()
+            return event
+
         try:
+            # How the server holds replies to their schema, known (and shown) before the first call.
+            check = await check_structured(self.ledger.backend)
+            if check is not None:
+                self.result.structured = check
+                yield record(Status(message=check.line()))
+                if check.warning():
+                    yield record(EngineError(level="warning", purpose="structured_output", error=check.warning() or ""))
             gen = self.engine.run(self.ctx)
             try:
                 async for event in gen:
-                    event = event.model_copy(update={"seq": len(self.result.events)})
-                    # Cruxes and cards are stamped restates_topic before the log records them.
-                    mark_event_restates_topic(event, self.config.topic)
-                    self.result.events.append(event)
-                    _collect_turn(self.result, event)
-                    if log is not None:
-                        log.write(scrub(event.model_dump_json()) + "\n")
-                        log.flush()
-                    yield event
+                    yield record(event)
                     if self._stop:
                         break
                 else:
@@ -136,6 +150,8 @@ class DebateRun:
             # The backend that answered ("replay" only when a cassette answered every call).
             self.result.backend = run_backend(self.result.llm_calls, self.result.backend)
             self.result.duration_s = round(time.perf_counter() - started, 4)
+            # Camps disjoint, crux sides true, names not ids, resolved cards that agree.
+            tidy_sides(self.result, {pid: p.contract.name for pid, p in self.personas.items()})
             # Per-debate metrics; run_metrics never raises, so a metric bug cannot lose a result.
             self.result.metrics = run_metrics(self.result, self.personas)
             if log is not None:

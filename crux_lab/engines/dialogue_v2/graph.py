@@ -27,6 +27,7 @@ from crux_lab.models import (
     Camp,
     CommonGround,
     Crux,
+    CruxSide,
     Label,
     Regime,
 )
@@ -204,6 +205,30 @@ def labelled_sides(sides: Sequence[SideClaims], claims: Mapping[str, str], names
     return " ".join(parts)
 
 
+Sides = tuple[list[CruxSide], list[CruxSide]]
+
+
+def _two_sides(sides: Sequence[SideClaims], claims: Mapping[str, str]) -> Sides:
+    """Who holds which side of a symmetric-difference crux: with exactly two sides, each side's
+    personas with the claims their side holds (else none: the crux cannot say)."""
+    if len(sides) != 2:
+        return [], []
+    yes, no = ([CruxSide(persona_id=p, statement="; ".join(claims.get(str(a), "") for a in sorted(s.arguments, key=str)))
+                for p in s.personas] for s in sides)
+    return yes, no
+
+
+def _assumption_sides(state: ArgumentGraphState, deps: Sequence[str], text: str) -> Sides:
+    """An assumption crux's sides: the speakers of the arguments resting on it hold it; the
+    speakers of arguments attacking those reject it."""
+    holders = list(dict.fromkeys(state.arguments[a].speaker_id for a in deps if a in state.arguments))
+    attackers = list(dict.fromkeys(
+        state.arguments[x.from_arg_id].speaker_id for x in state.attacks.values()
+        if x.to_arg_id in deps and x.from_arg_id in state.arguments
+    ))
+    return [CruxSide(persona_id=p, statement=text) for p in holders], [CruxSide(persona_id=p) for p in attackers]
+
+
 def graph_insights(
     state: ArgumentGraphState, persona_ids: list[str], names: Mapping[str, str] | None = None
 ) -> tuple[list[CommonGround], list[Camp], list[Crux], Regime, str]:
@@ -243,17 +268,21 @@ def graph_insights(
     symdiff = [a for a in args if a in rep.symmetric_difference]
     claims = {a: x.claim for a, x in args.items()}
     if symdiff and rep.sides:
+        yes, no = _two_sides(rep.sides, claims)
         cruxes.append(
             Crux(
                 id="crux-symdiff",
                 statement=labelled_sides(rep.sides, claims, names or {}),
                 source="symmetric_difference",
                 argument_ids=symdiff,
+                yes_side=yes,
+                no_side=no,
             )
         )
     for i, ca in enumerate(rep.crux_assumptions):
         deps = [str(d) for d in ca.dependent_args]
         text = ca.assumption if ca.assumption not in args else args[ca.assumption].claim
+        holders, rejecters = _assumption_sides(state, deps, text)
         cruxes.append(
             Crux(
                 id=f"crux-assumption-{i}",
@@ -263,6 +292,8 @@ def graph_insights(
                 settling_question=ca.settling_question or None,
                 argument_ids=deps,
                 score=ca.centrality,
+                yes_side=holders,
+                no_side=rejecters,
             )
         )
     return common, camps, cruxes, Regime(rep.regime.regime), rep.regime.description

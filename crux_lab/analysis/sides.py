@@ -1,0 +1,165 @@
+"""Camps and crux sides that are true, for every engine (pure; run once per result).
+
+Engines build camps and crux sides in their own ways: preferred extensions (a persona whose
+arguments sit in two extensions lands in two camps), stance signatures, dispute sides, card
+positions. :func:`tidy_sides` brings every result to the same guarantees:
+
+- a persona belongs to at most one camp, so there are never more camps than personas: camps
+  that overlap are regrouped by the set of original camps each persona sits in, and the
+  original groups are kept in :attr:`~crux_lab.models.DebateResult.extensions` (the
+  preferred extensions say more than the camps);
+- every crux names at least one persona on each side and none on both; a crux that cannot
+  say who holds which side has ``sides_known=False`` and empty sides (it never shows one
+  empty side against a full one);
+- camp labels carry display names, never persona ids;
+- a crux card is resolved only when its positions agree.
+
+:func:`side_breaks` lists what breaks these properties (empty when none does).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from crux_lab.models import Camp, Crux, CruxCard, CruxSide, DebateResult
+
+
+def _named(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with every persona id in it replaced by its display name.
+
+    >>> _named("michael-saylor, peter-schiff", {"michael-saylor": "Michael Saylor"})
+    'Michael Saylor, peter-schiff'
+    """
+    for pid, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        if pid != name:
+            text = re.sub(rf"(?<![\w-]){re.escape(pid)}(?![\w-])", name, text)
+    return text
+
+
+def tidy_camps(camps: Sequence[Camp], names: Mapping[str, str]) -> tuple[list[Camp], list[Camp]]:
+    """``(camps, extensions)``: disjoint camps, and the original groups when they overlapped
+    (else no extensions). Personas sharing the same set of original camps form one camp.
+
+    >>> a = Camp(index=0, persona_ids=["h"], argument_ids=["a1"])
+    >>> b = Camp(index=1, persona_ids=["h", "s"], argument_ids=["a2"])
+    >>> c = Camp(index=2, persona_ids=["s"], argument_ids=["a3"])
+    >>> d = Camp(index=3, persona_ids=["p"], argument_ids=["a4"])
+    >>> camps, ext = tidy_camps([a, b, c, d], {"h": "Hayes", "s": "Saylor", "p": "Schiff"})
+    >>> [(k.persona_ids, k.label) for k in camps], len(ext)
+    ([(['h'], 'Hayes'), (['s'], 'Saylor'), (['p'], 'Schiff')], 4)
+    """
+    seen: set[str] = set()
+    overlap = False
+    for camp in camps:
+        members = set(camp.persona_ids)
+        overlap = overlap or bool(members & seen) or len(members) != len(camp.persona_ids)
+        seen |= members
+    if not overlap:
+        out = [c.model_copy(update={"index": i, "label": _named(c.label, names) or _label(c.persona_ids, names)})
+               for i, c in enumerate(camps) if c.persona_ids]
+        return out, []
+    membership: dict[str, tuple[int, ...]] = {}
+    for pid in dict.fromkeys(p for c in camps for p in c.persona_ids):
+        membership[pid] = tuple(i for i, c in enumerate(camps) if pid in c.persona_ids)
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for pid, key in membership.items():
+        groups.setdefault(key, []).append(pid)
+    regrouped: list[Camp] = []
+    for key, group in groups.items():
+        # the arguments the members' extensions share
+        shared = [a for a in camps[key[0]].argument_ids if all(a in camps[k].argument_ids for k in key)]
+        regrouped.append(Camp(index=len(regrouped), persona_ids=group, argument_ids=shared,
+                              label=_label(group, names)))
+    extensions = [c.model_copy(update={"label": _named(c.label, names) or _label(c.persona_ids, names)}) for c in camps]
+    return regrouped, extensions
+
+
+def _label(persona_ids: Sequence[str], names: Mapping[str, str]) -> str:
+    return ", ".join(names.get(p, p) for p in persona_ids)
+
+
+def tidy_crux(crux: Crux) -> Crux:
+    """A crux whose sides are true: a persona named on both sides is named on neither (its
+    statements are kept per side, once per persona); if a side is then empty, the crux says
+    it cannot tell who holds which side (``sides_known=False``, no sides).
+
+    >>> c = Crux(id="c", statement="s", source="dispute", yes_side=[CruxSide(persona_id="a"), CruxSide(persona_id="b")],
+    ...          no_side=[CruxSide(persona_id="b"), CruxSide(persona_id="c")])
+    >>> t = tidy_crux(c)
+    >>> [s.persona_id for s in t.yes_side], [s.persona_id for s in t.no_side], t.sides_known
+    (['a'], ['c'], True)
+    >>> tidy_crux(Crux(id="d", statement="s", source="symmetric_difference")).sides_known
+    False
+    """
+    both = {s.persona_id for s in crux.yes_side} & {s.persona_id for s in crux.no_side}
+    yes = _dedupe([s for s in crux.yes_side if s.persona_id not in both])
+    no = _dedupe([s for s in crux.no_side if s.persona_id not in both])
+    if not yes or not no:
+        return crux.model_copy(update={"yes_side": [], "no_side": [], "sides_known": False})
+    return crux.model_copy(update={"yes_side": yes, "no_side": no, "sides_known": True})
+
+
+def _dedupe(sides: Sequence[CruxSide]) -> list[CruxSide]:
+    out: list[CruxSide] = []
+    for s in sides:
+        if not any(o.persona_id == s.persona_id and o.statement == s.statement for o in out):
+            out.append(s)
+    return out
+
+
+def cards_agree(card: CruxCard) -> bool:
+    """Do the card's personas all hold the same definite position (YES or NO)?"""
+    positions = {p.position.value for p in card.personas.values()}
+    return len(positions) == 1 and positions <= {"YES", "NO"}
+
+
+def tidy_card(card: CruxCard) -> CruxCard:
+    """A card marked resolved while its positions still differ is not resolved: it stays open,
+    and its resolution text (a concession, say) is kept as a note."""
+    if card.resolved and not cards_agree(card):
+        return card.model_copy(update={"resolved": False})
+    return card
+
+
+def tidy_sides(result: DebateResult, names: Mapping[str, str]) -> None:
+    """Apply the guarantees above to ``result`` in place (idempotent)."""
+    result.camps, extensions = tidy_camps(result.camps, names)
+    if extensions:
+        result.extensions = extensions
+    result.cruxes = [tidy_crux(c) for c in result.cruxes]
+    result.crux_cards = [tidy_card(c) for c in result.crux_cards]
+
+
+def side_breaks(result: DebateResult) -> list[str]:
+    """What in ``result`` breaks the camp and side properties, one line each (empty: none)."""
+    out: list[str] = []
+    personas = set(result.config.persona_ids)
+    seen: dict[str, int] = {}
+    for camp in result.camps:
+        for pid in camp.persona_ids:
+            if pid in seen:
+                out.append(f"{pid} is in camps {seen[pid]} and {camp.index}")
+            seen[pid] = camp.index
+            if pid not in personas:
+                out.append(f"camp {camp.index} names {pid}, not a persona of the debate")
+        if any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", camp.label) for p in personas if "-" in p):
+            out.append(f"camp {camp.index} is labelled with a persona id: {camp.label!r}")
+    if len(result.camps) > len(personas):
+        out.append(f"{len(result.camps)} camps for {len(personas)} personas")
+    for crux in result.cruxes:
+        yes = {s.persona_id for s in crux.yes_side}
+        no = {s.persona_id for s in crux.no_side}
+        if yes & no:
+            out.append(f"crux {crux.id}: {sorted(yes & no)} on both sides")
+        if crux.sides_known is False:
+            if yes or no:
+                out.append(f"crux {crux.id}: sides unknown but named")
+        elif not yes or not no:
+            out.append(f"crux {crux.id}: an empty side and not labelled as unknown")
+        if (yes | no) - personas:
+            out.append(f"crux {crux.id}: names {sorted((yes | no) - personas)}, not personas of the debate")
+    for card in result.crux_cards:
+        if card.resolved and not cards_agree(card):
+            out.append(f"card {card.id}: resolved while its positions differ")
+    return out
