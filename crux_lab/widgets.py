@@ -17,10 +17,12 @@ browser or a kernel: feed it events and read :attr:`DebateConsole.state` or the 
 from __future__ import annotations
 
 import asyncio
-import os
+import json
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import ipywidgets as w
 
@@ -31,6 +33,7 @@ from crux_lab.models import (
     CruxMessage,
     CruxProposed,
     CruxRoomSpawning,
+    DCGState,
     DCGUpdate,
     DebateComplete,
     DebateEvent,
@@ -49,10 +52,22 @@ from crux_lab.models import (
 )
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
-from crux_lab.viz.transcript import crux_cards_html, transcript_html
+from crux_lab.viz.transcript import (
+    camps_html,
+    crux_cards_html,
+    cruxes_html,
+    disputes_html,
+    regime_text,
+    transcript_html,
+)
 
 BACKENDS = ("simulated", "auto", "anthropic", "replay")
 TRANSCRIPT_TAIL = 60  # turns shown live; the full transcript is in the result
+# What each engine builds, known before its first event: "graph" (IN/OUT/UNDEC), "dcg"
+# (disputes, stances, reasons), "rooms" (disagreements, crux rooms, cards); the others
+# (blackboard engines, one-call baselines) show their cruxes when they finish.
+ENGINE_STRUCTURE = {"dialogue": "graph", "graph": "graph", "dcg": "dcg", "panel": "rooms", "crux_rooms": "rooms"}
+LINK_STYLE = "color:#1a5fb4;text-decoration:underline;font-weight:bold"
 
 
 @dataclass
@@ -69,6 +84,7 @@ class ConsoleState:
     disputes: int = 0
     stances: int = 0
     reasons: int = 0
+    dcg: DCGState = field(default_factory=DCGState)  # the latest dispute graph (dcg)
     disagreements: int = 0
     rooms: int = 0
     phase: str = ""
@@ -114,16 +130,17 @@ class DebateConsole:
         # column-reverse keeps the scroll position at the bottom: the newest turn stays in view.
         self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd",
                                                  display="flex", flex_flow="column-reverse"))
-        self.cards = w.HTML()
+        self.cards = w.HTML()  # the findings: disputes, cruxes, cards and camps, as the engine makes them
         self.report_button = w.Button(description="open report", icon="file", disabled=True,
                                       tooltip="Write this run's offline HTML report and link to it")
         self.report_link = w.HTML()
         self.report_button.on_click(lambda _b: self.open_report())
         self.deck.observe(self._deck_changed, names="value")
+        self.engine.observe(self._engine_changed, names="value")
         self.run_button.on_click(lambda _b: self.start())
         self.stop_button.on_click(lambda _b: self.stop())
         self._deck_changed()
-        self._render()
+        self.reset()
         self.widget = w.VBox([
             w.HBox([self.deck, self.engine, self.backend]),
             w.HBox([self.personas, w.VBox([self.seed, self.max_turns])]),
@@ -132,7 +149,7 @@ class DebateConsole:
             self.report_link,
             w.HBox([self.counts, self.cost]),
             self.transcript,
-            w.HTML("<b>crux cards</b>"),
+            w.HTML("<b>findings</b>"),
             self.cards,
         ])
 
@@ -153,10 +170,14 @@ class DebateConsole:
         self.topic.options = list(deck.topics) if deck else []
         self.topic.value = deck.topics[0] if deck and deck.topics else ""
 
+    def _engine_changed(self, _change: Any = None) -> None:
+        if not self.run_button.disabled:  # not while a debate runs
+            self.reset()
+
     # -- events -----------------------------------------------------------------------------
 
     def reset(self) -> None:
-        self.state = ConsoleState()
+        self.state = ConsoleState(structure=ENGINE_STRUCTURE.get(str(self.engine.value), ""))
         self.result = None
         self.run_folder = self.report_path = None
         self.report_button.disabled = True
@@ -181,6 +202,7 @@ class DebateConsole:
         elif isinstance(event, DCGUpdate):
             s.structure = "dcg"
             s.disputes, s.stances, s.reasons = len(event.dcg.disputes), len(event.dcg.stances), len(event.dcg.reasons)
+            s.dcg = event.dcg
         elif event.type == "disagreement_detected":
             s.structure = s.structure or "rooms"
             s.disagreements += 1
@@ -211,21 +233,47 @@ class DebateConsole:
             counts = f"<b>disputes {s.disputes}</b> · stances {s.stances} · reasons {s.reasons}"
         elif s.structure == "rooms":
             counts = f"<b>crux cards {len(s.cards)}</b> · crux rooms {s.rooms} · disagreements detected {s.disagreements}"
-        else:  # an argument graph, or nothing yet
+        elif s.structure == "graph":
             counts = (f'<span style="color:#1a9850"><b>IN {c["IN"]}</b></span> · '
                       f'<span style="color:#d73027"><b>OUT {c["OUT"]}</b></span> · '
                       f'<span style="color:#777"><b>UNDEC {c["UNDEC"]}</b></span>')
+        else:  # an engine without a live structure: turns now, cruxes when it finishes
+            found = f" · cruxes {len(self.result.cruxes)}" if self.result is not None else ""
+            counts = f"<b>turns {len(s.turns)}</b>{found}"
         self.counts.value = counts + (f" · proposed cruxes {len(s.proposed)}" if s.proposed else "")
         modelled = " (modelled, not billed)" if self.backend.value in ("simulated", "replay") else ""
         self.cost.value = f"&nbsp; cost so far <b>${s.cost_usd:.4f}</b>{modelled} ({s.calls} calls)"
         tail = s.turns[-TRANSCRIPT_TAIL:]
         more = f"<div><i>… {len(s.turns) - len(tail)} earlier turns (all in the report)</i></div>" if len(s.turns) > len(tail) else ""
         self.transcript.value = more + transcript_html(tail, names=self.names).html if tail else "<i>(no turns yet)</i>"
-        self.cards.value = crux_cards_html(s.cards, names=self.names).html
+        self.cards.value = self.findings_html()
         if s.errors:
             self.status.value = f'<span style="color:#d73027">error: {esc(s.errors[-1])}</span>'
         elif last:
             self.status.value = f"{esc(s.phase)} · {s.events} events · {len(s.turns)} turns · last: {esc(last)}"
+
+    def findings_html(self) -> str:
+        """What the engine found, in its own shape: dcg's disputes with their two sides, the
+        cruxes with who holds which side, panel's crux cards; when the run ends, its cruxes,
+        cards, camps and regime as saved."""
+        s, names = self.state, self.names
+        parts: list[str] = []
+        r = self.result
+        if r is not None:
+            parts.append(f"<div><b>regime</b>: {esc(regime_text(r))}</div>")
+            parts.append(camps_html(r.camps, r.extensions).html)
+        if s.structure == "dcg" or s.dcg.disputes:
+            parts.append(f"<div><b>disputes ({len(s.dcg.disputes)})</b></div>" + disputes_html(s.dcg, names=names).html)
+        if r is not None:
+            parts.append(f"<div><b>cruxes ({len(r.cruxes)})</b></div>" + cruxes_html(r.cruxes, names=names).html)
+        elif s.proposed:
+            parts.append("<div><b>proposed cruxes</b></div><ul>" + "".join(f"<li>{esc(p)}</li>" for p in s.proposed) + "</ul>")
+        cards = r.crux_cards if r is not None else s.cards
+        if cards or s.structure == "rooms":
+            parts.append(f"<div><b>crux cards ({len(cards)})</b></div>" + crux_cards_html(cards, names=names).html)
+        if not parts:
+            parts.append("<div><i>(nothing found yet)</i></div>")
+        return "".join(parts)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -253,6 +301,7 @@ class DebateConsole:
             self.run_button.disabled, self.stop_button.disabled = False, True
         self.result = run.result
         self.save(run.result)
+        self._render("finished")
         done = "complete" if run.result.complete else "stopped (incomplete)"
         if not self.state.errors:
             self.status.value = f"{done} · run {esc(run.run_id)} · {len(self.state.turns)} turns · {esc(self.state.saved)}"
@@ -281,24 +330,34 @@ class DebateConsole:
         self.report_button.disabled = False
 
     def open_report(self) -> Path | None:
-        """Write the finished run's offline HTML report (``reports/<run_id>.html``) and show a link."""
-        from crux_lab.report import ReportError, run_report
+        """Write the finished run's offline HTML report and show a link that opens it in a new
+        browser tab, served by the Jupyter server this console runs under (wherever it was
+        started: a report outside the server's folder is written under the notebook's folder).
+        The link appears only once the report is written, so it never opens an empty page."""
+        from crux_lab.report import ReportError, reports_dir, run_report
 
         if self.result is None or self.run_folder is None:
+            self.report_link.value = "<i>no finished run yet: run a debate first</i>"
             return None
         self.report_link.value = "<i>writing the report…</i>"
+        server = jupyter_server()
+        target = reports_dir() / f"{self.result.run_id}.html"
+        if server is not None and served_path(target, server) is None:
+            target = Path.cwd() / "reports" / target.name
         try:
-            info = run_report(str(self.run_folder))
+            info = run_report(str(self.run_folder), target, db=self.db)
         except (ReportError, LookupError, OSError) as exc:
             self.report_link.value = f'<span style="color:#d73027">report failed: {esc(exc)}</span>'
             return None
         self.report_path = info.path
-        try:  # a link relative to the notebook's folder opens in JupyterLab
-            href = os.path.relpath(info.path, Path.cwd())
-        except ValueError:
-            href = info.path.as_uri()
-        self.report_link.value = (f'report: <a href="{esc(href)}" target="_blank">{esc(info.path.name)}</a> '
-                                  f"({info.size_bytes / 1e6:.1f} MB, offline) · <code>{esc(info.path)}</code>")
+        href = served_path(info.path, server) if server is not None else None
+        where = f"<code>{esc(info.path)}</code>"
+        if href is None:  # no Jupyter server (e.g. another front end): the file itself
+            href = info.path.resolve().as_uri()
+            where += " (if the link does not open, open this file in a browser)"
+        self.report_link.value = (f'<a class="cl-report-link" href="{esc(href)}" target="_blank" rel="noopener" '
+                                  f'style="{LINK_STYLE}">open the report of this run</a> '
+                                  f"({info.size_bytes / 1e6:.1f} MB, offline, opens in a new tab) · {where}")
         return info.path
 
     def start(self) -> asyncio.Future[Any] | DebateResult | None:
@@ -327,3 +386,58 @@ class DebateConsole:
         if self.run is not None:
             self.run.stop()
             self.status.value = "stopping…"
+
+
+def jupyter_server() -> dict[str, Any] | None:
+    """The Jupyter server this kernel runs under (its ``jpserver-*.json`` info: ``root_dir``,
+    ``base_url``, ``url``, ``token``), or None outside one. With several servers running, the
+    one that lists this kernel; else the one whose folder holds the current folder."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        return None
+    servers = list(list_running_servers())
+    here = [s for s in servers if served_path(Path.cwd(), s) is not None] or servers
+    if len(here) <= 1:
+        return here[0] if here else None
+    kernel = _kernel_id()
+    for s in here:
+        if kernel and kernel in _kernel_ids(s):
+            return s
+    return max(here, key=lambda s: len(str(s.get("root_dir", ""))))
+
+
+def served_path(path: Path, server: dict[str, Any]) -> str | None:
+    """The URL path at which ``server`` serves ``path`` as a file (new tab), or None when the
+    file is outside the server's folder.
+
+    >>> served_path(Path("/w/reports/a b.html"), {"root_dir": "/w", "base_url": "/lab-x/"})
+    '/lab-x/files/reports/a%20b.html'
+    >>> served_path(Path("/elsewhere/a.html"), {"root_dir": "/w", "base_url": "/"}) is None
+    True
+    """
+    root = Path(str(server.get("root_dir", ""))).expanduser()
+    try:
+        rel = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return None
+    return str(server.get("base_url", "/")).rstrip("/") + "/files/" + quote(rel.as_posix())
+
+
+def _kernel_id() -> str:
+    try:
+        from ipykernel.connect import get_connection_file
+
+        return Path(get_connection_file()).stem.removeprefix("kernel-")
+    except Exception:  # not in a kernel
+        return ""
+
+
+def _kernel_ids(server: dict[str, Any]) -> set[str]:
+    url = str(server.get("url", "")).rstrip("/") + "/api/kernels"
+    request = urllib.request.Request(url, headers={"Authorization": f"token {server.get('token', '')}"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:  # noqa: S310 (the local server)
+            return {str(k.get("id")) for k in json.loads(reply.read())}
+    except (OSError, ValueError):
+        return set()

@@ -11,7 +11,17 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.models import Crux, CruxCard, CruxSide, DebateResult, DialogueTurn, LLMCall, Usage
+from crux_lab.models import (
+    Camp,
+    Crux,
+    CruxCard,
+    CruxSide,
+    DCGState,
+    DebateResult,
+    DialogueTurn,
+    LLMCall,
+    Usage,
+)
 from crux_lab.viz._text import HTMLBlock, esc, short_title
 
 MOVE_COLORS: dict[str, str] = {
@@ -120,22 +130,74 @@ def crux_cards_html(cards: Sequence[CruxCard], *, names: dict[str, str] | None =
         return HTMLBlock("<div><i>(no crux cards)</i></div>")
     out = []
     for card in cards:
+        falsifiers = any((pos.falsifier or "").strip() for pos in card.personas.values())
         rows = "".join(
-            f'<tr><td><b>{esc(names.get(pid, pid))}</b></td>'
+            f'<tr><td style="white-space:nowrap"><b>{esc(names.get(pid, pid))}</b></td>'
             f'<td style="color:{POSITION_COLORS.get(pos.position.value, "#333")};font-weight:bold">{esc(pos.position.value)}</td>'
-            f"<td>{esc(pos.reasoning)}</td><td>{esc(pos.falsifier or '')}</td></tr>"
+            f"<td>{esc(pos.reasoning)}</td>" + (f"<td>{esc(pos.falsifier or '')}</td>" if falsifiers else "") + "</tr>"
             for pid, pos in card.personas.items()
         )
-        status = "resolved: " + esc(card.resolution or "") if card.resolved else "unresolved"
+        positions = {pos.position.value for pos in card.personas.values()}
+        if card.resolved and len(positions) == 1 and positions <= {"YES", "NO"}:
+            status = "resolved: " + esc(card.resolution or f"everyone answers {positions.pop()}")
+        elif card.resolution:  # a concession whose positions still differ: open, with the note
+            status = "open (positions still differ) · " + esc(card.resolution)
+        else:
+            status = "open"
+        head = "<th>persona</th><th>position</th><th>reasoning</th>" + ("<th>would change if</th>" if falsifiers else "")
         out.append(
             '<div class="cl-card" style="border:1px solid #ccc;border-radius:6px;padding:8px;margin:8px 0">'
             f'<div><b>{esc(card.question)}</b> <span style="background:#fdb863;border-radius:3px;padding:0 5px">'
             f"{esc(card.disagreement_type.value)}</span> <i>{status}</i></div>"
             f'<div style="margin:4px 0">{esc(card.diagnosis)}</div>'
-            '<table class="cl-table" style="font-size:90%"><tr><th>persona</th><th>position</th><th>reasoning</th><th>would change if</th></tr>'
-            f"{rows}</table></div>"
+            f'<table class="cl-table" style="font-size:90%;width:100%">{head}{rows}</table></div>'
         )
     return HTMLBlock("".join(out))
+
+
+def disputes_html(dcg: DCGState, *, names: Mapping[str, str] | None = None) -> HTMLBlock:
+    """A dispute-centric graph's disputes, each with its two sides: who answers YES, who NO.
+
+    >>> from crux_lab.models import Dispute, Stance
+    >>> d = DCGState(disputes=[Dispute(id="d1", question="Is <it> money?")],
+    ...              stances=[Stance(id="s1", dispute_id="d1", speaker_id="a", side="YES", statement="It is."),
+    ...                       Stance(id="s2", dispute_id="d1", speaker_id="b", side="NO", statement="No.")])
+    >>> h = disputes_html(d, names={"a": "Ann"}).html
+    >>> "Is &lt;it&gt; money?" in h and "<b>Ann</b>: It is." in h and "d1" not in h
+    True
+    """
+    names = names or {}
+    if not dcg.disputes:
+        return HTMLBlock("<div><i>(no disputes yet)</i></div>")
+
+    def side(did: str, value: str) -> str:
+        held = [s for s in dcg.stances if s.dispute_id == did and s.side.value == value]
+        return "<br>".join(f"<b>{esc(names.get(s.speaker_id, s.speaker_id))}</b>: {esc(s.statement)}" for s in held) or "<i>nobody yet</i>"
+
+    rows = "".join(
+        f"<tr><td>{esc(d.question)}</td><td>{'open' if d.active else 'closed'}</td>"
+        f"<td>{side(d.id, 'YES')}</td><td>{side(d.id, 'NO')}</td></tr>"
+        for d in dcg.disputes
+    )
+    return HTMLBlock('<table class="cl-table cl-disputes" style="width:100%"><tr><th>dispute</th><th>status</th>'
+                     f"<th>YES</th><th>NO</th></tr>{rows}</table>")
+
+
+def camps_html(camps: Sequence[Camp], extensions: Sequence[Camp] = ()) -> HTMLBlock:
+    """The camps in words (labels carry display names), and the preferred extensions when they
+    say more than the camps.
+
+    >>> camps_html([Camp(index=0, persona_ids=["a"], label="Ann")]).html
+    '<div><b>camps</b>: Ann</div>'
+    """
+    if not camps:
+        return HTMLBlock("<div><b>camps</b>: <i>none found</i></div>")
+    text = " · ".join(esc(c.label) for c in camps)
+    more = ""
+    if extensions:
+        more = (f'<div style="color:#555">the argument graph has {len(extensions)} preferred extensions, '
+                "each held by: " + " · ".join(esc(e.label) for e in extensions) + "</div>")
+    return HTMLBlock(f"<div><b>camps</b>: {text}</div>{more}")
 
 
 def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
@@ -227,10 +289,14 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
     def settle(c: Crux) -> str:
         return "" if (c.settling_question or "").strip() == c.statement.strip() else (c.settling_question or "")
 
+    def sides(c: Crux) -> str:
+        if c.yes_side and c.no_side:
+            return f"<td>{side(c.yes_side)}</td><td>{side(c.no_side)}</td>"
+        return '<td colspan="2"><i>this run cannot say who holds which side</i></td>'
+
     rows = "".join(
-        f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else '')}</td>"
-        f"<td>{esc(CRUX_SOURCES.get(c.source, c.source))}</td><td>{side(c.yes_side)}</td>"
-        f"<td>{side(c.no_side)}</td><td>{esc(settle(c))}</td></tr>"
+        f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else 'not typed')}</td>"
+        f"<td>{esc(CRUX_SOURCES.get(c.source, c.source))}</td>{sides(c)}<td>{esc(settle(c))}</td></tr>"
         for c in cruxes
     )
     return HTMLBlock(
@@ -252,6 +318,26 @@ def cost_text(cost_usd: float, backend: str) -> str:
     return f"${cost_usd:.4f}" + (" (modelled, not billed)" if backend in MODELLED_BACKENDS else "")
 
 
+def regime_text(result: DebateResult) -> str:
+    """The regime once: its description when that already names it, else ``regime: description``.
+
+    >>> from crux_lab.models import DebateConfig, Regime
+    >>> r = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["a", "b"]), engine="dcg",
+    ...                  backend="simulated", regime=Regime.polarized, regime_description="Polarized: 2 disputes.")
+    >>> regime_text(r)
+    'Polarized: 2 disputes.'
+    >>> regime_text(r.model_copy(update={"regime_description": "2 of 4 claims disputed."}))
+    'polarized: 2 of 4 claims disputed.'
+    >>> regime_text(r.model_copy(update={"regime": Regime.no_disagreement_found, "regime_description": ""}))
+    'no disagreement found'
+    """
+    word = result.regime.value.replace("_", " ")
+    text = result.regime_description.strip()
+    if not text:
+        return word
+    return text if text.lower().startswith(word) else f"{word}: {text}"
+
+
 def run_header_html(result: DebateResult, names: dict[str, str] | None = None) -> HTMLBlock:
     """One line per fact: run id, engine, backend, regime, completeness and counts."""
     cfg = result.config
@@ -261,7 +347,7 @@ def run_header_html(result: DebateResult, names: dict[str, str] | None = None) -
         ("topic", cfg.topic), ("run", result.run_id), ("engine", result.engine), ("backend", result.backend),
         ("personas", ", ".join(names.get(p, p) for p in cfg.persona_ids)), ("seed", cfg.seed),
         ("status", status + (f" ({result.error})" if result.error else "")),
-        ("regime", result.regime.value + (f": {result.regime_description}" if result.regime_description else "")),
+        ("regime", regime_text(result)),
         ("turns / cruxes / cards", f"{len(result.transcript)} / {len(result.cruxes)} / {len(result.crux_cards)}"),
         ("calls / tokens / cost", f"{result.usage.calls} / {result.usage.input_tokens + result.usage.output_tokens:,} / "
                                   f"{cost_text(result.usage.cost_usd, result.backend)}"),

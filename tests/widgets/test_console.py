@@ -148,3 +148,54 @@ def test_panel_counts_cards_rooms_and_disagreements_and_shows_names() -> None:
     assert "michael-saylor</b>" not in console.transcript.value
     # The transcript box keeps its scroll at the bottom: the newest turn stays in view.
     assert console.transcript.layout.flex_flow == "column-reverse" and console.transcript.layout.overflow == "auto"
+
+
+def test_counts_fit_the_engine_before_any_event() -> None:
+    console = DebateConsole(deck="crypto", engine="dcg")
+    assert "disputes 0" in console.counts.value and "IN 0" not in console.counts.value
+    console.engine.value = "blitz"
+    assert "turns 0" in console.counts.value and "IN" not in console.counts.value
+    console.engine.value = "dialogue"
+    assert "IN 0" in console.counts.value
+
+
+def test_dcg_findings_show_disputes_with_two_sides_and_the_cruxes() -> None:
+    from crux_lab.viz._text import esc
+
+    console = DebateConsole(deck="crypto", engine="dcg", max_turns=6)
+    result = console.start()
+    assert result is not None and result.cruxes
+    names = console.names
+    html = console.cards.value
+    assert "(no crux cards)" not in html and f"cruxes ({len(result.cruxes)})" in html
+    for crux in result.cruxes:
+        assert esc(crux.statement) in html
+        assert crux.sides_known and all(names[s.persona_id] in html for s in [*crux.yes_side, *crux.no_side])
+    assert "<th>YES</th><th>NO</th>" in html  # the disputes table
+    assert not any(pid in html for pid in result.config.persona_ids)  # display names, not ids
+    assert "IN 0" not in console.counts.value
+
+
+def test_dialogue_findings_show_cruxes_camps_and_one_regime_label() -> None:
+    console = DebateConsole(deck="crypto", engine="dialogue", max_turns=6)
+    result = console.start()
+    assert result is not None and result.cruxes
+    html = console.cards.value
+    assert f"cruxes ({len(result.cruxes)})" in html and "<b>camps</b>" in html
+    assert "polarized: Polarized" not in html and "partial: Partial" not in html
+
+
+def test_the_report_link_is_served_by_the_jupyter_server(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import crux_lab.widgets as widgets
+
+    server = {"root_dir": str(tmp_path), "base_url": "/", "url": "http://127.0.0.1:1/", "token": "t"}
+    monkeypatch.setattr(widgets, "jupyter_server", lambda: server)
+    monkeypatch.chdir(tmp_path)  # a lab started elsewhere than the checkout: the report goes under it
+    console = DebateConsole(deck="crypto", engine="blitz", max_turns=4, runs_dir=tmp_path / "runs", db=tmp_path / "c.duckdb")
+    assert console.open_report() is None and "run a debate first" in console.report_link.value
+    result = console.start()
+    assert result is not None
+    path = console.open_report()
+    assert path == tmp_path / "reports" / f"{result.run_id}.html" and path.stat().st_size > 1_000_000
+    assert f'href="/files/reports/{result.run_id}.html"' in console.report_link.value
+    assert 'target="_blank"' in console.report_link.value and "text-decoration:underline" in console.report_link.value
