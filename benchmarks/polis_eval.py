@@ -1,0 +1,129 @@
+"""Cruxes against human opinion data: every vendored Polis conversation through the engines.
+
+    .venv/bin/python benchmarks/polis_eval.py                       # the simulator (a plumbing check)
+    .venv/bin/python benchmarks/polis_eval.py --backend openai --base-url http://127.0.0.1:8080/v1 \\
+        [--model-strong M --model-fast M] [--engines direct,cot,dcg,panel] [--max-turns 8] [--seeds 0,1]
+
+For each conversation in ``--data`` (default ``tests/data/polis``, the six of
+``../shared/data/polis``; CC BY 4.0, The Computational Democracy Project) it computes the
+ground truth from the votes (:mod:`crux_lab.analysis.polis_truth`), writes one persona per
+opinion group, debates each engine and seed, and scores by text
+(:mod:`crux_lab.analysis.polis_eval`): crux precision, recall@k (with the ceiling: the share of
+the top k that some persona holds), false common ground, camp ARI, calls and wall time. A
+conversation whose votes cannot give a ground truth is listed with the reason and left out.
+
+Run folders and persona libraries go to ``benchmarks/results/polis-<backend>/`` (a rerun reuses
+finished debates), scores into ``benchmarks/results/polis_eval-<backend>.duckdb`` (``metrics``)
+and ``benchmarks/results/polis_eval-<backend>.json``; the Markdown table is printed for
+``benchmarks/README.md``. Numbers, not asserts. On the simulator the personas say exactly what
+their stances say, so its numbers check the plumbing, not the engines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from crux_lab.analysis.eval_cli import parse_seeds, with_interval  # noqa: E402
+from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
+from crux_lab.analysis.polis_eval import prepare, run_polis_eval, summarize  # noqa: E402
+
+DEFAULT_ENGINES = "direct,cot,blitz,classical,graph,dialogue,dcg,panel,crux_rooms"
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The per-engine summary as a Markdown table."""
+    head = ["engine", "debates", "crux precision [95% CI]", "recall@k [95% CI]", "recall ceiling",
+            "false common ground", "camp ARI", "calls", "wall s"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def num(v: float) -> str:
+        return "–" if math.isnan(v) else f"{v:.2f}"
+
+    for r in rows:
+        lines.append("| " + " | ".join([
+            r["engine"], str(r["debates"]), with_interval(r["precision"], r["precision_ci"]).replace("—", "–"),
+            with_interval(r["recall_at_k"], r["recall_ci"]).replace("—", "–"), num(r["recall_ceiling"]),
+            f"{r['false_common_ground']} of {r['common_ground']}", num(r["camp_ari"]), str(r["calls"]),
+            f"{r['wall_s']:.0f}",
+        ]) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "polis")
+    ap.add_argument("--engines", default=DEFAULT_ENGINES)
+    ap.add_argument("--backend", default="simulated", help="simulated | openai | anthropic")
+    ap.add_argument("--base-url", default=None)
+    ap.add_argument("--model-strong", default=None)
+    ap.add_argument("--model-fast", default=None)
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--max-turns", type=int, default=30)
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    args = ap.parse_args()
+
+    from crux_lab.cli import _backend_choice, _llm_settings
+
+    backend = _backend_choice(args.backend, None)
+    models, url = _llm_settings(backend, args.base_url, args.model_strong, args.model_fast, None)
+    seeds = parse_seeds(args.seeds)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    tag = backend if backend == "simulated" else f"{backend}-{models.get('strong', 'model')}".replace("/", "_")
+    work = args.out / f"polis-{tag}"
+    db = args.out / f"polis_eval-{tag}.duckdb"
+    started = time.perf_counter()
+    scores, conversations, skipped, failures = [], [], {}, {}
+    for folder in list_conversations(args.data):
+        try:
+            setup = prepare(folder, work / "library" / folder.name, k=args.k)
+        except PolisDataError as exc:
+            skipped[folder.name] = str(exc)
+            print(f"{folder.name}: left out: {exc}", flush=True)
+            continue
+        t = setup.truth
+        print(f"{t.conversation}: {len(setup.minds)} personas, top {t.k} divisive {', '.join(t.top_divisive)}", flush=True)
+        run = run_polis_eval(
+            setup, engines, work, backend=backend, seeds=seeds, max_turns=args.max_turns, models=models,
+            base_url=url, db=db,
+            on_result=lambda s: print(f"  {s.engine} s{s.seed}: items {s.n_items}, P {s.precision:.2f}, "
+                                      f"R@{s.k} {s.recall_at_k:.2f}, false CG {s.false_common_ground}, "
+                                      f"ARI {s.camp_ari:.2f}, {s.calls} calls, {s.wall_s:.1f}s"
+                                      + (" (reused)" if s.resumed else ""), flush=True),
+        )
+        scores += run.scores
+        failures.update({f"{t.conversation}/{k}": v for k, v in run.failures.items()})
+        conversations.append({"conversation": t.conversation, "topic": setup.library.topic,
+                              "groups": t.group_sizes, "statements": len(t.statements),
+                              "divisive": len(t.divisive), "consensus": len(t.consensus),
+                              "top_divisive": list(t.top_divisive), "personas": list(setup.library.persona_ids),
+                              "skipped_groups": setup.skipped})
+    rows = summarize(scores)
+    table = markdown(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / f"polis_eval-{tag}.json"
+    out.write_text(json.dumps({
+        "backend": backend, "models": models, "base_url": url, "engines": engines, "seeds": seeds,
+        "max_turns": args.max_turns, "k": args.k, "wall_s": round(time.perf_counter() - started, 1),
+        "conversations": conversations, "left_out": skipped, "failures": failures, "summary": rows,
+        "scores": [asdict(s) for s in scores], "table": table,
+    }, indent=1, default=str))
+    print()
+    print(table)
+    for key, err in failures.items():
+        print(f"failed {key}: {err}")
+    print(f"\nwrote {out} and {db}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,508 @@
+"""``crux-lab eval polis``: do the engines find the statements real people divide on?
+
+Ground truth and personas come from :mod:`crux_lab.analysis.polis_truth` (the votes alone).
+One debate per engine and seed runs on the conversation's topic with one persona per Polis
+opinion group; each debate is scored **by text** with the calibrated matcher
+(:mod:`crux_lab.analysis.textmatch`, :mod:`crux_lab.analysis.calibration`), never by ids:
+
+- every crux item (crux cards, cruxes, DCG disputes: :func:`~crux_lab.analysis.metrics.crux_texts`)
+  is matched to its closest statement of the conversation (every statement that is not
+  moderated out, not only the personas'), by MiniLM cosine at the calibrated threshold; an item
+  below recovery's specificity floor (:data:`~crux_lab.analysis.recovery.GENERIC_FLOOR`)
+  matches nothing;
+- **crux precision** = items whose match is a divisive statement / items (``nan`` when the
+  debate reported none);
+- **recall@k** = top-k divisive statements matched by some item / k;
+- **false common ground** = common-ground items whose match is a divisive statement;
+- **camp ARI** = adjusted Rand index between Polis's groups and the engine's camps over the
+  participants (each participant takes the camp of its group's persona; a persona in no camp
+  is a camp of its own); ``nan`` when the engine reports no camps.
+
+The simulator debates only its deck's topics (``llm/simulated/scope.py``); the persona library
+written for a conversation is a deck whose topic is the debate topic and whose propositions are
+the personas' statements, so the simulator runs it exactly as it runs recovery's planted
+scenarios (``--library``): a plumbing check, since its personas say what their stances say.
+Real models (``--backend openai``/``anthropic``) debate the same library.
+
+Run folders go to ``<workdir>/runs/``; a debate whose folder is complete and valid is not run
+again (the run id hashes the configuration, whose ``deck`` carries a digest of the personas).
+Scores land in the ``metrics`` table (names :data:`METRIC_NAMES`, details in
+``polis_crux_precision``'s ``detail``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from crux_lab.analysis.polis import PolisConversation, PolisDataError, load_conversation
+from crux_lab.analysis.polis_truth import (
+    GroupMind,
+    PolisLibrary,
+    PolisTruth,
+    debate_topic,
+    ground_truth,
+    group_minds,
+    write_polis_library,
+)
+from crux_lab.models import Camp, DebateConfig, DebateResult
+
+__all__ = [
+    "METRIC_NAMES",
+    "PolisEvalRun",
+    "PolisScore",
+    "PolisSetup",
+    "StatementMatch",
+    "camp_ari",
+    "match_statements",
+    "prepare",
+    "run_polis_eval",
+    "score_debate",
+    "summarize",
+]
+
+METRIC_NAMES = ("polis_crux_precision", "polis_recall_at_k", "polis_false_common_ground", "polis_camp_ari")
+
+
+@dataclass(frozen=True)
+class StatementMatch:
+    text: str
+    kind: str  # "card" | "crux" | "dispute" | "common_ground"
+    statement: str | None  # the closest statement at or above the threshold, else None
+    closest: str | None  # the closest statement, whatever its score
+    score: float | None  # cosine with the closest statement (None: generic item)
+    divisive: bool
+
+
+def match_statements(
+    texts: Sequence[str],
+    kinds: Sequence[str],
+    truth: PolisTruth,
+    *,
+    threshold: float | None = None,
+    encoder: Any = None,
+) -> list[StatementMatch]:
+    """Each text's closest statement of the conversation (module docstring)."""
+    from crux_lab.analysis.metrics import question_specificity
+    from crux_lab.analysis.recovery import GENERIC_FLOOR
+    from crux_lab.analysis.textmatch import unit_vectors
+
+    if threshold is None:
+        from crux_lab.analysis.calibration import default_calibration
+
+        threshold = default_calibration().threshold
+    ids = [sid for sid, s in truth.statements.items() if s.text.strip()]
+    divisive = set(truth.divisive)
+    out: list[StatementMatch] = []
+    need = [i for i, t in enumerate(texts) if question_specificity(t) >= GENERIC_FLOOR]
+    sims = np.zeros((0, len(ids)))
+    if need and ids:
+        sims = unit_vectors([texts[i] for i in need], encoder) @ unit_vectors(
+            [truth.statements[s].text for s in ids], encoder).T
+    row_of = {i: r for r, i in enumerate(need)}
+    for i, (text, kind) in enumerate(zip(texts, kinds, strict=True)):
+        if i not in row_of or not ids:
+            out.append(StatementMatch(text, kind, None, None, None, False))
+            continue
+        row = sims[row_of[i]]
+        best = int(np.argmax(row))
+        score = round(float(row[best]), 4)
+        sid = ids[best] if score >= threshold else None
+        out.append(StatementMatch(text, kind, sid, ids[best], score, sid in divisive))
+    return out
+
+
+def camp_ari(camps: Sequence[Camp], persona_group: Mapping[str, int], group_ids: np.ndarray) -> float:
+    """ARI between Polis's groups and the engine's camps over the participants of the groups
+    that have a persona (module docstring).
+
+    >>> from crux_lab.models import Camp
+    >>> groups = np.array([0, 0, 1, 1, -1])
+    >>> camp_ari([Camp(index=0, persona_ids=["a"]), Camp(index=1, persona_ids=["b"])], {"a": 0, "b": 1}, groups)
+    1.0
+    >>> camp_ari([Camp(index=0, persona_ids=["a", "b"])], {"a": 0, "b": 1}, groups)
+    0.0
+    >>> math.isnan(camp_ari([], {"a": 0, "b": 1}, groups))
+    True
+    """
+    if not camps:
+        return math.nan
+    from sklearn.metrics import adjusted_rand_score
+
+    label: dict[int, int] = {}
+    for pid, group in persona_group.items():
+        home = next((c.index for c in camps if pid in c.persona_ids), None)
+        label[group] = home if home is not None else -1000 - group
+    keep = np.isin(group_ids, list(label))
+    truth = group_ids[keep]
+    if truth.size < 2:
+        return math.nan
+    pred = np.array([label[int(g)] for g in truth])
+    return float(adjusted_rand_score(truth, pred))
+
+
+@dataclass
+class PolisScore:
+    """One debate scored against its conversation (persisted as ``metrics`` rows)."""
+
+    run_id: str
+    engine: str
+    conversation: str
+    seed: int
+    k: int
+    top_held: int  # top-k divisive statements some persona holds: the ceiling of recall@k
+    n_items: int
+    divisive_items: int
+    precision: float
+    recall_at_k: float
+    found_top: list[str]
+    n_common_ground: int
+    false_common_ground: int
+    camp_ari: float
+    calls: int
+    wall_s: float
+    complete: bool
+    resumed: bool = False
+    matches: list[dict[str, Any]] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        return {
+            "polis_crux_precision": self.precision,
+            "polis_recall_at_k": self.recall_at_k,
+            "polis_false_common_ground": float(self.false_common_ground),
+            "polis_camp_ari": self.camp_ari,
+        }
+
+
+def score_debate(
+    result: DebateResult,
+    truth: PolisTruth,
+    library: PolisLibrary,
+    group_ids: np.ndarray,
+    *,
+    threshold: float | None = None,
+    encoder: Any = None,
+) -> PolisScore:
+    """Score one debate against the conversation's ground truth (module docstring)."""
+    from crux_lab.analysis.metrics import crux_texts
+
+    items = crux_texts(result)
+    cg = [g.statement for g in result.common_ground]
+    matches = match_statements(
+        [i.text for i in items] + cg, [i.kind for i in items] + ["common_ground"] * len(cg), truth,
+        threshold=threshold, encoder=encoder,
+    )
+    cruxes, common = matches[: len(items)], matches[len(items):]
+    hits = sum(1 for m in cruxes if m.divisive)
+    top = truth.top_divisive
+    found = sorted({m.statement for m in cruxes if m.statement in top}, key=top.index)
+    return PolisScore(
+        run_id=result.run_id, engine=result.engine, conversation=truth.conversation, seed=result.config.seed,
+        k=len(top), top_held=sum(1 for sid in top if sid in library.proposition_statement.values()),
+        n_items=len(items), divisive_items=hits,
+        precision=hits / len(items) if items else math.nan,
+        recall_at_k=len(found) / len(top) if top else math.nan, found_top=found,
+        n_common_ground=len(cg), false_common_ground=sum(1 for m in common if m.divisive),
+        camp_ari=camp_ari(result.camps, library.persona_group, group_ids),
+        calls=len(result.llm_calls), wall_s=round(result.duration_s, 3), complete=result.complete,
+        matches=[asdict(m) for m in matches],
+    )
+
+
+# ---------------------------------------------------------------------------
+# Running the evaluation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class PolisSetup:
+    """A conversation made ready to debate (runtime)."""
+
+    conversation: PolisConversation
+    truth: PolisTruth
+    minds: list[GroupMind]
+    skipped: list[str]  # one note per opinion group without a persona
+    library: PolisLibrary
+
+
+def _summary_field(folder: Path, key: str) -> str:
+    import csv
+
+    path = folder / "summary.csv"
+    if not path.is_file():
+        return ""
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.reader(fh):
+            if len(row) >= 2 and row[0] == key:
+                return row[1]
+    return ""
+
+
+def prepare(
+    folder: str | Path,
+    library_root: str | Path,
+    *,
+    k: int = 5,
+    min_votes: int = 5,
+    min_difference: float = 0.25,
+    per_group: int = 5,
+    n_consensus: int = 2,
+    min_clear: int = 3,
+    topic: str | None = None,
+) -> PolisSetup:
+    """Load a conversation folder, compute its ground truth and personas, and write the persona
+    library to ``library_root``. Bad input raises :class:`PolisDataError` (one line naming the
+    file and what is missing)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PolisDataError(f"{folder}: not a folder; pass a Polis conversation folder (participants-votes.csv, comments.csv).")
+    for name in ("participants-votes.csv", "comments.csv"):
+        if not (folder / name).is_file():
+            raise PolisDataError(
+                f"{folder / name}: file missing; a Polis conversation folder needs participants-votes.csv and "
+                "comments.csv (copy the conversation's export folder whole)."
+            )
+    conv = load_conversation(folder)
+    truth = ground_truth(conv, k=k, min_votes=min_votes, min_difference=min_difference,
+                         url=_summary_field(folder, "url"), votes_file=folder / "participants-votes.csv")
+    minds, skipped = group_minds(truth, per_group=per_group, n_consensus=n_consensus, min_clear=min_clear)
+    chosen = (topic or "").strip() or debate_topic(conv, _summary_field(folder, "conversation-description"))
+    library = write_polis_library(truth, minds, library_root, topic=chosen,
+                                  votes_file=folder / "participants-votes.csv")
+    return PolisSetup(conv, truth, minds, skipped, library)
+
+
+@dataclass
+class PolisEvalRun:
+    """What :func:`run_polis_eval` produced (runtime)."""
+
+    setup: PolisSetup
+    scores: list[PolisScore] = field(default_factory=list)
+    results: list[DebateResult] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # "<engine>/s<seed>" -> error
+    run_dirs: list[Path] = field(default_factory=list)
+    db_path: Path | None = None
+    wall_s: float = 0.0
+
+
+def run_polis_eval(
+    setup: PolisSetup,
+    engines: Sequence[str],
+    workdir: str | Path,
+    *,
+    backend: str = "simulated",
+    seeds: Sequence[int] = (0,),
+    max_turns: int = 30,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    cassettes: str | Path | None = None,
+    db: str | Path | None = None,
+    store: bool = True,
+    encoder: Any = None,
+    on_result: Callable[[PolisScore], None] | None = None,
+) -> PolisEvalRun:
+    """Debate one prepared conversation (:func:`prepare`) with every engine and seed, score each
+    debate, and (``store``) ingest the run folders and record the scores in the database.
+
+    ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
+    per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
+    with ``backend="replay"``.
+    """
+    from crux_lab.analysis.recovery import _run_sync
+    from crux_lab.analysis.scenarios import use_library
+    from crux_lab.runner import run_debate
+    from crux_lab.store import load_result, write_run
+    from crux_lab.store.runfiles import run_folder_status
+
+    started = time.perf_counter()
+    out = PolisEvalRun(setup)
+    runs_dir = Path(workdir) / "runs"
+    lib = setup.library
+    with use_library(lib.root):
+        for seed in seeds:
+            for engine in engines:
+                config = DebateConfig(
+                    topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
+                    max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
+                    models=dict(models or {}), base_url=base_url,
+                )
+                run_dir = runs_dir / config.run_id()
+                resumed = run_folder_status(run_dir) is None
+                try:
+                    if resumed:
+                        result = load_result(run_dir)
+                    else:
+                        cassette = (Path(cassettes) / f"{setup.truth.conversation}-{engine}-s{seed}.jsonl"
+                                    if cassettes is not None else None)
+                        if cassette is not None:
+                            cassette.parent.mkdir(parents=True, exist_ok=True)
+                        result = _run_sync(run_debate(config, cassette=cassette))
+                        run_dir = write_run(result, runs_dir, sweep_id="eval-polis")
+                except Exception as exc:  # one engine's failure must not cost the others' runs
+                    out.failures[f"{engine}/s{seed}"] = f"{type(exc).__name__}: {exc}"
+                    continue
+                score = score_debate(result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
+                score.resumed = resumed
+                out.results.append(result)
+                out.scores.append(score)
+                out.run_dirs.append(run_dir)
+                if on_result is not None:
+                    on_result(score)
+    if store and out.results:
+        out.db_path = _store(out, db)
+    out.wall_s = round(time.perf_counter() - started, 3)
+    return out
+
+
+def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
+    from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
+
+    path = resolve_db_path(db)
+    con = connect(path)
+    try:
+        ingest(out.run_dirs, con)
+        for s in out.scores:
+            detail = {key: v for key, v in asdict(s).items() if key not in ("precision", "recall_at_k", "camp_ari")}
+            detail["thresholds"] = out.setup.truth.thresholds()
+            detail["top_divisive"] = list(out.setup.truth.top_divisive)
+            record_metrics(con, s.run_id, s.metrics(), {"polis_crux_precision": detail})
+    finally:
+        con.close()
+    return path
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    vals = [v for v in values if not math.isnan(v)]
+    return sum(vals) / len(vals) if vals else math.nan
+
+
+def _interval(values: Sequence[float], seed: int = 0, n: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of the mean (``nan`` with fewer than two values).
+
+    >>> _interval([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    """
+    vals = np.array([v for v in values if not math.isnan(v)], dtype=float)
+    if vals.size < 2:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    means = rng.choice(vals, size=(n, vals.size), replace=True).mean(axis=1)
+    return (round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4))
+
+
+def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:
+    """One row per engine: mean precision, recall@k and camp ARI over its debates (with 95%
+    bootstrap intervals over debates), false common ground in total, calls and wall time."""
+    rows = []
+    for engine in dict.fromkeys(s.engine for s in scores):
+        mine = [s for s in scores if s.engine == engine]
+        precision = [s.precision for s in mine]
+        recall = [s.recall_at_k for s in mine]
+        rows.append({
+            "engine": engine, "debates": len(mine),
+            "conversations": len({s.conversation for s in mine}),
+            "precision": _nanmean(precision), "precision_ci": _interval(precision),
+            "recall_at_k": _nanmean(recall), "recall_ci": _interval(recall),
+            "recall_ceiling": _nanmean([s.top_held / s.k if s.k else math.nan for s in mine]),
+            "false_common_ground": sum(s.false_common_ground for s in mine),
+            "common_ground": sum(s.n_common_ground for s in mine),
+            "camp_ari": _nanmean([s.camp_ari for s in mine]),
+            "items": sum(s.n_items for s in mine),
+            "calls": sum(s.calls for s in mine), "wall_s": round(sum(s.wall_s for s in mine), 2),
+        })
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# Notebook 07: one conversation at a glance
+# ---------------------------------------------------------------------------
+
+
+def divisive_frame(truth: PolisTruth) -> Any:
+    """The divisive statements, most divisive first: id, text, divisiveness, top-k flag and
+    each group's agree rate and votes."""
+    import pandas as pd
+
+    rows = []
+    for rank, sid in enumerate(truth.divisive, start=1):
+        s = truth.statements[sid]
+        row: dict[str, Any] = {"rank": rank, "statement": sid, "text": s.text, "divisiveness": round(s.divisiveness, 3),
+                               "top_k": rank <= truth.k}
+        for g in s.groups:
+            row[f"group {g.group} agree"] = round(g.agree_rate, 2)
+            row[f"group {g.group} votes"] = g.seen
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def crux_frame(run: PolisEvalRun) -> Any:
+    """Every crux item and common-ground claim the engines reported, beside its closest
+    statement and the match score (``matched``: at or above the calibrated threshold)."""
+    import pandas as pd
+
+    truth = run.setup.truth
+    rows = []
+    for score in run.scores:
+        for m in score.matches:
+            closest = m["closest"]
+            rows.append({"engine": score.engine, "seed": score.seed, "kind": m["kind"], "found": m["text"],
+                         "closest statement": closest,
+                         "statement text": truth.statements[closest].text if closest else "",
+                         "score": m["score"], "matched": m["statement"] is not None, "divisive": m["divisive"],
+                         "top_k": m["statement"] in truth.top_divisive})
+    return pd.DataFrame(rows)
+
+
+def camp_frame(run: PolisEvalRun) -> Any:
+    """Per engine and persona: the Polis group it stands for, the group's size, and the camp
+    the engine put it in (empty: no camp)."""
+    import pandas as pd
+
+    lib = run.setup.library
+    rows = []
+    for result in run.results:
+        for pid in lib.persona_ids:
+            camp = next((c for c in result.camps if pid in c.persona_ids), None)
+            group = lib.persona_group[pid]
+            rows.append({"engine": result.engine, "seed": result.config.seed, "persona": pid, "Polis group": group,
+                         "participants": run.setup.truth.group_sizes[group],
+                         "engine camp": "" if camp is None else (camp.label or str(camp.index))})
+    return pd.DataFrame(rows)
+
+
+def conversation_view(
+    folder: str | Path | None,
+    engines: Sequence[str],
+    *,
+    backend: str = "simulated",
+    seed: int = 0,
+    max_turns: int = 30,
+    workdir: str | Path | None = None,
+) -> dict[str, Any]:
+    """Notebook 07's Polis view of one conversation: run the engines (not stored; finished
+    debates in ``workdir`` are reused) and return DataFrames ``divisive``, ``cruxes``,
+    ``camps``, ``summary``, and ``notes`` (skipped groups, failures, or why nothing ran)."""
+    import tempfile
+
+    import pandas as pd
+
+    from crux_lab.analysis.recovery import _repo_path
+
+    empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
+    path = _repo_path(folder)
+    if path is None or not path.is_dir():
+        return {**empty, "notes": [f"no Polis conversation at {str(folder)!r}"]}
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="crux-polis-"))
+    setup = prepare(path, work / "library" / path.name)
+    run = run_polis_eval(setup, engines, work, backend=backend, seeds=(seed,), max_turns=max_turns, store=False)
+    notes = list(setup.skipped) + [f"failed {k}: {v}" for k, v in run.failures.items()]
+    summary = pd.DataFrame(summarize(run.scores))
+    return {"divisive": divisive_frame(setup.truth), "cruxes": crux_frame(run), "camps": camp_frame(run),
+            "summary": summary, "notes": notes, "topic": setup.library.topic}
