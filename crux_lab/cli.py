@@ -17,6 +17,7 @@ import os
 import signal
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -24,6 +25,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
@@ -198,10 +201,33 @@ def _tier_help() -> str:
 _TIER_HELP = _tier_help()
 
 
+@dataclass(frozen=True)
+class LLMSettings:
+    """What a live backend will use: the model per tier, the server URL and the openai
+    backend's structured-output mode (None: its default, auto)."""
+
+    models: dict[str, str]
+    base_url: str | None
+    structured: str | None = None
+
+
 def _llm_settings(
     resolved: str, base_url: str | None, model_strong: str | None, model_fast: str | None, config_file: Path | None
 ) -> tuple[dict[str, str], str | None]:
-    """The models per tier and the server URL a live backend will use, or a clear failure.
+    settings = llm_settings(resolved, base_url, model_strong, model_fast, config_file)
+    return settings.models, settings.base_url
+
+
+def llm_settings(
+    resolved: str,
+    base_url: str | None,
+    model_strong: str | None,
+    model_fast: str | None,
+    config_file: Path | None,
+    structured: str | None = None,
+) -> LLMSettings:
+    """The models per tier, the server URL and the structured-output mode a live backend will
+    use, or a clear failure.
 
     For openai the server is asked once (it must answer before anything is spent or written),
     and a missing model is filled with the one model it lists.
@@ -214,26 +240,32 @@ def _llm_settings(
             loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as exc:
             fail(f"--llm-config {config_file} cannot be read: {str(exc).splitlines()[0]}")
-        known = {"base_url", "model_strong", "model_fast"}
+        known = {"base_url", "model_strong", "model_fast", "structured"}
         if not isinstance(loaded, dict) or set(loaded) - known:
             fail(f"--llm-config {config_file} must be a mapping with keys {', '.join(sorted(known))}.")
         settings = dict(loaded)
     url = base_url or settings.get("base_url")
+    mode = structured or settings.get("structured")
+    if mode is not None and mode not in STRUCTURED_MODES:
+        where = "--structured" if structured else f"--llm-config {config_file}: structured"
+        fail(f"{where} is {mode!r}; use one of {', '.join(STRUCTURED_MODES)}.")
     chosen = {
         tier: str(value)
         for tier, value in (("strong", model_strong or settings.get("model_strong")), ("fast", model_fast or settings.get("model_fast")))
         if value
     }
     if resolved not in ("anthropic", "openai"):
-        if url or chosen:
-            fail(f"--base-url/--model-strong/--model-fast/--llm-config apply to the anthropic and openai backends, not {resolved}.")
-        return {}, None
+        if url or chosen or mode:
+            fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
+        return LLMSettings({}, None)
     from crux_lab.llm import BackendUnavailable, resolve_openai_models, tier_models
 
     if resolved == "anthropic":
         if url:
             fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
-        return {t.value: m for t, m in tier_models("anthropic", chosen).items()}, None
+        if mode:
+            fail("--structured applies to the openai backend; the anthropic backend uses its native structured outputs.")
+        return LLMSettings({t.value: m for t, m in tier_models("anthropic", chosen).items()}, None)
     from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
 
     url = resolve_base_url(url)
@@ -243,7 +275,7 @@ def _llm_settings(
         models = resolve_openai_models(chosen, url)
     except BackendUnavailable as exc:
         fail(str(exc))
-    return {t.value: m for t, m in models.items()}, url
+    return LLMSettings({t.value: m for t, m in models.items()}, url, mode)
 
 
 def _backend_choice(name: str, cassette: Path | None) -> str:
@@ -336,7 +368,14 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
     async def consume() -> None:
         with progress:
             task = progress.add_task("turns", total=max_turns, last="")
+            shown = False
             async for event in run.events():
+                check = run.result.structured
+                if check is not None and not shown:  # how replies are held to their schema, once
+                    shown = True
+                    progress.console.print(escape(check.line()))
+                    if check.warning():
+                        progress.console.print(f"[yellow]warning:[/] {escape(check.warning() or '')}")
                 if isinstance(event, DialogueTurnEvent | AgentTurn | MessagePosted | CruxMessage):
                     turns = progress.tasks[task].completed + 1
                     # some engines (panel, graph) count turns their own way: grow the bar
@@ -417,7 +456,8 @@ def debate(
     base_url: Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1 (default $OPENAI_BASE_URL, else OpenAI's). Key: $OPENAI_API_KEY, none for a local server.")] = None,
     model_strong: Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")] = None,
     model_fast: Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")] = None,
-    llm_config: Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast (the flags win).")] = None,
+    llm_config: Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast, structured (the flags win).")] = None,
+    structured: Annotated[str | None, typer.Option("--structured", help=STRUCTURED_HELP)] = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
     do_ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="Ingest into DuckDB (--no-ingest: only the run folder, e.g. while another process holds the database).")] = True,
 ) -> None:
@@ -444,7 +484,8 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
-    llm_models, llm_url = _llm_settings(resolved, base_url, model_strong, model_fast, llm_config)
+    llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
+    llm_models, llm_url = llm.models, llm.base_url
     _check_out(out)
     runs_folder = _check_runs_dir(runs_dir)
 
@@ -460,7 +501,7 @@ def debate(
         config = DebateConfig(
             topic=topic.strip(), persona_ids=persona_ids, engine=engine, backend=resolved,
             seed=seed, max_turns=max_turns, sim=knobs, params=params,
-            models=llm_models, base_url=llm_url,
+            models=llm_models, base_url=llm_url, structured=llm.structured,
         )
     except ValidationError as exc:
         err = exc.errors()[0]

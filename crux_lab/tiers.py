@@ -69,3 +69,12 @@ def allocation_help() -> str:
         f"else the one model the server lists; simulated: priced as the anthropic defaults. "
         f"Each run records its models in the runs table (config.models)."
     )
+
+
+# The openai backend's structured-output modes (--structured, --llm-config `structured`).
+STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "prompt")
+STRUCTURED_HELP = (
+    "openai backend: how replies are held to their JSON schema. auto (default): send the schema "
+    "as response_format where a canary request shows the server enforces it, else state it in the "
+    "prompt; json_schema: always send it; prompt: never send it."
+)

@@ -120,6 +120,9 @@ def debate_config(
     sim: Mapping[str, float] | None = None,
     params: Mapping[str, Any] | None = None,
     deck: str | None = None,
+    *,
+    base_url: str | None = None,
+    structured: str | None = None,
 ) -> DebateConfig:
     """The debate configuration of notebook parameters (``backend='auto'`` resolved).
 
@@ -137,6 +140,10 @@ def debate_config(
         raw["params"] = dict(params)
     if deck:
         raw["deck"] = deck
+    if base_url:  # the openai backend's server, and how it holds replies to their schema
+        raw["base_url"] = base_url
+    if structured:
+        raw["structured"] = structured
     return config_from_params(raw)
 
 
@@ -164,6 +171,8 @@ def run_debate_from_parameters(
     run_dir: str | Path | None = None,
     sweep: str | None = None,
     save: bool = True,
+    base_url: str | None = None,
+    structured: str | None = None,
 ) -> DebateResult:
     """Run one debate from notebook parameters and (by default) write its run folder.
 
@@ -172,7 +181,8 @@ def run_debate_from_parameters(
     """
     from crux_lab.runner import run_debate
 
-    config = debate_config(topic, personas, engine, backend, seed, max_turns, sim, params, deck)
+    config = debate_config(topic, personas, engine, backend, seed, max_turns, sim, params, deck,
+                           base_url=base_url, structured=structured)
     result = _run_sync(lambda: run_debate(config))
     if save:
         save_run(result, run_dir, sweep_id=sweep or None)
@@ -339,13 +349,16 @@ def notebook_debate(
     run_dir: str | Path | None = None,
     sweep: str | None = None,
     save: bool = True,
+    base_url: str | None = None,
+    structured: str | None = None,
 ) -> DebateResult:
     """The debate a notebook shows: the stored run ``from_run`` when given, else a new debate
     from the parameters (written to ``run_dir`` when ``save``)."""
     if from_run:
         return load_run(from_run)
     return run_debate_from_parameters(topic, personas, engine, backend, seed, max_turns, sim, params, deck,
-                                      run_dir=run_dir or None, sweep=sweep, save=save)
+                                      run_dir=run_dir or None, sweep=sweep, save=save,
+                                      base_url=base_url or None, structured=structured or None)
 
 
 def alignment(result: DebateResult) -> Any:

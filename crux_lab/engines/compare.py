@@ -27,6 +27,7 @@ from rich.table import Table
 from crux_lab.engines import available
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.tiers import STRUCTURED_HELP
 
 ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
 
@@ -131,6 +132,9 @@ def run_comparison(
     runs_dir: str | Path | None = None,
     store: bool = True,
     on_message: Callable[[str], None] | None = None,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    structured: str | None = None,
 ) -> Comparison:
     """Run every engine on the same input; see the module docstring."""
     say = on_message or (lambda _m: None)
@@ -150,6 +154,7 @@ def run_comparison(
                 DebateConfig(
                     topic=topic, persona_ids=list(persona_ids), engine=name, backend=backend, seed=seed,
                     max_turns=max_turns, sim=sim or SimulatorKnobs(), params=dict(params.get(name, {})),
+                    models=dict(models or {}), base_url=base_url, structured=structured,
                 )
             )
         except ValidationError as exc:
@@ -256,12 +261,17 @@ def compare_command(
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids.")],
     engines: Annotated[str, typer.Option("--engines", "-e", help="Comma-separated engines to compare.")] = ",".join(ALL_ENGINES),
     seed: Annotated[int, typer.Option("--seed", help="Seed shared by every engine.")] = 0,
-    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | replay.")] = "auto",
+    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | openai | replay.")] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget for engines that use one.")] = 30,
     param: Annotated[list[str] | None, typer.Option("--param", help="ENGINE.KEY=VALUE, repeatable (e.g. graph.max_rounds=2).")] = None,
     db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,
     runs_dir: Annotated[Path | None, typer.Option("--runs-dir", envvar="CRUX_LAB_RUNS", help="Where run folders go.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the comparison rows as JSON here.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")] = None,
+    model_strong: Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")] = None,
+    model_fast: Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")] = None,
+    llm_config: Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast, structured (the flags win).")] = None,
+    structured: Annotated[str | None, typer.Option("--structured", help=STRUCTURED_HELP)] = None,
 ) -> None:
     """Run the same topic, personas and seed through several engines and compare them side by side."""
     err = Console(stderr=True)
@@ -279,11 +289,15 @@ def compare_command(
         from crux_lab.llm import resolve_backend_name
 
         resolved = resolve_backend_name(backend)
+        from crux_lab.cli import llm_settings
+
+        llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
         names = parse_engine_list(engines)
         params = parse_engine_params(param or [], names)
         outcome = run_comparison(
             topic.strip(), ids, names, seed, db, backend=resolved, params=params, max_turns=max_turns,
             runs_dir=runs_dir, on_message=lambda m: err.print(escape(m)),
+            models=llm.models, base_url=llm.base_url, structured=llm.structured,
         )
     except (CompareError, ValueError, KeyError) as exc:
         fail(str(exc).strip("'\""))

@@ -36,7 +36,7 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
-from crux_lab.models import SimulatorKnobs, Tier
+from crux_lab.models import SimulatorKnobs, StructuredCheck, Tier
 from crux_lab.personas.models import Persona, Proposition
 
 BACKENDS = ("auto", "simulated", "anthropic", "openai", "replay")
@@ -113,8 +113,10 @@ def make_backend(
     realtime: bool = False,
     models: Mapping[str, str] | None = None,
     base_url: str | None = None,
+    structured: str | None = None,
 ) -> Backend:
-    """Build the backend called ``name`` (after resolving ``auto``).
+    """Build the backend called ``name`` (after resolving ``auto``). ``structured`` is the
+    openai backend's structured-output mode (auto, json_schema, prompt; default auto).
 
     With a ``cassette``, ``replay`` answers only from it; any other backend is wrapped so
     that the cassette answers what it holds and new calls are recorded into it (``auto``
@@ -138,7 +140,10 @@ def make_backend(
     elif resolved == "openai":
         from crux_lab.llm.openai_backend import OpenAIBackend
 
-        backend = OpenAIBackend(models=resolve_openai_models(models, base_url), base_url=base_url)
+        backend = OpenAIBackend(
+            models=resolve_openai_models(models, base_url), base_url=base_url,
+            structured=structured or "auto",  # type: ignore[arg-type]  # checked by the backend
+        )
     else:
         if not os.environ.get(API_KEY_ENV, "").strip():
             from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
@@ -228,3 +233,19 @@ __all__ = [
     "resolve_openai_models",
     "tier_models",
 ]
+
+
+async def check_structured(backend: object) -> StructuredCheck | None:
+    """How the server that answers new calls holds replies to their schema (it sends its
+    canary once), or None for a backend without one (simulator, Anthropic, a cassette that
+    answers every call). Looks through the ledger and a recording cassette to that server."""
+    seen: object | None = backend
+    while seen is not None:
+        check = getattr(seen, "check_structured", None)
+        if check is not None:
+            result: StructuredCheck = await check()
+            return result
+        if getattr(seen, "mode", None) == "replay":
+            return None
+        seen = getattr(seen, "inner", None) or getattr(seen, "backend", None)
+    return None

@@ -5,11 +5,16 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
 
 - **Key.** ``OPENAI_API_KEY`` from the environment, handed to the SDK only. A server on this
   machine (127.0.0.1, localhost) needs none; a remote one without a key is refused up front.
-- **Structured output.** With ``structured="auto"`` a request with a schema is sent with
-  ``response_format: {"type": "json_schema", ...}``, ``strict`` when the schema has a strict
-  form (:func:`crux_lab.llm.structured.strict_schema`). A server that rejects the schema
-  (HTTP 400 naming it) is asked again without it, and that model is not sent one again: the
-  prompt contract carries the schema instead. The user message always states the contract
+- **Structured output.** A server may accept a ``response_format`` and silently ignore it
+  (HTTP 200, unconstrained text): llama.cpp, vLLM and Ollama builds have done so. So before
+  its first call the backend sends one canary request whose schema admits a single sentinel
+  value (:meth:`OpenAIBackend.check_structured`), and records whether the server enforced it.
+  ``structured="auto"`` then sends each schema as ``response_format: {"type": "json_schema",
+  ...}`` (``strict`` when the schema has a strict form,
+  :func:`crux_lab.llm.structured.strict_schema`) only where the canary showed that it holds,
+  and the prompt contract alone otherwise; ``"json_schema"`` always sends it, ``"prompt"``
+  never does (and sends no canary). A server that rejects a schema (HTTP 400 naming it) is
+  asked again without it, and that model is not sent one again. The user message always states the contract
   too (a grammar-constrained local model is never shown the schema otherwise). Every reply is
   validated with the pydantic schema; an invalid one (not JSON, off-schema, or cut off at
   ``max_tokens``) gets one repair turn, then :class:`LLMOutputError`.
@@ -28,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import ipaddress
+import json
 import os
 import re
 import time
@@ -52,9 +58,10 @@ from crux_lab.llm.structured import (
     strict_schema,
     user_content,
 )
-from crux_lab.models import Tier, Usage
+from crux_lab.models import StructuredCheck, Tier, Usage
 from crux_lab.scrub import register as _register_secret
 from crux_lab.scrub import scrub as _scrub
+from crux_lab.tiers import STRUCTURED_MODES
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -67,6 +74,16 @@ ECHO_CHARS = 400
 START_LOCAL_HINT = "start the local one with `crux-lab local-model start` (or `make local-model`)"
 
 Structured = Literal["auto", "json_schema", "prompt"]
+# The canary: a schema that admits one value only, and a question whose natural answer is
+# something else, so only a server that enforces the schema answers with the sentinel.
+CANARY_VALUE = "crux-lab-canary-42"
+CANARY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"canary": {"type": "string", "enum": [CANARY_VALUE]}},
+    "required": ["canary"],
+    "additionalProperties": False,
+}
+CANARY_MESSAGES = [{"role": "user", "content": "Name one colour. Answer with the colour only."}]
 
 # HTTP attempts of the call running in the current task (the request hook appends to it).
 _attempts: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
@@ -227,7 +244,12 @@ class OpenAIBackend:
         self.max_concurrency = max_concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        if structured not in STRUCTURED_MODES:
+            raise BackendUnavailable(
+                f"--structured {structured!r} is not a mode: use one of {', '.join(STRUCTURED_MODES)}"
+            )
         self.structured: Structured = structured
+        self.structured_check: StructuredCheck | None = None
         self.context_tokens = context_tokens
         self._context_probed = context_tokens is not None
         # Models that rejected a response_format schema: they get the prompt contract only.
@@ -266,6 +288,57 @@ class OpenAIBackend:
             sem = asyncio.Semaphore(self.max_concurrency)
             self._semaphores[loop] = sem
         return sem
+
+    # -- structured output ---------------------------------------------------------------
+
+    async def check_structured(self) -> StructuredCheck:
+        """Send the canary once (not in ``prompt`` mode) and say how replies are held to
+        their schema from now on. Connection errors are raised as :class:`LLMCallFailed`."""
+        if self.structured_check is not None:
+            return self.structured_check
+        loop = asyncio.get_running_loop()
+        lock = self._probe_lock.setdefault(loop, asyncio.Lock())
+        async with lock:
+            if self.structured_check is None:
+                canary = "not checked" if self.structured == "prompt" else await self._canary()
+                mode = "prompt" if self.structured == "prompt" else "json_schema"
+                if self.structured == "auto" and canary != "enforced":
+                    mode = "prompt"
+                self.structured_check = StructuredCheck(
+                    mode=mode, canary=canary, server=self.base_url, requested=self.structured
+                )
+            return self.structured_check
+
+    async def _canary(self) -> Literal["enforced", "ignored", "rejected"]:
+        model = self.model_for(Tier.strong)
+        params: dict[str, Any] = {
+            "model": model,
+            "messages": CANARY_MESSAGES,
+            "max_completion_tokens": 64,  # room for the JSON with the whitespace a grammar allows
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "canary", "schema": CANARY_SCHEMA, "strict": True},
+            },
+        }
+        if model_settings(model).sampling_params:
+            params["temperature"] = 0.0
+        try:
+            completion = await self._client.chat.completions.create(**params)
+        except openai.BadRequestError:
+            return "rejected"
+        except openai.APIConnectionError as exc:
+            raise LLMCallFailed(
+                "structured_canary", unreachable_message(self.base_url, _connection_detail(exc))
+            ) from None
+        except openai.OpenAIError as exc:
+            raise self._failure(LLMRequest(purpose="structured_canary", system="", user=""), exc) from None
+        choices = getattr(completion, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            return "ignored"
+        return "enforced" if isinstance(answer, dict) and answer.get("canary") == CANARY_VALUE else "ignored"
 
     # -- context size ------------------------------------------------------------------
 
@@ -317,6 +390,7 @@ class OpenAIBackend:
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
         model = self.model_for(request.tier)
+        await self.check_structured()
         async with self._semaphore():
             started = time.perf_counter()
             messages: list[dict[str, str]] = []
@@ -338,6 +412,8 @@ class OpenAIBackend:
         """The ``response_format`` of a request, or None when the prompt contract alone is used."""
         schema = request.schema_json()
         if schema is None or self.structured == "prompt" or model in self._no_schema:
+            return None
+        if self.structured == "auto" and (self.structured_check is None or self.structured_check.mode != "json_schema"):
             return None
         strict = strict_schema(schema)
         name = re.sub(r"[^a-zA-Z0-9_-]", "_", request.output_schema.__name__ if request.output_schema else "reply")

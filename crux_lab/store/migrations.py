@@ -396,3 +396,12 @@ def m005_arena_judgements(con: duckdb.DuckDBPyConnection) -> None:
         )
         """
     )
+
+
+@migration
+def m006_structured_output(con: duckdb.DuckDBPyConnection) -> None:
+    # How the model server held replies to their JSON schema (openai backend): the mode the
+    # run used (json_schema or prompt) and what the canary request showed (enforced, ignored,
+    # rejected, not checked). NULL for backends without a server check.
+    con.execute("ALTER TABLE runs ADD COLUMN structured_mode VARCHAR")
+    con.execute("ALTER TABLE runs ADD COLUMN structured_canary VARCHAR")

@@ -145,6 +145,8 @@ def result_rows(
             "complete": result.complete,
             "error": result.error,
             "duration_s": result.duration_s,
+            "structured_mode": result.structured.mode if result.structured else None,
+            "structured_canary": result.structured.canary if result.structured else None,
         }
     )
     usage = result.usage

@@ -53,7 +53,10 @@ TOP_KEYS = {
     "description": "free text",
     "timeout_s": f"seconds per cell (a number > 0, at most {MAX_TIMEOUT_S:.0f})",
 }
-DEBATE_KEYS = {"topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "params", "deck"}
+DEBATE_KEYS = {
+    "topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "params", "deck",
+    "base_url", "structured",
+}
 
 
 class SweepSpecError(ValueError):
@@ -138,6 +141,8 @@ def config_from_params(params: dict[str, Any]) -> DebateConfig:
         sim=SimulatorKnobs(**(params.get("sim") or {})),
         params=dict(params.get("params") or {}),
         deck=params.get("deck") or None,
+        base_url=params.get("base_url") or None,
+        structured=params.get("structured") or None,
     )
 
 

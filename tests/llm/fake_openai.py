@@ -74,12 +74,18 @@ class Seen:
 @dataclass
 class FakeOpenAI:
     """Serves ``replies`` to chat completions in order (the last repeats); ``n_ctx`` is what
-    ``/props`` reports (None: ``/props`` is 404, as on servers other than llama.cpp)."""
+    ``/props`` reports (None: ``/props`` is 404, as on servers other than llama.cpp).
+
+    The backend's structured-output canary (a request whose schema is named ``canary``) is
+    answered apart, as ``canary`` says: ``enforce`` (the sentinel, as a server that holds the
+    schema answers), ``ignore`` (plain text, HTTP 200) or ``reject`` (HTTP 400); it is kept in
+    ``canaries``, not ``chats``."""
 
     replies: list[Reply]
     n_ctx: int | None = None
     models: list[str] = field(default_factory=lambda: ["smollm2"])
     requests: list[Seen] = field(default_factory=list)
+    canary: str = "enforce"
 
     async def __call__(self, request: httpx2.Request) -> httpx2.Response:
         raw = request.content
@@ -92,6 +98,13 @@ class FakeOpenAI:
             return httpx2.Response(200, json={"default_generation_settings": {"n_ctx": self.n_ctx}})
         if request.url.path.endswith("/models"):
             return httpx2.Response(200, json={"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+        if _is_canary(body):
+            sentinel = body["response_format"]["json_schema"]["schema"]["properties"]["canary"]["enum"][0]
+            return {
+                "enforce": completion(json.dumps({"canary": sentinel})),
+                "ignore": completion("Blue."),
+                "reject": error(400, "response_format json_schema is not supported"),
+            }[self.canary]
         reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
         if isinstance(reply, Exception):
             raise reply
@@ -99,7 +112,16 @@ class FakeOpenAI:
 
     @property
     def chats(self) -> list[Seen]:
-        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+        return [r for r in self.requests if r.path.endswith("/chat/completions") and not _is_canary(r.body)]
+
+    @property
+    def canaries(self) -> list[Seen]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions") and _is_canary(r.body)]
 
     def client(self) -> httpx2.AsyncClient:
         return httpx2.AsyncClient(transport=httpx2.MockTransport(self))
+
+
+def _is_canary(body: dict[str, Any]) -> bool:
+    fmt = body.get("response_format") or {}
+    return isinstance(fmt, dict) and (fmt.get("json_schema") or {}).get("name") == "canary"

@@ -201,8 +201,8 @@ async def test_a_prompt_longer_than_the_context_fails_before_the_call() -> None:
     assert "context is 64 tokens" in message and "--ctx-size" in message
     prompt_size = int(message.split("the prompt is about ")[1].split(" ")[0])
     assert prompt_size > 200
-    assert api.chats == []  # never sent
-    assert [r.path for r in api.requests] == ["/props"]
+    assert api.chats == []  # never sent (only the structured-output canary went before it)
+    assert [r.path for r in api.requests if r not in api.canaries] == ["/props"]
 
 
 async def test_the_context_is_asked_once_and_short_prompts_go_through() -> None:
@@ -210,7 +210,8 @@ async def test_the_context_is_asked_once_and_short_prompts_go_through() -> None:
     b = backend(api)
     await b.generate(take())
     await b.generate(take())
-    assert [r.path for r in api.requests] == ["/props", "/v1/chat/completions", "/v1/chat/completions"]
+    asked = [r.path for r in api.requests if r not in api.canaries]
+    assert asked == ["/props", "/v1/chat/completions", "/v1/chat/completions"]
     assert b.context_tokens == 4096
 
 
@@ -320,3 +321,56 @@ def test_run_ids_change_with_the_models_and_stay_put_without_them() -> None:
     other = base.model_copy(update={"models": {"strong": "m2", "fast": "m"}, "base_url": LOCAL_URL})
     assert len({base.run_id(), with_models.run_id(), other.run_id()}) == 3
     assert "models" not in base.model_dump() and with_models.model_dump()["models"] == {"strong": "m", "fast": "m"}
+
+
+# -- structured output: the canary ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("canary", "requested", "mode", "verdict", "sent"),
+    [
+        ("enforce", "auto", "json_schema", "enforced", True),
+        ("ignore", "auto", "prompt", "ignored", False),
+        ("reject", "auto", "prompt", "rejected", False),
+        ("ignore", "json_schema", "json_schema", "ignored", True),
+    ],
+)
+async def test_the_canary_decides_whether_schemas_are_sent(
+    canary: str, requested: str, mode: str, verdict: str, sent: bool
+) -> None:
+    api = FakeOpenAI([completion('{"side": "YES", "confidence": 0.7}')], canary=canary)
+    b = backend(api, structured=requested)
+    r = await b.generate(take(output_schema=Vote))
+    await b.generate(take(output_schema=Vote))
+    assert isinstance(r.parsed, Vote)
+    assert len(api.canaries) == 1  # asked once per backend, before the first call
+    check = b.structured_check
+    assert check is not None and (check.mode, check.canary, check.server) == (mode, verdict, LOCAL_URL)
+    assert all(("response_format" in chat.body) is sent for chat in api.chats)
+    # The prompt contract is stated either way, and every reply is validated.
+    assert all("JSON Schema" in chat.body["messages"][-1]["content"] for chat in api.chats)
+    warning = check.warning()
+    assert (warning is None) is (verdict == "enforced")
+    if warning and requested == "auto":
+        assert LOCAL_URL in warning and "prompt mode is in use" in warning
+
+
+async def test_prompt_mode_sends_no_canary() -> None:
+    api = FakeOpenAI([completion('{"side": "NO", "confidence": 0.2}')])
+    b = backend(api, structured="prompt")
+    await b.generate(take(output_schema=Vote))
+    assert api.canaries == [] and b.structured_check is not None and b.structured_check.canary == "not checked"
+
+
+async def test_a_server_down_at_the_canary_is_one_line_naming_the_url() -> None:
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("Connection refused")
+
+    b = OpenAIBackend(models=MODELS, base_url=LOCAL_URL, http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(refuse)), max_retries=0)
+    with pytest.raises(LLMCallFailed, match=r"cannot reach the local server at http://127.0.0.1:8080/v1"):
+        await b.generate(take())
+
+
+def test_an_unknown_structured_mode_is_refused() -> None:
+    with pytest.raises(BackendUnavailable, match="--structured 'grammar' is not a mode: use one of auto, json_schema, prompt"):
+        backend(FakeOpenAI([completion()]), structured="grammar")
