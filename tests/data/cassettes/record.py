@@ -3,7 +3,7 @@
 Start the server first (``crux-lab local-model start``), then from the repository root:
 
     .venv/bin/python tests/data/cassettes/record.py [--base-url http://127.0.0.1:8080/v1]
-        [--model smollm2] [--engines dialogue,dcg]
+        [--model qwen2.5-1.5b] [--engines dialogue,dcg]
 
 Each engine's debate (``debates.json``: topic, personas, seed, max turns, parameters) runs on
 the OpenAI-compatible backend with ``<engine>.jsonl`` in record mode: every call and what came
@@ -51,6 +51,8 @@ async def record(engine: str, base_url: str, model: str) -> None:
     started = time.perf_counter()
     result = await run_debate(config_for(engine, "openai"), backend=backend)
     warnings = sum(1 for e in result.events if getattr(e, "level", None) == "warning")
+    if result.structured is not None:
+        print(f"{engine}: {result.structured.line()}", flush=True)
     print(f"{engine}: {len(result.llm_calls)} calls, {len(result.transcript)} turns, {warnings} warnings, "
           f"{len(result.cruxes)} cruxes, {len(result.crux_cards)} cards, {len(result.dcg.disputes)} disputes, "
           f"complete={result.complete}, error={result.error!r}, {time.perf_counter() - started:.0f}s", flush=True)
@@ -59,7 +61,7 @@ async def record(engine: str, base_url: str, model: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
-    ap.add_argument("--model", default="smollm2")
+    ap.add_argument("--model", default="qwen2.5-1.5b")
     ap.add_argument("--engines", default=",".join(json.loads((HERE / "debates.json").read_text())["engines"]))
     args = ap.parse_args()
     for engine in [e for e in args.engines.split(",") if e]:
