@@ -130,6 +130,28 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
     ]
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, never cut inside a word: whole when it fits,
+    else up to its last full sentence within the limit, else its last whole word, with "…".
+
+    >>> clip("Gold held value. Bitcoin is new money.", 30)
+    'Gold held value. …'
+    >>> clip("Bitcoin supply is capped forever", 20)
+    'Bitcoin supply is…'
+    >>> clip("short", 20)
+    'short'
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    sentence = max(head.rfind(". "), head.rfind("! "), head.rfind("? "))
+    if sentence >= limit // 3:
+        return head[: sentence + 1] + " …"
+    word = head.rsplit(" ", 1)[0] if " " in head else head
+    return word.rstrip(",;:") + "…"
+
+
 _STANCES = ("pro", "con", "uncertain")
 _MOVES = {m.value for m in Move}
 

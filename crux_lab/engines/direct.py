@@ -9,18 +9,20 @@ better, cruxes than one well-prompted call?
 
 A reply that stays off-schema after the backend's one repair is dropped with a warning (the
 run reports ``no_disagreement_found`` and says why); a card naming an unknown persona keeps
-its known positions, and a card left with fewer than two positions is dropped with a warning.
+its known positions (a persona may be named by id, display name or a short form), and a card
+left with fewer than two positions is dropped with a warning quoting it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.outcome import card_to_crux
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     Camp,
@@ -112,26 +114,34 @@ def contract_text(persona: Persona) -> str:
 
 
 def cards_from_reply(
-    reply: CardsReply, persona_ids: list[str], max_cards: int, prefix: str, purpose: str | None = None
+    reply: CardsReply, personas: Sequence[str] | Mapping[str, str], max_cards: int, prefix: str, purpose: str | None = None
 ) -> tuple[list[CruxCard], list[EngineError]]:
-    """The reply's cards as :class:`CruxCard` (ids ``{prefix}-card-N``); positions for unknown
-    personas are dropped, and a card left with fewer than two positions is dropped, each with
-    a warning under the call's ``purpose`` (default ``prefix``)."""
+    """The reply's cards as :class:`CruxCard` (ids ``{prefix}-card-N``). ``personas`` maps
+    each persona id to its display name (a list of ids stands for itself); a position's persona
+    may be named by id, display name or a short form (:func:`~crux_lab.engines.names.persona_ref`).
+    A position naming no one persona unambiguously, or one already placed on that card, is
+    dropped, and a card left with fewer than two positions is dropped, each with a warning
+    (quoting what was refused) under the call's ``purpose`` (default ``prefix``)."""
     purpose = purpose or prefix
+    names = dict(personas) if isinstance(personas, Mapping) else {pid: pid for pid in personas}
     cards: list[CruxCard] = []
     warnings: list[EngineError] = []
-    known = set(persona_ids)
+
+    def warn(text: str) -> None:
+        warnings.append(EngineError(level="warning", purpose=purpose, error=text))
+
     for i, c in enumerate(reply.cards[:max_cards], start=1):
-        unknown = [p.persona for p in c.positions if p.persona not in known]
-        if unknown:
-            warnings.append(EngineError(level="warning", purpose=purpose, error=f"card {i}: positions for unknown persona(s) {', '.join(unknown)} dropped"))
-        positions = {
-            p.persona: CruxCardPosition(position=CardPosition(p.position), reasoning=p.reasoning, falsifier=p.falsifier or None)
-            for p in c.positions
-            if p.persona in known
-        }
+        positions: dict[str, CruxCardPosition] = {}
+        for p in c.positions:
+            pid = persona_ref(p.persona, names)
+            if pid is None:
+                warn(f"card {i} ({quote(c.question)}): position of {quote(p.persona)} dropped: it names no one persona of {', '.join(names)}")
+            elif pid in positions:
+                warn(f"card {i} ({quote(c.question)}): a second position of {pid} ({quote(p.persona)}) dropped")
+            else:
+                positions[pid] = CruxCardPosition(position=CardPosition(p.position), reasoning=p.reasoning, falsifier=p.falsifier or None)
         if len(positions) < 2:
-            warnings.append(EngineError(level="warning", purpose=purpose, error=f"card {i} dropped: fewer than two known personas take a position"))
+            warn(f"card {i} dropped: fewer than two known personas take a position on {quote(c.question)}")
             continue
         cards.append(
             CruxCard(
@@ -179,6 +189,7 @@ class DirectEngine:
         )
         if self.purpose not in ctx.config.allocation:
             request = request.model_copy(update={"tier": _ALLOCATION["tier"], "temperature": _ALLOCATION["temperature"], "max_tokens": _ALLOCATION["max_tokens"]})
+        names = {pid: ctx.personas[pid].name for pid in ids}
         response, warning = await ctx.call_or_warn(request)
         cards: list[CruxCard] = []
         if warning is not None:
@@ -186,14 +197,13 @@ class DirectEngine:
         elif response is not None and isinstance(response.parsed, CardsReply):
             if response.parsed.reasoning.strip():
                 yield Status(message=f"reasoning: {response.parsed.reasoning.strip()}")
-            cards, warnings = cards_from_reply(response.parsed, ids, params.max_cards, self.name, self.purpose)
+            cards, warnings = cards_from_reply(response.parsed, names, params.max_cards, self.name, self.purpose)
             for w in warnings:
                 yield w
         result = ctx.result
         for card in cards:
             yield CruxCardPosted(card=card)
         result.crux_cards = cards
-        names = {pid: ctx.personas[pid].name for pid in ids}
         result.cruxes = [card_to_crux(c, acknowledged=False, names=names) for c in cards]
         result.camps = position_camps(cards, ids) if cards else []
         split = [c for c in cards if {x.position for x in c.personas.values()} >= {CardPosition.YES, CardPosition.NO}]

@@ -51,6 +51,16 @@ class History:
             return "You" if persona_id == self.viewer else self.names.get(persona_id, persona_id)
         return speaker_labels(list(self.names), self.viewer).get(persona_id, "Speaker ?")
 
+    def possessive(self, persona_id: str) -> str:
+        """The label as an owner: "Your" for the reader, else "Speaker A's", "Ann Lee's".
+
+        >>> h = History({"a": "Ann Lee", "b": "Bob"}, viewer="a")
+        >>> h.possessive("a"), h.possessive("b")
+        ('Your', "Speaker A's")
+        """
+        label = self.label(persona_id)
+        return "Your" if label == "You" else f"{label}'s"
+
     def scrub(self, text: str) -> str:
         """Replace persona names (and ids) in ``text`` by the reader's labels when anonymizing.
 
@@ -181,7 +191,7 @@ def room_context(
     last: int = 4,
 ) -> str:
     """Bounded crux-room context: topic anchor, position summary, last ``last`` turns verbatim."""
-    summary = " ".join(f"{history.label(pid)}'s position: {_shorten(history.scrub(text), 300)}" for pid, text in positions.items())
+    summary = " ".join(f"{history.possessive(pid)} position: {_shorten(history.scrub(text), 300)}" for pid, text in positions.items())
     recent = history.lines(list(turns)[-last:])
     return (
         f"This crux arose in a debate about: {topic}. Stay relevant.\n"

@@ -19,6 +19,7 @@ from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.schemas import DetectionItem, DetectionReply
 from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.models import DialogueTurn, DisagreementCandidate
 
 Pair = tuple[str, str]
@@ -53,6 +54,28 @@ def _valid(item: DetectionItem, speakers: set[str]) -> bool:
     return item.positive and len(set(item.personas)) == 2 and set(item.personas) <= speakers and bool(item.claim.strip())
 
 
+def _named(replies: Sequence[DetectionReply | None], names: dict[str, str], sp: Speakers) -> list[DetectionReply | None]:
+    """The replies with each speaker reference resolved to a persona id (:func:`persona_ref`);
+    a reference that names no one speaker is kept as written (so the item is not valid) and
+    warned about once, quoted."""
+    refused: list[str] = []
+    out: list[DetectionReply | None] = []
+    for reply in replies:
+        if reply is None:
+            out.append(None)
+            continue
+        items = []
+        for item in reply.disagreements:
+            ids = [persona_ref(ref, names) or ref for ref in item.personas]
+            refused += [ref for ref in item.personas if persona_ref(ref, names) is None and item.positive]
+            items.append(item.model_copy(update={"personas": ids}))
+        out.append(reply.model_copy(update={"disagreements": items}))
+    if refused:
+        shown = ", ".join(quote(r) for r in dict.fromkeys(refused))
+        sp.warn("detect_disagreement", f"a disagreement naming {shown} dropped: no one speaker of {', '.join(names)} goes by that name")
+    return out
+
+
 async def detect(
     sp: Speakers,
     turns: Sequence[DialogueTurn],
@@ -70,12 +93,16 @@ async def detect(
     statements = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
     shown = dict(list(claims.texts.items())[-12:])  # the claims found so far, by id
     known = prompts.KNOWN_CLAIMS.format(lines="\n".join(f"[{cid}] {text}" for cid, text in shown.items())) if shown else ""
-    user = prompts.DETECT.format(topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements, known=known)
+    user = prompts.DETECT.format(
+        topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements, known=known,
+        claim_id_rule=prompts.KNOWN_CLAIM_ID if shown else "",
+    )
     hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns), extra={"shown": shown})
     replies = await sp.timeline.parallel(
         "detect", [sp.structured("detect_disagreement", user, DetectionReply, hints) for _ in range(votes)]
     )
     speakers = {t.persona_id for t in turns}
+    replies = _named(replies, {pid: sp.names.get(pid, pid) for pid in speakers}, sp)
     claims.prepare([i.claim for r in replies if r is not None for i in r.disagreements if _valid(i, speakers)])
     tally: dict[tuple[Pair, str], int] = {}
     first: dict[tuple[Pair, str], DetectionItem] = {}

@@ -73,12 +73,12 @@ DETECT = (
     "with booleans only: has_direct_opposition (they take opposite sides), has_specific_claim "
     "(on one specific, nameable claim), topic_relevant (is this disagreement relevant to the wider "
     "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers by id and state "
-    "the claim they oppose on; if it is one of the claims listed below, also give its id as "
-    "claim_id (else null).\n{known}"
+    "the claim they oppose on.{claim_id_rule}\n{known}"
     'Output ONLY JSON: {{"disagreements": [{{"has_direct_opposition": true, "has_specific_claim": '
     'true, "topic_relevant": true, "personas": ["id-a", "id-b"], "claim": "...", "claim_id": null}}]}}'
 )
 KNOWN_CLAIMS = "Claims found earlier in this debate:\n{lines}\n"
+KNOWN_CLAIM_ID = " If it is one of the claims listed below, also give its id as claim_id (else null)."
 EXIT_CHECK = (
     "A crux room in a debate about: {topic}\nCrux under discussion: {question}\n"
     "Exchange turns so far: {n}. The last ones:\n{transcript}\n\n"

@@ -23,17 +23,23 @@ topic is asked for once more with the problem stated, then dropped with a warnin
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crux_lab.analysis.restates import restates_topic
-from crux_lab.engines.base import turn_hints
+from crux_lab.engines.base import clip, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import History, room_context
-from crux_lab.engines.crux_room.schemas import CardReply, ConvergenceReply, ExitCheckReply
+from crux_lab.engines.crux_room.schemas import (
+    CardPersonaReply,
+    CardReply,
+    ConvergenceReply,
+    ExitCheckReply,
+)
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.models import (
     Aspect,
     CruxCard,
@@ -137,9 +143,8 @@ async def run_room(
                 return
 
     async def exit_check(exchanged: int) -> bool:
-        transcript = history(a).lines(outcome.turns[-settings.last_turns :]) if sp.antisyc.anonymize_history else "\n".join(
-            f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :]
-        )
+        # The checker is no debater: it reads the debaters by name, never as "You" and "Speaker A".
+        transcript = "\n".join(f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :])
         hints = sp.hints(  # the turns the prompt shows, nothing more
             persona_ids=[a, b], turns=turn_hints(outcome.turns[-settings.last_turns :]), focus=outcome.question,
             phase="exit_check", extra={"exchange_turns": exchanged},
@@ -171,7 +176,7 @@ async def run_room(
         for t in cores:
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
-        statements = "\n".join(f"- {history(a).label(t.persona_id)}: {t.dialogue}" for t in cores)
+        statements = "\n".join(f"- {names[t.persona_id]}: {t.dialogue}" for t in cores)
         hints = sp.hints(
             persona_ids=[a, b], turns=turn_hints(cores), focus=outcome.question, phase="convergence"
         )
@@ -201,19 +206,38 @@ async def run_room(
     )
 
 
+# A corpus chunk in the card prompt's menu: cut at a sentence or word, never inside a word.
+CHUNK_CHARS = 240
+
+
 def _chunk_menu(sp: Speakers, pid: str, focus: str, limit: int = 6) -> str:
     persona = sp.ctx.personas[pid]
     node_chunks = [c for n in relevant_nodes(persona, focus, k=3) for c in n.grounding]
     ordered = list(dict.fromkeys(node_chunks + [c.id for c in persona.corpus]))[:limit]
     chunks = {c.id: c for c in persona.corpus}
     return "\n".join(
-        f"  [{cid}] {chunks[cid].text[:140]} (source: {chunks[cid].source})" for cid in ordered if cid in chunks
+        f"  [{cid}] {clip(chunks[cid].text, CHUNK_CHARS)} (source: {chunks[cid].source})" for cid in ordered if cid in chunks
     )
 
 
-def _card_problem(reply: CardReply, personas: Sequence[str], topic: str, claims: ClaimIndex) -> str | None:
+def _card_entries(reply: CardReply, names: Mapping[str, str]) -> tuple[dict[str, CardPersonaReply], list[str]]:
+    """The reply's positions by persona id, each named by id, display name or a short form
+    (:func:`persona_ref`); and the references that name none of ``names`` (or one already given)."""
+    entries: dict[str, CardPersonaReply] = {}
+    refused: list[str] = []
+    for e in reply.personas:
+        pid = persona_ref(e.persona_id, names)
+        if pid is None or pid in entries:
+            refused.append(e.persona_id)
+        else:
+            entries[pid] = e
+    return entries, refused
+
+
+def _card_problem(reply: CardReply, names: Mapping[str, str], topic: str, claims: ClaimIndex) -> str | None:
     """What makes a card reply unusable, in words the model can act on; None when it is fine."""
-    missing = [pid for pid in personas if pid not in {e.persona_id for e in reply.personas}]
+    given, _ = _card_entries(reply, names)
+    missing = [pid for pid in names if pid not in given]
     if missing:
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
@@ -250,18 +274,22 @@ async def extract_card(
         aspect=aspect.label if aspect else None, phase="card",
     )
     reply = await sp.structured("card", user, CardReply, hints)
-    problem = _card_problem(reply, (a, b), topic, claims) if reply is not None else None
+    pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}
+    problem = _card_problem(reply, pair_names, topic, claims) if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
         reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}))
-        problem = _card_problem(reply, (a, b), topic, claims) if reply is not None else None
+        problem = _card_problem(reply, pair_names, topic, claims) if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")
             sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": problem})
             return None
     if reply is None:
         return None
-    entries = {e.persona_id: e for e in reply.personas if e.persona_id in (a, b)}
+    entries, refused = _card_entries(reply, pair_names)
+    if refused:
+        sp.warn("card", f"crux card {card_id}: position(s) of {', '.join(quote(r) for r in refused)} dropped: "
+                        f"they name neither {a} nor {b}, or one already given.")
     positions = {}
     for pid, entry in entries.items():
         corpus = {c.id: c for c in sp.ctx.personas[pid].corpus}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -28,6 +28,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DCGDiscoveryResult,
     DiscoveryResult,
 )
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models import (
     Argument,
@@ -78,6 +79,9 @@ class Insights:
     regime_description: str
 
 
+R = TypeVar("R", bound=BaseModel)
+
+
 class Crystallizer(ABC):
     """What the engine loop needs from a crystallizer, whichever graph it writes."""
 
@@ -91,6 +95,26 @@ class Crystallizer(ABC):
         self.names = dict(names)
         self.count = 0
         self._conceded: set[tuple[int, str]] = set()
+
+    def named(self, reply: R) -> tuple[R, list[str]]:
+        """``reply`` with every item's ``speaker_id`` resolved to a persona id, however the
+        model named the speaker (:func:`persona_ref`); an item naming no one speaker is left
+        out, and the refusal, quoting it, is returned for the run's warning."""
+        refused: list[str] = []
+        update: dict[str, list[Any]] = {}
+        for name, value in reply:
+            if not isinstance(value, list) or not any(hasattr(x, "speaker_id") for x in value):
+                continue
+            kept = []
+            for item in value:
+                pid = persona_ref(item.speaker_id, self.names)
+                if pid is None:
+                    what = getattr(item, "statement", "") or getattr(item, "claim", "") or getattr(item, "conceded_claim", "")
+                    refused.append(f"{name} item by {quote(item.speaker_id)} ({quote(what)}): it names no one speaker")
+                    continue
+                kept.append(item.model_copy(update={"speaker_id": pid}) if pid != item.speaker_id else item)
+            update[name] = kept
+        return reply.model_copy(update=update), refused
 
     # -- requests ---------------------------------------------------------
     @abstractmethod
@@ -229,7 +253,8 @@ class GraphCrystallizer(Crystallizer):
 
     def apply(self, reply: CrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
         g = self.graph
-        out = Applied(crux=reply.crux)
+        reply, refused = self.named(reply)
+        out = Applied(crux=reply.crux, refused=refused)
         index = self.count
         self.count += 1
         alias: dict[str, str] = {}
@@ -456,8 +481,9 @@ class DCGCrystallizer(Crystallizer):
 
     def apply(self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
         before = {s.id: s for s in self.holder.state.stances}
+        reply, refused = self.named(reply)
         change = self.holder.apply(reply, known_turns=self.known_turns or None)
-        out = Applied(crux=reply.crux, refused=list(change.refused))
+        out = Applied(crux=reply.crux, refused=refused + list(change.refused))
         index = self.count
         self.count += 1
         out.new_nodes = len(change.new_dispute_ids) + len(change.upserted_stance_ids) - len(change.flipped_stance_ids) - len(change.softened_stance_ids)

@@ -33,6 +33,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     ReasonAttack,
     StanceUpsert,
 )
+from crux_lab.engines.names import quote, same_reply_id
 from crux_lab.models import (
     Camp,
     CommonGround,
@@ -108,8 +109,15 @@ class DCGHolder:
     (['d-0'], ['YES', 'NO'])
     >>> ch = h.apply(R.model_validate({"upsert_stances": [
     ...     {"dispute_id": "d-7", "speaker_id": "hayes", "side": "YES", "statement": "x", "derived_from_turns": [2]}]}))
-    >>> ch.refused
-    ["stance of hayes: [stance-dispute] stance 's-2' references unknown dispute 'd-7'"]
+    >>> print(*ch.refused)
+    stance of hayes "x": [stance-dispute] stance 's-2' references unknown dispute 'd-7'
+    >>> ch = h.apply(R.model_validate({
+    ...   "new_disputes": [{"id": "n1", "question": "Is supply fixed?"}],
+    ...   "upsert_stances": [
+    ...     {"dispute_id": "new-1", "speaker_id": "saylor", "side": "YES", "statement": "yes", "derived_from_turns": [0]},
+    ...     {"dispute_id": "N1", "speaker_id": "hayes", "side": "NO", "statement": "no", "derived_from_turns": [1]}]}))
+    >>> ch.new_dispute_ids, ch.refused
+    (['d-1'], [])
     """
 
     state: DCGState = field(default_factory=DCGState)
@@ -132,9 +140,28 @@ class DCGHolder:
                 return s
         return None
 
+    def _dispute_refs(self, reply: DCGCrystallizationResult) -> DCGCrystallizationResult:
+        """``reply`` with each dispute reference written as the id it stands for: a graph id or
+        a handle of a dispute the same reply creates, matched leniently (:func:`same_reply_id`:
+        "New_1" is "new-1", and "new-2" is the reply's second new dispute when no handle is
+        "new-2"). A reference matching nothing is left as written (and refused later)."""
+        ids = {d.id: d.id for d in self.state.disputes} | {nd.id: nd.id for nd in reply.new_disputes}
+        order = [nd.id for nd in reply.new_disputes]
+
+        def ref(x: str) -> str:
+            found = same_reply_id(x, ids, order)
+            return x if found is None else found
+
+        return reply.model_copy(update={
+            "upsert_stances": [u.model_copy(update={"dispute_id": ref(u.dispute_id)}) for u in reply.upsert_stances],
+            "new_reasons": [r.model_copy(update={"dispute_id": ref(r.dispute_id)}) for r in reply.new_reasons],
+            "updated_disputes": [d.model_copy(update={"id": ref(d.id)}) for d in reply.updated_disputes],
+        })
+
     def apply(self, reply: DCGCrystallizationResult, *, known_turns: set[int] | None = None) -> DCGChange:
         """Apply one crystallizer reply; returns what changed and what was refused."""
         change = DCGChange()
+        reply = self._dispute_refs(reply)
         alias: dict[str, str] = {d.id: d.id for d in self.state.disputes}
         stances_for: dict[str, list] = {}
         for up in reply.upsert_stances:
@@ -189,7 +216,7 @@ class DCGHolder:
         for key, ups in stances_for.items():
             for up in ups:
                 did = alias.get(key, key)
-                what = f"stance of {up.speaker_id}"
+                what = f"stance of {up.speaker_id} {quote(up.statement)}"
                 if not turns_ok(up.derived_from_turns, what):
                     continue
                 old = self.stance_of(did, up.speaker_id)

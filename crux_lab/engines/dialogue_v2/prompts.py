@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT
+from crux_lab.engines.base import TURN_FIELDS_PROMPT, clip
 from crux_lab.models import DialogueTurn
 from crux_lab.personas.prompt import RoundSummary, build_history, build_turn_message
 
@@ -72,7 +72,7 @@ def phase_summaries(turns: Sequence[DialogueTurn], keep_recent: int) -> list[Rou
         by_phase.setdefault(str(t.phase), []).append(t)
     out = []
     for phase, ts in by_phase.items():
-        said = "; ".join(f"{t.persona_id}: {t.dialogue.split('. ')[0][:160]}" for t in ts[-3:])
+        said = "; ".join(f"{t.persona_id}: {clip(t.dialogue.split('. ')[0], 160)}" for t in ts[-3:])
         out.append(RoundSummary(label=f"{phase} ({len(ts)} turns)", summary=said))
     return out
 
@@ -127,7 +127,7 @@ RESOLUTION_INSTRUCTION = (
 
 
 FINAL_CLEANUP = """
-This is the FINAL crystallization (seed 01 phase 4): the graph must end distilled, 4-8
+This is the FINAL crystallization: the debate is over, and the graph must end distilled, 4-8
 positions in all. Remove (removed_arg_ids) every position no other speaker engaged (no attack
 to or from a position of a different speaker) and every restatement of a position already in
 the graph; keep the positions the speakers actually argued about."""
