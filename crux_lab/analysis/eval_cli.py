@@ -78,66 +78,207 @@ def recovery_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
     return table
 
 
-@app.command("recovery")
-def recovery(
-    engines: Annotated[str, typer.Option(help="Comma-separated engines.")] = DEFAULT_ENGINES,
-    scenarios: Annotated[int, typer.Option(min=1, help="Number of synthetic scenarios.")] = 3,
-    seed: Annotated[int, typer.Option(help="Seed of the scenario generator and the simulator.")] = 0,
-    sim: Annotated[list[str] | None, typer.Option("--sim", help="Simulator knob KEY=VALUE, repeatable.")] = None,
-    db: Annotated[Path | None, typer.Option(help="DuckDB file (default: $CRUX_LAB_DB or data/crux_lab.duckdb).")] = None,
-    runs_dir: Annotated[Path | None, typer.Option(help="Where run folders go (default: the store's runs folder).")] = None,
-    library: Annotated[Path | None, typer.Option(help="Write the scenario persona library here (default: a temp dir).")] = None,
-    contested: Annotated[int, typer.Option(min=1, help="Planted contested propositions per scenario.")] = 4,
-    consensus: Annotated[int, typer.Option(min=0, help="Planted consensus propositions per scenario.")] = 2,
-    personas: Annotated[int, typer.Option(min=2, max=5, help="Personas per scenario.")] = 3,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
-    no_store: Annotated[bool, typer.Option("--no-store", help="Do not write run folders or the database.")] = False,
-) -> None:
-    """Run engines on synthetic scenarios with planted cruxes and score crux recovery by text:
-each crux found is matched to a planted one by its words (embeddings at a threshold calibrated
-on held-out paraphrases), never by ids."""
-    from crux_lab.analysis.recovery import run_recovery, summarize
-    from crux_lab.analysis.scenarios import ScenarioError, generate_scenarios
+# Options shared by the evaluations that debate on any backend (recovery, polis).
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="simulated | openai | anthropic | replay (replay needs --cassettes).")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")]
+ModelStrongOpt = Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")]
+ModelFastOpt = Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")]
+LLMConfigOpt = Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast, structured (the flags win).")]
+StructuredOpt = Annotated[str | None, typer.Option("--structured", help="openai backend: auto | json_schema | prompt (how replies are held to their schema).")]
+CassettesOpt = Annotated[Path | None, typer.Option(help="Folder of one cassette per debate: recorded on a live backend, replayed with --backend replay.")]
+SeedsOpt = Annotated[str, typer.Option(help="Comma-separated seeds; one debate per engine, seed (and scenario).")]
+
+
+def engine_names(engines: str) -> list[str]:
+    """The engines asked for, or a one-line failure naming the unknown ones and the valid ones."""
+    from crux_lab.cli import fail
     from crux_lab.engines import available
 
     names = [e.strip() for e in engines.split(",") if e.strip()]
     installed = available()
     unknown = [e for e in names if e not in installed]
     if not names or unknown:
-        _fail(f"--engines: unknown engine(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(installed)}.")
-    try:
-        knobs = parse_knobs(sim or [])
-        planted = generate_scenarios(scenarios, seed=seed, n_personas=personas, n_contested=contested, n_consensus=consensus)
-    except (ValueError, ScenarioError) as exc:
-        _fail(str(exc))
-    with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
-        lib = library or Path(tmp) / "personas"
-        done = 0
+        fail(f"--engines: unknown engine(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(installed)}.")
+    return names
 
-        def progress(score: Any) -> None:
-            nonlocal done
-            done += 1
-            console.print(f"  [{done}/{len(names) * len(planted)}] {score.engine} on {score.scenario}: "
-                          f"found {score.found}/{score.n_planted}, F1 {_fmt(score.f1)}", highlight=False)
 
-        run = run_recovery(planted, names, lib, seed=seed, sim=knobs, runs_dir=runs_dir, db=db,
-                           store=not no_store, on_result=progress)
+def live_backend(backend: str, base_url: str | None, model_strong: str | None, model_fast: str | None,
+                 llm_config: Path | None, structured: str | None, cassettes: Path | None) -> Any:
+    """The backend an evaluation debates on (a :class:`crux_lab.eval.recovery.LLMChoice`), or a
+    one-line failure: unknown backend, no key, replay without cassettes, a server that does not
+    answer (asked once, before anything is written)."""
+    from crux_lab.cli import _backend_choice, fail, llm_settings
+    from crux_lab.eval.recovery import LLMChoice
+
+    if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
+        fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
+             + ("(none given)." if cassettes is None else f"({cassettes} is not a folder)."))
+    resolved = _backend_choice(backend, None)
+    llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
+    return LLMChoice(resolved, llm.models, llm.base_url, llm.structured)
+
+
+def stop_line(stop: Any, kept: int, runs_dir: Path) -> str:
+    """What an evaluation stopped by an unfinished debate says, in one line."""
+    why = "interrupted" if stop.interrupted else f"the debate {stop.label} stopped: {stop.error}"
+    return f"{why}. {kept} finished debate(s) are kept in {runs_dir}; rerun the same command to resume."
+
+
+def _take_ctrl_c() -> None:
+    """Started with Ctrl-C ignored (a background job, a test runner): take it back, so Ctrl-C
+    always stops the evaluation (as `crux-lab debate` does)."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+RECOVERY_COLUMNS = (
+    ("engine", "engine"), ("debates", "runs"), ("precision", "P [95% CI]"), ("recall", "R [95% CI]"),
+    ("f1", "F1 [95% CI]"), ("type_accuracy", "type acc"), ("found", "found"), ("planted", "planted"),
+    ("false_positives", "FP"), ("false_common_ground", "false CG"), ("calls", "calls"), ("wall_s", "wall s"),
+)
+
+
+def _recovery_cell(row: dict[str, Any], key: str) -> str:
+    if key in ("precision", "recall", "f1"):
+        return with_interval(row[key], row[f"{key}_ci"])
+    value = row[key]
+    return f"{value:.2f}" if isinstance(value, float) and not math.isnan(value) else _fmt(value)
+
+
+def recovery_interval_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
+    """The per-engine summary with intervals (``summarize(..., intervals=True)``) as a rich table."""
+    table = Table(title=title)
+    for key, label in RECOVERY_COLUMNS:
+        table.add_column(label, justify="left" if key == "engine" else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*(_recovery_cell(row, key) for key, _ in RECOVERY_COLUMNS))
+    return table
+
+
+@app.command("recovery")
+def recovery(
+    engines: Annotated[str, typer.Option(help="Comma-separated engines (direct and cot are the one-call baselines).")] = DEFAULT_ENGINES,
+    scenarios: Annotated[int | None, typer.Option(min=1, help="Number of generated scenarios (default 3).")] = None,
+    scenarios_dir: Annotated[Path | None, typer.Option("--scenarios-dir", help="Your own scenarios: a persona library and its answer_key.json (README, 'Your own scenarios').")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the scenario generator.")] = 0,
+    seeds: SeedsOpt = "0",
+    backend: BackendOpt = "simulated",
+    base_url: BaseUrlOpt = None,
+    model_strong: ModelStrongOpt = None,
+    model_fast: ModelFastOpt = None,
+    llm_config: LLMConfigOpt = None,
+    structured: StructuredOpt = None,
+    cassettes: CassettesOpt = None,
+    max_turns: Annotated[int, typer.Option(min=1, max=10_000, help="Turn budget per debate.")] = 30,
+    sim: Annotated[list[str] | None, typer.Option("--sim", help="Simulator knob KEY=VALUE, repeatable (simulated backend).")] = None,
+    db: Annotated[Path | None, typer.Option(help="DuckDB file (default: $CRUX_LAB_DB or data/crux_lab.duckdb).")] = None,
+    runs_dir: Annotated[Path | None, typer.Option(help="Where run folders go; finished debates there are reused (default: the store's runs folder).")] = None,
+    library: Annotated[Path | None, typer.Option(help="Write the generated scenarios (persona library and answer key) here (default: a temp dir).")] = None,
+    contested: Annotated[int, typer.Option(min=1, help="Planted contested propositions per generated scenario.")] = 4,
+    consensus: Annotated[int, typer.Option(min=0, help="Planted consensus propositions per generated scenario.")] = 2,
+    personas: Annotated[int, typer.Option(min=2, max=5, help="Personas per generated scenario.")] = 3,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    no_store: Annotated[bool, typer.Option("--no-store", help="Do not ingest the runs or record metrics.")] = False,
+) -> None:
+    """Debate scenarios with planted cruxes on any backend and score crux recovery by text:
+each crux found is matched to a planted one by its words (embeddings at a threshold calibrated
+on held-out paraphrases), never by ids. P, R and F1 come with 95% bootstrap intervals over
+scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips them."""
     from crux_lab.analysis.calibration import default_calibration
+    from crux_lab.analysis.recovery import store_recovery, summarize
+    from crux_lab.analysis.scenarios import (
+        ScenarioError,
+        generate_scenarios,
+        load_scenarios,
+        write_library,
+    )
+    from crux_lab.cli import _check_runs_dir, fail, note
+    from crux_lab.eval.recovery import run_recovery_eval
+    from crux_lab.store import StoreError
 
+    names = engine_names(engines)
+    try:
+        seed_list = parse_seeds(seeds)
+        knobs = parse_knobs(sim or [])
+    except ValueError as exc:
+        fail(str(exc))
+    if sim and backend != "simulated":
+        fail(f"--sim sets the simulator's failure knobs; it does not apply to --backend {backend}.")
+    if scenarios_dir is not None and scenarios is not None:
+        fail("--scenarios N generates scenarios and --scenarios-dir DIR reads yours: pass one of them.")
+    if scenarios_dir is not None and library is not None:
+        fail("--library writes generated scenarios; with --scenarios-dir the folder itself is the library.")
+    try:
+        if scenarios_dir is not None:
+            planted = load_scenarios(scenarios_dir)
+        else:
+            planted = generate_scenarios(scenarios or 3, seed=seed, n_personas=personas, n_contested=contested,
+                                         n_consensus=consensus)
+    except ScenarioError as exc:
+        fail(str(exc))
+    llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
+    runs = _check_runs_dir(runs_dir)
+    if not no_store:
+        from crux_lab.store import connect, resolve_db_path
+
+        try:
+            connect(resolve_db_path(db)).close()  # a bad database fails before any call is spent
+        except StoreError as exc:
+            fail(f"{exc} (Or pass --no-store.)")
+    from crux_lab.llm import describe_backend_choice
+
+    note(describe_backend_choice(llm.backend, cassette=cassettes if llm.backend == "replay" else None,
+                                 models=llm.models, base_url=llm.base_url))
+    total = len(names) * len(planted) * len(seed_list)
+    done = 0
+
+    def progress(score: Any, resumed: bool) -> None:
+        nonlocal done
+        done += 1
+        console.print(f"  [{done}/{total}] {score.engine} on {score.scenario} s{score.seed}{' (reused)' if resumed else ''}: "
+                      f"found {score.found}/{score.n_planted}, F1 {_fmt(score.f1)}", highlight=False, soft_wrap=True)
+
+    _take_ctrl_c()
+    try:
+        with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
+            lib = scenarios_dir or write_library(planted, library or Path(tmp) / "personas")
+            run = run_recovery_eval(planted, names, lib, runs, llm=llm, seeds=seed_list, max_turns=max_turns, sim=knobs,
+                                    cassettes=cassettes, on_result=progress)
+    except KeyboardInterrupt:
+        note(f"interrupted. Finished debates are kept in {runs}; rerun the same command to resume.")
+        raise typer.Exit(130) from None
+    db_path = None
+    if not no_store and run.results:
+        try:
+            db_path = store_recovery(run.run_dirs, run.scores, db)
+        except StoreError as exc:
+            fail(f"{exc} (the run folders are in {runs}; `crux-lab db ingest` loads them later, or pass --no-store).", code=1)
+    if run.stopped is not None:
+        if run.stopped.interrupted:
+            note(stop_line(run.stopped, len(run.results), runs))
+            raise typer.Exit(130)
+        fail(stop_line(run.stopped, len(run.results), runs), code=1)
     knob_text = ", ".join(f"{k}={v}" for k, v in knobs.model_dump().items() if v) or "default knobs"
     calibration = default_calibration()
+    rows = summarize(run.scores, intervals=True)
     console.print(f"Matched by text only; {calibration.describe()}.", highlight=False)
-    console.print(recovery_table(summarize(run.scores), f"Crux recovery: {len(planted)} scenario(s), seed {seed}, {knob_text}"))
+    where = f"backend {llm.backend}" + (f", {knob_text}" if llm.backend == "simulated" else "")
+    console.print(recovery_interval_table(rows, f"Crux recovery: {len(planted)} scenario(s) x seeds {seeds}, {where}"))
     for key, err in run.failures.items():
-        console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False)
-    if run.db_path is not None:
-        console.print(f"stored {len(run.results)} run(s) and their recovery metrics in {run.db_path} ({run.wall_s:.1f}s)")
+        console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False, soft_wrap=True)
+    if db_path is not None:
+        console.print(f"stored {len(run.results)} run(s) and their recovery metrics in {db_path} ({run.wall_s:.1f}s)")
     if json_out is not None:
         from dataclasses import asdict
 
-        json_out.write_text(json.dumps({"knobs": knobs.model_dump(), "seed": seed, "calibration": asdict(calibration),
-                                        "summary": summarize(run.scores),
-                                        "scores": [asdict(s) for s in run.scores]}, indent=1, default=str))
+        json_out.write_text(json.dumps({
+            "backend": llm.backend, "models": dict(llm.models), "base_url": llm.base_url, "structured": llm.structured,
+            "knobs": knobs.model_dump(), "scenario_seed": seed, "seeds": seed_list, "max_turns": max_turns,
+            "scenarios": [s.id for s in planted], "calibration": asdict(calibration),
+            "summary": rows, "scores": [asdict(s) for s in run.scores], "failures": run.failures,
+        }, indent=1, default=str))
     if run.failures and not run.results:
         raise typer.Exit(1)
 
@@ -238,13 +379,14 @@ def parse_seeds(text: str) -> list[int]:
 def polis(
     folders: Annotated[list[Path], typer.Argument(help="Polis conversation folder(s) (participants-votes.csv, comments.csv, summary.csv).")],
     engines: Annotated[str, typer.Option(help="Comma-separated engines (direct and cot are the one-call baselines).")] = "direct,cot,dcg,panel",
-    backend: Annotated[str, typer.Option("--backend", "-b", help="simulated | openai | anthropic | replay (replay needs --cassettes).")] = "simulated",
-    base_url: Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")] = None,
-    model_strong: Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")] = None,
-    model_fast: Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")] = None,
-    llm_config: Annotated[Path | None, typer.Option("--llm-config", help="YAML/JSON file with base_url, model_strong, model_fast.")] = None,
-    cassettes: Annotated[Path | None, typer.Option(help="Folder of one cassette per debate: recorded on a live backend, replayed with --backend replay.")] = None,
-    seeds: Annotated[str, typer.Option(help="Comma-separated seeds; one debate per engine and seed.")] = "0",
+    backend: BackendOpt = "simulated",
+    base_url: BaseUrlOpt = None,
+    model_strong: ModelStrongOpt = None,
+    model_fast: ModelFastOpt = None,
+    llm_config: LLMConfigOpt = None,
+    structured: StructuredOpt = None,
+    cassettes: CassettesOpt = None,
+    seeds: SeedsOpt = "0",
     max_turns: Annotated[int, typer.Option(min=1, max=10_000, help="Turn budget per debate.")] = 30,
     k: Annotated[int, typer.Option("--k", min=1, help="Recall is measured on the top k divisive statements.")] = 5,
     min_votes: Annotated[int, typer.Option(min=1, help="Votes every group needs on a statement for it to count.")] = 5,
@@ -263,24 +405,17 @@ against what the votes say divides the groups (crux precision, recall@k, false c
 camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
     from crux_lab.analysis.polis import PolisDataError
     from crux_lab.analysis.polis_eval import prepare, run_polis_eval, summarize
-    from crux_lab.cli import _backend_choice, _llm_settings, fail
-    from crux_lab.engines import available
+    from crux_lab.cli import fail, note
 
-    names = [e.strip() for e in engines.split(",") if e.strip()]
-    installed = available()
-    unknown = [e for e in names if e not in installed]
-    if not names or unknown:
-        fail(f"--engines: unknown engine(s) {', '.join(unknown) or '(none given)'}; valid: {', '.join(installed)}.")
+    names = engine_names(engines)
     try:
         seed_list = parse_seeds(seeds)
     except ValueError as exc:
         fail(str(exc))
     if topic is not None and len(folders) != 1:
         fail("--topic applies to one conversation; pass one folder or leave --topic out.")
-    if backend == "replay" and cassettes is None:
-        fail("the replay backend needs --cassettes DIR (recorded by an earlier run with --cassettes).")
-    resolved = _backend_choice(backend, None)
-    models, url = _llm_settings(resolved, base_url, model_strong, model_fast, llm_config)
+    llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
+    resolved, models, url = llm.backend, dict(llm.models), llm.base_url
     options = {"k": k, "min_votes": min_votes, "min_difference": min_difference, "per_group": per_group,
                "n_consensus": consensus, "min_clear": min_clear}
     setups = []
@@ -292,7 +427,8 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
     from crux_lab.analysis.calibration import default_calibration
     from crux_lab.store import StoreError
 
-    scores = []
+    _take_ctrl_c()
+    scores: list[Any] = []
     failures: dict[str, str] = {}
     for setup in setups:
         t = setup.truth
@@ -311,10 +447,19 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
 
         try:
             run = run_polis_eval(setup, names, workdir, backend=resolved, seeds=seed_list, max_turns=max_turns,
-                                 models=models, base_url=url, cassettes=cassettes, db=db, store=not no_store,
-                                 on_result=progress)
+                                 models=models, base_url=url, structured=llm.structured, cassettes=cassettes, db=db,
+                                 store=not no_store, on_result=progress)
         except StoreError as exc:
             fail(f"{exc} (the run folders are in {workdir / 'runs'}; `crux-lab db ingest` loads them later, or pass --no-store).", code=1)
+        except KeyboardInterrupt:
+            note(f"interrupted. Finished debates are kept in {workdir / 'runs'}; rerun the same command to resume.")
+            raise typer.Exit(130) from None
+        if run.stopped is not None:
+            line = stop_line(run.stopped, len(scores) + len(run.results), workdir / "runs")
+            if run.stopped.interrupted:
+                note(line)
+                raise typer.Exit(130)
+            fail(line, code=1)
         scores += run.scores
         failures.update({f"{t.conversation}/{key}": err for key, err in run.failures.items()})
         if run.db_path is not None:

@@ -51,6 +51,8 @@ from crux_lab.analysis.polis_truth import (
     group_minds,
     write_polis_library,
 )
+from crux_lab.analysis.stats import bootstrap_interval as _interval
+from crux_lab.analysis.stats import nanmean as _nanmean
 from crux_lab.models import Camp, DebateConfig, DebateResult
 
 __all__ = [
@@ -289,6 +291,7 @@ class PolisEvalRun:
     run_dirs: list[Path] = field(default_factory=list)
     db_path: Path | None = None
     wall_s: float = 0.0
+    stopped: Any = None  # a crux_lab.eval.runs.DebateStopped when a debate did not finish
 
 
 def run_polis_eval(
@@ -301,6 +304,7 @@ def run_polis_eval(
     max_turns: int = 30,
     models: Mapping[str, str] | None = None,
     base_url: str | None = None,
+    structured: str | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     cassettes: str | Path | None = None,
     db: str | Path | None = None,
@@ -313,48 +317,44 @@ def run_polis_eval(
 
     ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
     per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
-    with ``backend="replay"``.
+    with ``backend="replay"``. A debate that does not finish (the server went down, Ctrl-C)
+    ends the loop: ``stopped`` says why; what finished before it is kept and stored.
     """
-    from crux_lab.analysis.recovery import _run_sync
     from crux_lab.analysis.scenarios import use_library
-    from crux_lab.runner import run_debate
-    from crux_lab.store import load_result, write_run
-    from crux_lab.store.runfiles import run_folder_status
+    from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
 
     started = time.perf_counter()
     out = PolisEvalRun(setup)
     runs_dir = Path(workdir) / "runs"
     lib = setup.library
     with use_library(lib.root):
-        for seed in seeds:
-            for engine in engines:
-                config = DebateConfig(
-                    topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
-                    max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
-                    models=dict(models or {}), base_url=base_url,
-                )
-                run_dir = runs_dir / config.run_id()
-                resumed = run_folder_status(run_dir) is None
-                try:
-                    if resumed:
-                        result = load_result(run_dir)
-                    else:
-                        cassette = (Path(cassettes) / f"{setup.truth.conversation}-{engine}-s{seed}.jsonl"
-                                    if cassettes is not None else None)
-                        if cassette is not None:
-                            cassette.parent.mkdir(parents=True, exist_ok=True)
-                        result = _run_sync(run_debate(config, cassette=cassette))
-                        run_dir = write_run(result, runs_dir, sweep_id="eval-polis")
-                except Exception as exc:  # one engine's failure must not cost the others' runs
-                    out.failures[f"{engine}/s{seed}"] = f"{type(exc).__name__}: {exc}"
-                    continue
-                score = score_debate(result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
-                score.resumed = resumed
-                out.results.append(result)
-                out.scores.append(score)
-                out.run_dirs.append(run_dir)
-                if on_result is not None:
-                    on_result(score)
+        try:
+            for seed in seeds:
+                for engine in engines:
+                    config = DebateConfig(
+                        topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
+                        max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
+                        models=dict(models or {}), base_url=base_url, structured=structured,
+                    )
+                    label = f"{engine}/s{seed}"
+                    try:
+                        done = run_or_resume(config, runs_dir, label=f"{setup.truth.conversation}/{label}",
+                                             sweep_id="eval-polis",
+                                             cassette=cassette_path(cassettes, setup.truth.conversation, engine, f"s{seed}"))
+                    except DebateStopped:
+                        raise
+                    except Exception as exc:  # one engine's failure must not cost the others' runs
+                        out.failures[label] = f"{type(exc).__name__}: {exc}"
+                        continue
+                    score = score_debate(done.result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
+                    score.resumed = done.resumed
+                    out.results.append(done.result)
+                    out.scores.append(score)
+                    out.run_dirs.append(done.run_dir)
+                    if on_result is not None:
+                        on_result(score)
+        except DebateStopped as stop:
+            out.stopped = stop
     if store and out.results:
         out.db_path = _store(out, db)
     out.wall_s = round(time.perf_counter() - started, 3)
@@ -376,25 +376,6 @@ def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
     finally:
         con.close()
     return path
-
-
-def _nanmean(values: Sequence[float]) -> float:
-    vals = [v for v in values if not math.isnan(v)]
-    return sum(vals) / len(vals) if vals else math.nan
-
-
-def _interval(values: Sequence[float], seed: int = 0, n: int = 2000) -> tuple[float, float]:
-    """A 95% bootstrap interval of the mean (``nan`` with fewer than two values).
-
-    >>> _interval([1.0, 1.0, 1.0])
-    (1.0, 1.0)
-    """
-    vals = np.array([v for v in values if not math.isnan(v)], dtype=float)
-    if vals.size < 2:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    means = rng.choice(vals, size=(n, vals.size), replace=True).mean(axis=1)
-    return (round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4))
 
 
 def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:

@@ -31,10 +31,9 @@ Scores, per debate, at the proposition level (paraphrases of one crux count once
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +42,7 @@ import numpy as np
 
 from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
 from crux_lab.analysis.scenarios import Scenario, use_library, write_library
+from crux_lab.analysis.stats import bootstrap_interval, nanmean
 from crux_lab.models import DebateResult, SimulatorKnobs
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "record_recovery",
     "run_recovery",
     "score_recovery",
+    "store_recovery",
     "summarize",
 ]
 
@@ -151,6 +152,9 @@ class RecoveryScore:
     generic_items: int
     recovered: dict[str, str | None] = field(default_factory=dict)  # planted id -> reported type
     missed: list[str] = field(default_factory=list)
+    seed: int = 0
+    calls: int = 0
+    wall_s: float = 0.0
 
     def metrics(self) -> dict[str, float]:
         return {
@@ -241,6 +245,7 @@ def run_recovery(
     """
     import time
 
+    from crux_lab.eval.runs import run_sync
     from crux_lab.runner import run_debate
 
     started = time.perf_counter()
@@ -256,7 +261,7 @@ def run_recovery(
             for engine in engines:
                 config = scenario.config(engine, seed=seed + k, sim=sim, **dict(params.get(engine, {})))
                 try:
-                    result = _run_sync(run_debate(config))
+                    result = run_sync(run_debate(config))
                 except Exception as exc:  # one engine's bug must not cost the others' runs
                     out.failures[f"{engine}/{scenario.id}"] = f"{type(exc).__name__}: {exc}"
                     continue
@@ -271,31 +276,26 @@ def run_recovery(
     return out
 
 
-def _run_sync(coro: Coroutine[Any, Any, DebateResult]) -> DebateResult:
-    """Run a coroutine to the end, also from inside a running event loop (a Jupyter kernel),
-    where ``asyncio.run`` is refused: then it runs in a worker thread with its own loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
 def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
-    from crux_lab.store import connect, ingest, resolve_db_path, write_run
+    from crux_lab.store import write_run
 
     dirs = [write_run(r, runs_dir, sweep_id="eval-recovery") for r in out.results]
+    return dirs, store_recovery(dirs, out.scores, db)
+
+
+def store_recovery(run_dirs: Sequence[Path], scores: Sequence[RecoveryScore], db: str | Path | None) -> Path:
+    """Ingest the run folders and record their recovery metrics, in one open of the database;
+    returns its path."""
+    from crux_lab.store import connect, ingest, resolve_db_path
+
     path = resolve_db_path(db)
     con = connect(path)
     try:
-        ingest(dirs, con)
-        record_recovery(con, out.scores)
+        ingest(list(run_dirs), con)
+        record_recovery(con, scores)
     finally:
         con.close()
-    return dirs, path
+    return path
 
 
 def record_recovery(db: Any, scores: Sequence[RecoveryScore]) -> int:
@@ -314,28 +314,35 @@ def record_recovery(db: Any, scores: Sequence[RecoveryScore]) -> int:
     return n
 
 
-def _nanmean(values: Sequence[float]) -> float:
-    vals = [v for v in values if not math.isnan(v)]
-    return sum(vals) / len(vals) if vals else math.nan
-
-
-def summarize(scores: Sequence[RecoveryScore]) -> list[dict[str, Any]]:
+def summarize(scores: Sequence[RecoveryScore], *, intervals: bool = False) -> list[dict[str, Any]]:
     """One row per engine: mean precision/recall/F1/type accuracy (macro over debates), and
-    micro totals (planted, found, false positives, false common ground)."""
+    micro totals (planted, found, false positives, false common ground). ``intervals`` adds
+    95% bootstrap intervals of precision, recall and F1 over the debates (scenarios x seeds:
+    ``precision_ci``, ``recall_ci``, ``f1_ci``), calls and wall time."""
     rows = []
     for engine in dict.fromkeys(s.engine for s in scores):
         mine = [s for s in scores if s.engine == engine]
-        rows.append({
+        # A debate that found nothing scores F1 0 (it is not left out of the mean).
+        f1 = [0.0 if math.isnan(s.f1) and s.n_planted else s.f1 for s in mine]
+        row: dict[str, Any] = {
             "engine": engine, "debates": len(mine),
-            "precision": _nanmean([s.precision for s in mine]),
-            "recall": _nanmean([s.recall for s in mine]),
-            # A debate that found nothing scores F1 0 (it is not left out of the mean).
-            "f1": _nanmean([0.0 if math.isnan(s.f1) and s.n_planted else s.f1 for s in mine]),
-            "type_accuracy": _nanmean([s.type_accuracy for s in mine]),
+            "precision": nanmean([s.precision for s in mine]),
+            "recall": nanmean([s.recall for s in mine]),
+            "f1": nanmean(f1),
+            "type_accuracy": nanmean([s.type_accuracy for s in mine]),
             "planted": sum(s.n_planted for s in mine), "found": sum(s.found for s in mine),
             "false_positives": sum(s.false_positives for s in mine),
             "false_common_ground": sum(s.false_common_ground for s in mine),
-        })
+        }
+        if intervals:
+            row.update({
+                "precision_ci": bootstrap_interval([s.precision for s in mine]),
+                "recall_ci": bootstrap_interval([s.recall for s in mine]),
+                "f1_ci": bootstrap_interval(f1),
+                "scenarios": len({s.scenario for s in mine}), "seeds": len({s.seed for s in mine}),
+                "calls": sum(s.calls for s in mine), "wall_s": round(sum(s.wall_s for s in mine), 1),
+            })
+        rows.append(row)
     return rows
 
 

@@ -10,8 +10,10 @@ A scenario is a small deck of synthetic archetypes with *planted* propositions:
 seeded, so the same seed gives the same library. :func:`write_library` writes them as a
 persona library folder in the formats of ``data/personas/`` (``contract.json``,
 ``voice.json``, ``stances.json``, ``corpus.jsonl``, ``beliefs.json`` per persona and a
-``decks.json``), and :func:`check_written` loads it back through the persona loader and the
-library checker. :func:`use_library` points ``$CRUX_LAB_PERSONAS`` at it for a block, so any
+``decks.json``) plus its answer key, ``answer_key.json`` (:data:`ANSWER_KEY`): for each
+scenario its topic, personas and planted propositions with their disagreement type (``null``:
+planted consensus). :func:`check_written` loads it back through the persona loader and the
+library checker; :func:`load_scenarios` reads any such folder, a researcher's own included. :func:`use_library` points ``$CRUX_LAB_PERSONAS`` at it for a block, so any
 engine runs on the scenarios unchanged::
 
     scenarios = generate_scenarios(3, seed=7)
@@ -24,6 +26,7 @@ Every persona is labelled synthetic and every text is written for this generator
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -35,6 +38,7 @@ from pathlib import Path
 from crux_lab.models import DebateConfig, DisagreementType, SimulatorKnobs
 
 __all__ = [
+    "ANSWER_KEY",
     "BANK",
     "PlantedProposition",
     "Scenario",
@@ -42,10 +46,13 @@ __all__ = [
     "check_written",
     "generate_scenario",
     "generate_scenarios",
+    "load_scenarios",
+    "scenario_digest",
     "use_library",
     "write_library",
 ]
 
+ANSWER_KEY = "answer_key.json"
 SOURCE = "synthetic scenario written by crux_lab.analysis.scenarios (archetype, not a real person)"
 
 
@@ -264,7 +271,7 @@ class PlantedProposition:
     keywords: tuple[str, ...]
     disagreement_type: DisagreementType | None  # None: planted consensus
     stances: dict[str, str]  # persona id -> "pro" | "con" | "uncertain"
-    entry: BankEntry
+    entry: BankEntry | None = None  # None: read from a scenarios folder, not drawn from the bank
 
     @property
     def contested(self) -> bool:
@@ -394,6 +401,8 @@ def _persona_files(s: Scenario, persona_id: str) -> dict[str, object]:
     stances: list[dict[str, object]] = []
     for k, p in enumerate(s.propositions, start=1):
         stance = p.stances[persona_id]
+        if p.entry is None:
+            raise ScenarioError(f"proposition {p.id} was read from a folder; write_library writes generated scenarios only.")
         reason = p.entry.pro if stance == "pro" else p.entry.con
         chunk_id = f"{short}-c{k:02d}"
         node_id = f"{short}-n{k:02d}"
@@ -467,7 +476,20 @@ def write_library(scenarios: Sequence[Scenario], root: str | Path) -> Path:
                     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
                 (folder / name).write_text(text, encoding="utf-8")
     (out / "decks.json").write_text(json.dumps({"decks": [_deck(s) for s in scenarios]}, indent=1) + "\n", encoding="utf-8")
+    (out / ANSWER_KEY).write_text(json.dumps({"scenarios": [_answer(s) for s in scenarios]}, indent=1) + "\n", encoding="utf-8")
     return out
+
+
+def _answer(s: Scenario) -> dict[str, object]:
+    """One scenario's entry in the answer key: what scoring needs, and nothing a model sees."""
+    return {
+        "id": s.id, "topic": s.topic, "personaIds": list(s.persona_ids),
+        "propositions": [
+            {"id": p.id, "text": p.text, "question": p.question,
+             "type": p.disagreement_type.value if p.disagreement_type else None}
+            for p in s.propositions
+        ],
+    }
 
 
 @contextmanager
@@ -510,3 +532,117 @@ def check_written(root: str | Path, scenarios: Sequence[Scenario]) -> list[str]:
             if planted != s.contested:
                 raise ScenarioError(f"{root}: scenario {s.id} deck types do not round-trip.")
     return notes
+
+
+# ---------------------------------------------------------------------------
+# Reading a scenarios folder (a persona library and its answer key)
+# ---------------------------------------------------------------------------
+
+
+def _key_error(path: Path, where: str, problem: str) -> ScenarioError:
+    return ScenarioError(f"{path}: {where}: {problem} (the format is in README.md, 'Your own scenarios').")
+
+
+def _answer_entry(path: Path, k: int, raw: object) -> tuple[str, str, tuple[str, ...], list[dict[str, object]]]:
+    """One answer-key entry checked field by field: id, topic, persona ids, propositions."""
+    where = f"scenarios[{k}]"
+    if not isinstance(raw, dict):
+        raise _key_error(path, where, "each scenario must be an object with id, topic, personaIds and propositions")
+    sid, topic, personas, props = raw.get("id"), raw.get("topic"), raw.get("personaIds"), raw.get("propositions")
+    if not isinstance(sid, str) or not sid.strip():
+        raise _key_error(path, f"{where}.id", "give the scenario an id, e.g. \"libraries\"")
+    if not isinstance(topic, str) or not topic.strip():
+        raise _key_error(path, f"{where}.topic", "give the debate topic as text")
+    if not isinstance(personas, list) or len(personas) < 2 or not all(isinstance(p, str) and p for p in personas):
+        raise _key_error(path, f"{where}.personaIds", "list at least two persona ids (folders of this library)")
+    if not isinstance(props, list) or not props:
+        raise _key_error(path, f"{where}.propositions", "list the planted propositions")
+    for j, prop in enumerate(props):
+        at = f"{where}.propositions[{j}]"
+        if not isinstance(prop, dict):
+            raise _key_error(path, at, "each proposition must be an object with id, text, question and type")
+        for name in ("id", "text", "question"):
+            if not isinstance(prop.get(name), str) or not str(prop.get(name)).strip():
+                raise _key_error(path, f"{at}.{name}", "missing or empty; write it as text")
+        kind = prop.get("type", "missing")
+        if kind is not None and kind not in {t.value for t in DisagreementType}:
+            raise _key_error(path, f"{at}.type", f"{kind!r} is not a type; use one of "
+                             f"{', '.join(t.value for t in DisagreementType)}, or null for planted common ground")
+    if not any(p.get("type") is not None for p in props):
+        raise _key_error(path, f"{where}.propositions", "no proposition is contested; give at least one a type")
+    return sid, topic.strip(), tuple(personas), props
+
+
+def load_scenarios(root: str | Path) -> list[Scenario]:
+    """The scenarios of a folder in the format :func:`write_library` writes: persona folders,
+    ``decks.json`` and ``answer_key.json``. The planted stances are read from each persona's
+    ``stances.json`` (its beliefs); the answer key says which propositions are contested and
+    how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix.
+    """
+    from crux_lab.personas.loader import PersonaError, deck_for, load_personas
+
+    folder = Path(root)
+    if not folder.is_dir():
+        raise ScenarioError(f"{folder}: not a folder; pass a scenarios folder (persona folders, decks.json and "
+                            f"{ANSWER_KEY}, as `crux-lab eval recovery --library DIR` writes them).")
+    path = folder / ANSWER_KEY
+    if not path.is_file():
+        raise ScenarioError(f"{path}: file missing; a scenarios folder needs its answer key beside the persona "
+                            "folders (the format is in README.md, 'Your own scenarios').")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: not valid JSON ({exc}); fix the syntax.") from None
+    entries = data.get("scenarios") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise _key_error(path, "scenarios", "write {\"scenarios\": [...]} with at least one scenario")
+    out: list[Scenario] = []
+    for k, raw in enumerate(entries):
+        sid, topic, persona_ids, props = _answer_entry(path, k, raw)
+        if sid in {s.id for s in out}:
+            raise _key_error(path, f"scenarios[{k}].id", f"{sid!r} is used twice; give each scenario its own id")
+        with use_library(folder):
+            try:
+                personas = load_personas(persona_ids)
+                deck = deck_for(persona_ids)
+            except PersonaError as exc:
+                raise ScenarioError(f"{path}: scenarios[{k}].personaIds: {exc}") from None
+        missing = [str(p["id"]) for p in props if deck is None or str(p["id"]) not in {d.id for d in deck.propositions}]
+        if missing:
+            raise ScenarioError(f"{folder / 'decks.json'}: decks: no deck lists the personas of scenario {sid} with "
+                                f"proposition {missing[0]}; add it (the personas' beliefs are worded from the deck).")
+        held = {pid: {st.proposition_id: st.stance for st in p.stances.stances} for pid, p in personas.items()}
+        planted: list[PlantedProposition] = []
+        for pid in persona_ids:
+            if not any(str(prop["id"]) in held[pid] for prop in props):
+                raise ScenarioError(f"{folder / pid / 'stances.json'}: stances: no planted beliefs; give {pid} a stance "
+                                    f"on the propositions of scenario {sid} (their ids are in {ANSWER_KEY}).")
+        for j, prop in enumerate(props):
+            prop_id = str(prop["id"])
+            stances: dict[str, str] = {pid: held[pid].get(prop_id, "uncertain") for pid in persona_ids}
+            kind = DisagreementType(str(prop["type"])) if prop["type"] is not None else None
+            if kind is not None and not {"pro", "con"} <= set(stances.values()):
+                raise _key_error(path, f"scenarios[{k}].propositions[{j}].type",
+                                 f"{prop_id} is marked contested but no persona holds it "
+                                 f"{'con' if 'pro' in stances.values() else 'pro'}; set type to null or plant an opposing stance")
+            planted.append(PlantedProposition(id=prop_id, text=str(prop["text"]), question=str(prop["question"]),
+                                              keywords=(), disagreement_type=kind, stances=stances))
+        out.append(Scenario(sid, "", "", topic, persona_ids, tuple(planted)))
+    return out
+
+
+def scenario_digest(root: str | Path, scenario: Scenario) -> str:
+    """Eight hex digits of what its debates depend on: the scenario's answer key entry, its
+    deck, and its personas' files. Part of each debate's run id, so editing a scenario folder
+    reruns its debates instead of reusing stale ones."""
+    folder = Path(root)
+    parts: list[bytes] = [json.dumps(_answer(scenario), sort_keys=True).encode()]
+    decks = folder / "decks.json"
+    if decks.is_file():
+        raw = json.loads(decks.read_text(encoding="utf-8")).get("decks", [])
+        parts.append(json.dumps([d for d in raw if d.get("id") == scenario.id], sort_keys=True).encode())
+    for pid in scenario.persona_ids:
+        for file in sorted((folder / pid).glob("*")):
+            if file.is_file():
+                parts += [file.name.encode(), file.read_bytes()]
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()[:8]

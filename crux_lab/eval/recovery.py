@@ -1,0 +1,123 @@
+"""``crux-lab eval recovery`` on any backend: planted scenarios debated, scored by text.
+
+Every engine debates every scenario once per seed. Speakers hold their planted beliefs in
+their own system prompts (the persona library); extractors see the transcript; the ``direct``
+and ``cot`` baselines see the topic and the persona contracts, in one call. Each debate is
+scored by :func:`crux_lab.analysis.recovery.score_recovery` (by text, never ids).
+
+``runs_dir`` holds one run folder per debate; a complete one is read back, not run again, so
+an interrupted evaluation resumes where it stopped. A debate that does not finish (the server
+went down, Ctrl-C) ends the evaluation: :attr:`RecoveryEval.stopped` says why, and every
+debate finished before it is in ``runs_dir`` and in the returned scores.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crux_lab.analysis.recovery import Encoder, RecoveryScore, score_recovery
+from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
+from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
+from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+
+__all__ = ["LLMChoice", "RecoveryEval", "recovery_config", "run_recovery_eval"]
+
+SWEEP_ID = "eval-recovery"
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """Which backend debates, and how: models per tier, the server, the structured mode."""
+
+    backend: str = "simulated"
+    models: Mapping[str, str] = field(default_factory=dict)
+    base_url: str | None = None
+    structured: str | None = None
+
+
+@dataclass
+class RecoveryEval:
+    """What :func:`run_recovery_eval` produced (runtime)."""
+
+    scores: list[RecoveryScore] = field(default_factory=list)
+    results: list[DebateResult] = field(default_factory=list)
+    run_dirs: list[Path] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # "<engine>/<scenario>/s<seed>" -> error
+    stopped: DebateStopped | None = None
+    wall_s: float = 0.0
+
+
+def recovery_config(
+    scenario: Scenario,
+    engine: str,
+    seed: int,
+    *,
+    deck: str,
+    llm: LLMChoice = LLMChoice(),
+    max_turns: int = 30,
+    sim: SimulatorKnobs | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> DebateConfig:
+    """The debate of one scenario, engine and seed (``deck`` names the scenario and its digest)."""
+    return DebateConfig(
+        topic=scenario.topic, persona_ids=list(scenario.persona_ids), engine=engine, backend=llm.backend,
+        seed=seed, max_turns=max_turns, sim=sim or SimulatorKnobs(), deck=deck, params=dict(params or {}),
+        models=dict(llm.models), base_url=llm.base_url, structured=llm.structured,
+    )
+
+
+def run_recovery_eval(
+    scenarios: Sequence[Scenario],
+    engines: Sequence[str],
+    library: str | Path,
+    runs_dir: str | Path,
+    *,
+    llm: LLMChoice = LLMChoice(),
+    seeds: Sequence[int] = (0,),
+    max_turns: int = 30,
+    sim: SimulatorKnobs | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    cassettes: str | Path | None = None,
+    encoder: Encoder | None = None,
+    on_result: Callable[[RecoveryScore, bool], None] | None = None,
+) -> RecoveryEval:
+    """Debate every scenario of ``library`` (already written: :func:`write_library`, or a
+    researcher's folder read by :func:`load_scenarios`) with every engine, once per seed, and
+    score each debate. Seeds run one after another (all of seed 0 first), so a stopped run
+    has whole seeds done. ``cassettes``: one cassette per debate,
+    ``<scenario>-<engine>-s<seed>.jsonl``, recorded on a live backend, replayed with
+    ``backend="replay"``. ``on_result(score, resumed)`` after each debate."""
+    started = time.perf_counter()
+    out = RecoveryEval()
+    decks = {s.id: f"{s.id}-{scenario_digest(library, s)}" for s in scenarios}
+    with use_library(library):
+        try:
+            for seed in seeds:
+                for scenario in scenarios:
+                    for engine in engines:
+                        label = f"{engine}/{scenario.id}/s{seed}"
+                        config = recovery_config(scenario, engine, seed, deck=decks[scenario.id], llm=llm,
+                                                 max_turns=max_turns, sim=sim, params=(params or {}).get(engine))
+                        try:
+                            done = run_or_resume(config, runs_dir, label=label, sweep_id=SWEEP_ID,
+                                                 cassette=cassette_path(cassettes, scenario.id, engine, f"s{seed}"))
+                        except DebateStopped:
+                            raise
+                        except Exception as exc:  # one engine's bug must not cost the others' runs
+                            out.failures[label] = f"{type(exc).__name__}: {exc}"
+                            continue
+                        score = score_recovery(done.result, scenario, encoder)
+                        score.seed, score.calls, score.wall_s = seed, len(done.result.llm_calls), done.result.duration_s
+                        out.results.append(done.result)
+                        out.scores.append(score)
+                        out.run_dirs.append(done.run_dir)
+                        if on_result is not None:
+                            on_result(score, done.resumed)
+        except DebateStopped as stop:
+            out.stopped = stop
+    out.wall_s = round(time.perf_counter() - started, 3)
+    return out

@@ -1,0 +1,102 @@
+"""One debate of an evaluation: reused when its run folder is complete, run and written
+otherwise; a debate that stops early (the server failed, Ctrl-C) stops the evaluation.
+
+Shared by ``crux-lab eval recovery`` and ``crux-lab eval polis``. The run folders are the
+truth, as in sweeps: a rerun of the same command skips every finished debate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crux_lab.models import DebateConfig, DebateResult
+
+__all__ = ["DebateStopped", "Finished", "cassette_path", "run_or_resume"]
+
+
+class DebateStopped(RuntimeError):
+    """A debate ended before its end: ``error`` says why (a failed backend, a cassette miss), or
+    ``None`` when Ctrl-C stopped it. Nothing of it is written; finished debates stay."""
+
+    def __init__(self, label: str, error: str | None) -> None:
+        why = error if error is not None else "interrupted"
+        super().__init__(f"{label}: {why}")
+        self.label = label
+        self.error = error
+
+    @property
+    def interrupted(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished debate and where its run folder is; ``resumed``: read back, not run."""
+
+    result: DebateResult
+    run_dir: Path
+    resumed: bool
+
+
+def cassette_path(cassettes: str | Path | None, *parts: object) -> Path | None:
+    """The cassette of one debate in a cassettes folder, named by its parts.
+
+    >>> str(cassette_path("tapes", "scn000", "dcg", "s1"))
+    'tapes/scn000-dcg-s1.jsonl'
+    >>> cassette_path(None, "x") is None
+    True
+    """
+    if cassettes is None:
+        return None
+    return Path(cassettes) / ("-".join(str(p) for p in parts) + ".jsonl")
+
+
+def run_sync(coro: Coroutine[Any, Any, DebateResult]) -> DebateResult:
+    """Run a coroutine to the end, also from inside a running event loop (a Jupyter kernel),
+    where ``asyncio.run`` is refused: then it runs in a worker thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def run_or_resume(
+    config: DebateConfig,
+    runs_dir: str | Path,
+    *,
+    label: str,
+    sweep_id: str,
+    cassette: Path | None = None,
+) -> Finished:
+    """The finished debate of ``config``: read from ``runs_dir/<run_id>/`` when that folder is
+    complete and valid, else run (recording into or replaying ``cassette``) and written there.
+
+    Raises :class:`DebateStopped` (named by ``label``) when the debate did not finish or its
+    backend could not start; an engine's crash propagates as it is.
+    """
+    from crux_lab.llm import LLMError
+    from crux_lab.runner import run_debate
+    from crux_lab.store import load_result, write_run
+    from crux_lab.store.runfiles import run_folder_status
+
+    folder = Path(runs_dir)
+    run_dir = folder / config.run_id()
+    if run_folder_status(run_dir) is None:
+        return Finished(load_result(run_dir), run_dir, True)
+    if cassette is not None:
+        cassette.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        result = run_sync(run_debate(config, cassette=cassette))
+    except LLMError as exc:  # the backend could not even start: a missing cassette, no key
+        raise DebateStopped(label, str(exc)) from None
+    if not result.complete:
+        raise DebateStopped(label, result.error)
+    return Finished(result, write_run(result, folder, sweep_id=sweep_id), False)
