@@ -182,9 +182,32 @@ def says_something(text: str) -> str:
 TurnText = Annotated[str, AfterValidator(says_something)]
 
 
+def _words_first(schema: dict[str, Any], cls: type[BaseModel]) -> None:
+    """Put a turn reply's own fields (its words first) before the shared turn fields in the
+    JSON schema a model is shown. A server that enforces the schema writes the fields in
+    this order, and a real model (Qwen2.5-Coder-1.5B) that had to write ``named_reason``
+    before its words put its argument there and left the words to a restated topic."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return
+    shared = [k for k in props if k in TurnReply.model_fields]
+    schema["properties"] = {k: props[k] for k in [*(k for k in props if k not in shared), *shared]}
+    if isinstance(schema.get("required"), list):
+        schema["required"] = [k for k in schema["properties"] if k in schema["required"]]
+
+
 class TurnReply(BaseModel):
     """What every persona turn's reply states besides its words (the prompt asks for each
-    field, see :data:`TURN_FIELDS_PROMPT`). Engines extend it with their own text field."""
+    field, see :data:`TURN_FIELDS_PROMPT`). Engines extend it with their own text field,
+    which the schema shown to a model lists first.
+
+    >>> class Speech(TurnReply):
+    ...     words: str
+    >>> list(Speech.model_json_schema()["properties"])
+    ['words', 'move', 'stance', 'addresses', 'named_reason']
+    """
+
+    model_config = ConfigDict(json_schema_extra=_words_first)
 
     move: str | None = None
     stance: str | None = None
