@@ -157,7 +157,7 @@ async def arena(engines: list[str], db: Path, args: argparse.Namespace, model: s
 async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, str]) -> dict[str, Any]:
     from crux_lab.runner import DebateRun
 
-    backend = OpenAIBackend(models=models, base_url=args.base_url, timeout_s=args.timeout)
+    backend = OpenAIBackend(models=models, base_url=args.base_url, timeout_s=args.timeout, structured=args.structured)
     probe = Probe(backend)
     config = DebateConfig(
         topic=args.topic,
@@ -169,6 +169,7 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
         params=json.loads(args.params).get(engine, {}),
         models={t.value: m for t, m in models.items()},
         base_url=args.base_url,
+        structured=args.structured,
     )
     run = DebateRun(config, backend=probe)  # type: ignore[arg-type]
     started = time.perf_counter()
@@ -190,6 +191,8 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
     serial = sum(c.ended - c.started for c in probe.calls)
     return {
         "engine": engine,
+        "structured": result.structured.mode if result.structured else None,
+        "canary": result.structured.canary if result.structured else None,
         "complete": result.complete,
         "error": (result.error or "")[:200] or None,
         "calls": len(probe.calls),
@@ -216,7 +219,7 @@ async def run_engine(engine: str, args: argparse.Namespace, models: dict[Tier, s
 
 
 COLUMNS = (
-    "engine", "complete", "calls", "first_valid_share", "repair_rate", "skipped_turns",
+    "engine", "structured", "complete", "calls", "first_valid_share", "repair_rate", "skipped_turns",
     "prompt_tokens", "cached_share", "wall_s", "critical_path_s", "cruxes", "disputes", "cards",
     "restates_cards", "recovery_f1", "arena_bt",
 )
@@ -243,13 +246,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per HTTP attempt")
     parser.add_argument("--params", default="{}", help='per-engine params as JSON: {"panel": {"max_rounds": 1}}')
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--structured", default="auto", choices=["auto", "json_schema", "prompt"],
+                        help="how replies are held to their schema (the canary decides under auto)")
     parser.add_argument("--arena", default="", help="engines whose cards the server's model judges pairwise, e.g. direct,cot,panel")
     args = parser.parse_args(argv)
 
     chosen = {"strong": args.model, "fast": args.model} if args.model else {}
     models = resolve_openai_models(chosen, args.base_url)
     model = models[Tier.strong]
-    out = args.out or ROOT / "benchmarks" / "results" / f"real_model-{model.replace('/', '_')}.json"
+    suffix = "" if args.structured == "auto" else f"-{args.structured}"
+    out = args.out or ROOT / "benchmarks" / "results" / f"real_model-{model.replace('/', '_')}{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     args.db = out.with_suffix(".duckdb")
     rows: list[dict[str, Any]] = []
@@ -263,7 +269,8 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(row), flush=True)
         payload = {
             "base_url": args.base_url, "model": model, "topic": args.topic, "personas": args.personas,
-            "max_turns": args.max_turns, "seed": args.seed, "engines": rows,
+            "max_turns": args.max_turns, "seed": args.seed, "structured": args.structured,
+            "params": json.loads(args.params), "engines": rows,
         }
         out.write_text(json.dumps(payload, indent=1), encoding="utf-8")  # after each engine
     judged = [e.strip() for e in args.arena.split(",") if e.strip()]

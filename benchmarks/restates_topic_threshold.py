@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crux_lab.analysis.restates import COVERAGE_AT, RESTATES_AT, calibrate, calibration_pairs
+from crux_lab.analysis.restates import COVERAGE_AT, RESTATES_AT, calibrate, calibration_pairs, real_model_pairs, score_pairs
 
 
 def main() -> None:
@@ -29,6 +29,7 @@ def main() -> None:
         "word coverage threshold": cal.coverage,
         "fit F1": cal.fit_f1,
         "held-out": cal.held_out,
+        "real-model questions (labelled by hand, constants in use)": score_pairs(real_model_pairs()),
         "constants in use": {"RESTATES_AT": RESTATES_AT, "COVERAGE_AT": COVERAGE_AT},
     }
     from _report import print_and_save  # benchmarks/ is on sys.path when run as a script

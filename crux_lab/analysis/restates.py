@@ -6,7 +6,11 @@ years?"), not the topic again ("Will building more housing make the city afforda
 
 - its MiniLM embedding (:mod:`crux_lab.embed`) has cosine similarity with the topic's at or
   above :data:`RESTATES_AT`, or
-- it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap).
+- it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap), or
+- it says nothing beyond the topic: every one of its content words (at least two) is a topic
+  word (:func:`within_topic`). A real model's "Is Bitcoin a store of value?" on "Is Bitcoin a
+  better long-term store of value than gold?" drops half the topic, so neither test above
+  catches it, yet it names no premise.
 
 **Calibration** (:func:`calibrate`, run by ``benchmarks/restates_topic_threshold.py``): a labelled
 set built from the shipped decks (:func:`calibration_pairs`). For each deck topic, the
@@ -84,6 +88,18 @@ def topic_coverage_of(question: str, topic: str) -> float:
     return len(t & content_words(question)) / len(t) if t else 0.0
 
 
+def within_topic(question: str, topic: str) -> bool:
+    """Whether every content word of ``question`` (at least two) is a word of ``topic``.
+
+    >>> within_topic("Is Bitcoin a store of value?", "Is Bitcoin a better long-term store of value than gold?")
+    True
+    >>> within_topic("Does scarcity always imply value?", "Is Bitcoin a better long-term store of value than gold?")
+    False
+    """
+    q = content_words(question)
+    return len(q) >= 2 and q <= content_words(topic)
+
+
 _CACHE: dict[str, np.ndarray] = {}
 
 
@@ -122,7 +138,10 @@ def restates_topic_flags(
     if not topic.strip():
         return [False for _ in questions]
     sims = topic_similarities(questions, topic, encoder)
-    return [s >= threshold or topic_coverage_of(q, topic) >= coverage for q, s in zip(questions, sims, strict=True)]
+    return [
+        s >= threshold or topic_coverage_of(q, topic) >= coverage or within_topic(q, topic)
+        for q, s in zip(questions, sims, strict=True)
+    ]
 
 
 def restates_topic(question: str, topic: str, *, encoder: Any = None) -> bool:
@@ -203,6 +222,25 @@ def calibration_pairs(seed: int = 0) -> list[Pair]:
     return out
 
 
+def real_model_pairs() -> list[Pair]:
+    """Questions real models wrote, labelled by hand (``data/calibration/restates_real.jsonl``,
+    each with its source): the check the deck pairs cannot give, since no deck holds a model's
+    own loose wording. Reported beside the held-out deck, never fitted on."""
+    import json
+    from importlib import resources
+
+    text = resources.files("crux_lab").joinpath("data/calibration/restates_real.jsonl").read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [Pair("real-model", r["topic"], r["question"], bool(r["restates"])) for r in rows]
+
+
+def score_pairs(pairs: Sequence[Pair], encoder: Any = None) -> dict[str, float]:
+    """Precision, recall, F1 and accuracy of :func:`restates_topic_flags` (the constants in
+    use) on labelled pairs."""
+    flags = [restates_topic_flags([p.question], p.topic, encoder=encoder)[0] for p in pairs]
+    return _scores(flags, [p.restates for p in pairs])
+
+
 @dataclass(frozen=True)
 class Calibration:
     threshold: float
@@ -237,12 +275,12 @@ def calibrate(pairs: Sequence[Pair] | None = None, held_out_deck: str = "housing
     best = (-1.0, 1.0, 1.0)
     for t in np.arange(0.5, 0.96, 0.01):
         for c in (0.5, 0.6, 0.67, 0.75, 0.8, 1.0):
-            flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c for p, s in fit]
+            flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c or within_topic(p.question, p.topic) for p, s in fit]
             f1 = _scores(flags, [p.restates for p, _ in fit])["f1"]
             if f1 > best[0]:
                 best = (f1, round(float(t), 2), c)
     f1, t, c = best
-    flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c for p, s in held]
+    flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c or within_topic(p.question, p.topic) for p, s in held]
     return Calibration(t, c, f1, _scores(flags, [p.restates for p, _ in held]), len(fit), len(held))
 
 
@@ -255,7 +293,10 @@ __all__ = [
     "calibration_pairs",
     "content_words",
     "restates_topic",
+    "real_model_pairs",
     "restates_topic_flags",
+    "score_pairs",
     "topic_coverage_of",
     "topic_similarities",
+    "within_topic",
 ]
