@@ -124,13 +124,23 @@ def downstream(persona: Persona, node_id: str, limit: int = 3) -> list[BeliefNod
     return out[:limit]
 
 
+def _firmness(confidence: float) -> str:
+    """How firmly a belief is held, in words.
+
+    >>> _firmness(0.95), _firmness(0.7), _firmness(0.4)
+    ('firmly', 'fairly firmly', 'tentatively')
+    """
+    return "firmly" if confidence >= 0.8 else "fairly firmly" if confidence >= 0.6 else "tentatively"
+
+
 def belief_anchor(persona: Persona, focus: str, proposition_ids: Iterable[str] = (), budget: int = 250) -> str:
-    """Commitment anchors: "I believe X (0.95, grounded in ...). Conceding X would mean
-    abandoning your beliefs about Y and Z." Empty when the persona has no relevant nodes."""
+    """Commitment anchors: 'You hold, firmly: "X". Conceding this would mean abandoning your
+    beliefs about Y and Z.' In words only: a real model (Qwen2.5-Coder-1.5B) copied the
+    confidence numbers and corpus ids this once showed into its turns. Empty when the persona
+    has no relevant nodes."""
     lines = []
     for node in relevant_nodes(persona, focus, proposition_ids):
-        grounding = f", grounded in {', '.join(node.grounding[:2])}" if node.grounding else ""
-        lines.append(f'- "{node.concept}" (confidence {node.confidence:.2f}{grounding})')
+        lines.append(f'- You hold, {_firmness(node.confidence)}: "{node.concept}"')
         deps = downstream(persona, node.id)
         if deps:
             lines.append(

@@ -11,6 +11,8 @@ anything the reply did not say.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -96,6 +98,8 @@ async def detect(
     user = prompts.DETECT.format(
         topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements, known=known,
         claim_id_rule=prompts.KNOWN_CLAIM_ID if shown else "",
+        # The example names two real speakers: a small model copied placeholder ids verbatim.
+        pair=json.dumps(list(dict.fromkeys(t.persona_id for t in turns))[:2]),
     )
     hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns), extra={"shown": shown})
     replies = await sp.timeline.parallel(

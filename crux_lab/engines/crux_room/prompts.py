@@ -75,7 +75,7 @@ DETECT = (
     "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers by id and state "
     "the claim they oppose on.{claim_id_rule}\n{known}"
     'Output ONLY JSON: {{"disagreements": [{{"has_direct_opposition": true, "has_specific_claim": '
-    'true, "topic_relevant": true, "personas": ["id-a", "id-b"], "claim": "...", "claim_id": null}}]}}'
+    'true, "topic_relevant": true, "personas": {pair}, "claim": "...", "claim_id": null}}]}}'
 )
 KNOWN_CLAIMS = "Claims found earlier in this debate:\n{lines}\n"
 KNOWN_CLAIM_ID = " If it is one of the claims listed below, also give its id as claim_id (else null)."
