@@ -232,7 +232,9 @@ Update the dispute graph based ONLY on the dialogue cluster.
   graph when it is the same question.
 - upsert_stances: {{dispute_id (graph id or provisional), speaker_id, side (YES|NO), statement
   (the speaker's position in your words), confidence, derived_from_turns}}, one per speaker
-  and dispute; a later one for the same pair replaces it.
+  and dispute; a later one for the same pair replaces it. side is YES when that speaker's own
+  words answer the dispute's question yes, NO when they answer no: read each speaker's turns
+  again before you choose. A new dispute needs a stance from each speaker, on opposite sides.
 - new_reasons: {{dispute_id, speaker_id (whose stance it SUPPORTs or ATTACKs), polarity
   (SUPPORT|ATTACK), claim, derived_from_turns, attacks (ids of the reasons it defeats)}}.
 - concessions: {{turn_index, speaker_id, kind (full: changed side | partial: narrowed |
