@@ -91,11 +91,15 @@ CONVERGENCE_CHECK = (
     "sentence as an assumption, not as the debate topic.\n"
     'Output ONLY JSON: {{"same_core": true|false, "core": "the shared premise, if any"}}'
 )
+# What a card's question must be; a card whose question only repeats this rule is refused.
+CARD_QUESTION_RULE = (
+    "the premise buried under this disagreement - the specific assumption on which the two "
+    "positions part ways, as a testable question"
+)
 CARD = (
     "Debate topic: {topic}\nAspect: {aspect}\n{setting} between {names} discussed: {question}\n\n"
     "Full conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
-    "Extract the crux card. question: the premise buried under this disagreement - the specific "
-    "assumption on which the two positions part ways, as a testable question. It must NOT be the "
+    "Extract the crux card. question: " + CARD_QUESTION_RULE + ". It must NOT be the "
     "debate topic or a rewording of it: name what lies underneath the topic (not 'they disagree "
     "about X'). disagreement_type: one of premise, evidence, values, definition, horizon, claim. "
     "diagnosis: 1-2 sentences in your own words on why they part ways on that premise. resolved and "

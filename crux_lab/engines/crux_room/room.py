@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from crux_lab.analysis.restates import restates_topic
+from crux_lab.analysis.restates import restates_topic, within_topic
 from crux_lab.engines.base import clip, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
@@ -242,6 +242,10 @@ def _card_problem(reply: CardReply, names: Mapping[str, str], topic: str, claims
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
         return "its question restates the debate topic; name the premise buried under the disagreement instead"
+    if within_topic(reply.question, prompts.CARD_QUESTION_RULE):
+        # Qwen2.5-Coder-1.5B answered "What is the specific assumption on which the two positions part ways?"
+        return ("its question repeats the instruction; ask about the one assumption these two "
+                "speakers part ways on, in the words of this conversation")
     return None
 
 

@@ -1,0 +1,32 @@
+"""A crux card whose question only repeats the card instruction is refused (seen on Qwen text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from crux_lab.engines.crux_room.claims import ClaimIndex
+from crux_lab.engines.crux_room.room import _card_problem
+from crux_lab.engines.crux_room.schemas import CardReply
+
+NAMES = {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}
+TOPIC = "Is Bitcoin a better long-term store of value than gold?"
+
+
+def card(question: str) -> CardReply:
+    return CardReply.model_validate({
+        "question": question, "disagreement_type": "premise",
+        "personas": [{"persona_id": "Michael Saylor", "position": "YES"}, {"persona_id": "Schiff", "position": "NO"}],
+    })
+
+
+@pytest.mark.parametrize(
+    ("question", "problem"),
+    [
+        ("What is the specific assumption on which the two positions part ways?", "repeats the instruction"),
+        ("Is Bitcoin a store of value?", "restates the debate topic"),
+        ("Does a supply no one can dilute give an asset value without any use?", None),
+    ],
+)
+def test_a_card_question_must_name_a_premise_of_its_own(question: str, problem: str | None) -> None:
+    found = _card_problem(card(question), NAMES, TOPIC, ClaimIndex(encode=None))
+    assert (found is None) if problem is None else (found is not None and problem in found)
