@@ -23,6 +23,7 @@ def card(question: str) -> CardReply:
     ("question", "problem"),
     [
         ("What is the specific assumption on which the two positions part ways?", "repeats the instruction"),
+        ("What is the specific assumption on which the two participants part ways?", "repeats the instruction"),
         ("Is Bitcoin a store of value?", "restates the debate topic"),
         ("Does a supply no one can dilute give an asset value without any use?", None),
     ],

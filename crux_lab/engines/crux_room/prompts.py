@@ -91,7 +91,7 @@ CONVERGENCE_CHECK = (
     "sentence as an assumption, not as the debate topic.\n"
     'Output ONLY JSON: {{"same_core": true|false, "core": "the shared premise, if any"}}'
 )
-# What a card's question must be; a card whose question only repeats this rule is refused.
+# What a card's question must be (a card whose question uses only the instruction's words is refused).
 CARD_QUESTION_RULE = (
     "the premise buried under this disagreement - the specific assumption on which the two "
     "positions part ways, as a testable question"

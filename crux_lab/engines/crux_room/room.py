@@ -242,8 +242,9 @@ def _card_problem(reply: CardReply, names: Mapping[str, str], topic: str, claims
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
         return "its question restates the debate topic; name the premise buried under the disagreement instead"
-    if within_topic(reply.question, prompts.CARD_QUESTION_RULE):
-        # Qwen2.5-Coder-1.5B answered "What is the specific assumption on which the two positions part ways?"
+    if within_topic(reply.question, prompts.CARD):
+        # Qwen2.5-Coder-1.5B answered "What is the specific assumption on which the two
+        # positions part ways?" (and "... two participants part ways?"): words of the instruction only.
         return ("its question repeats the instruction; ask about the one assumption these two "
                 "speakers part ways on, in the words of this conversation")
     return None
