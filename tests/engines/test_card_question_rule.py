@@ -24,10 +24,12 @@ def card(question: str) -> CardReply:
     [
         ("What is the specific assumption on which the two positions part ways?", "repeats the instruction"),
         ("What is the specific assumption on which the two participants part ways?", "repeats the instruction"),
+        ("What is the specific assumption on which the two speakers part ways on?", "names nothing from this conversation"),
         ("Is Bitcoin a store of value?", "restates the debate topic"),
         ("Does a supply no one can dilute give an asset value without any use?", None),
     ],
 )
 def test_a_card_question_must_name_a_premise_of_its_own(question: str, problem: str | None) -> None:
-    found = _card_problem(card(question), NAMES, TOPIC, ClaimIndex(encode=None))
+    conversation = "[michael-saylor] A supply no one can dilute is what gives Bitcoin value.\n[peter-schiff] Gold has use; Bitcoin has none."
+    found = _card_problem(card(question), NAMES, TOPIC, ClaimIndex(encode=None), conversation)
     assert (found is None) if problem is None else (found is not None and problem in found)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from crux_lab.analysis.restates import restates_topic, within_topic
+from crux_lab.analysis.restates import content_words, restates_topic, within_topic
 from crux_lab.engines.base import clip, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
@@ -234,19 +234,23 @@ def _card_entries(reply: CardReply, names: Mapping[str, str]) -> tuple[dict[str,
     return entries, refused
 
 
-def _card_problem(reply: CardReply, names: Mapping[str, str], topic: str, claims: ClaimIndex) -> str | None:
-    """What makes a card reply unusable, in words the model can act on; None when it is fine."""
+def _card_problem(
+    reply: CardReply, names: Mapping[str, str], topic: str, claims: ClaimIndex, conversation: str = ""
+) -> str | None:
+    """What makes a card reply unusable, in words the model can act on; None when it is fine.
+    A question must name something the ``conversation`` said, beyond the instruction's own
+    words: Qwen2.5-Coder-1.5B answered "What is the specific assumption on which the two
+    positions (participants, speakers) part ways?"."""
     given, _ = _card_entries(reply, names)
     missing = [pid for pid in names if pid not in given]
     if missing:
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
         return "its question restates the debate topic; name the premise buried under the disagreement instead"
-    if within_topic(reply.question, prompts.CARD):
-        # Qwen2.5-Coder-1.5B answered "What is the specific assumption on which the two
-        # positions part ways?" (and "... two participants part ways?"): words of the instruction only.
-        return ("its question repeats the instruction; ask about the one assumption these two "
-                "speakers part ways on, in the words of this conversation")
+    substance = content_words(reply.question) - content_words(prompts.CARD)
+    if within_topic(reply.question, prompts.CARD) or (conversation and not substance & content_words(conversation)):
+        return ("its question repeats the instruction and names nothing from this conversation; ask about "
+                "the one assumption these two speakers part ways on, in the words of this conversation")
     return None
 
 
@@ -280,11 +284,11 @@ async def extract_card(
     )
     reply = await sp.structured("card", user, CardReply, hints)
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}
-    problem = _card_problem(reply, pair_names, topic, claims) if reply is not None else None
+    problem = _card_problem(reply, pair_names, topic, claims, transcript) if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
         reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}))
-        problem = _card_problem(reply, pair_names, topic, claims) if reply is not None else None
+        problem = _card_problem(reply, pair_names, topic, claims, transcript) if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")
             sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": problem})
