@@ -1,11 +1,15 @@
-"""Every engine on real model text: cassettes recorded from a local model (SmolLM2-135M on
-llama.cpp's server, see tests/data/cassettes/README.md) replayed without the server and
-without the simulator.
+"""Every engine on real model text: cassettes recorded from a local model
+(Qwen2.5-Coder-1.5B-Instruct on llama.cpp's server, see tests/data/cassettes/README.md)
+replayed without the server and without the simulator.
 
-Nothing here judges the quality of a tiny model's cruxes. It checks the plumbing on real
-output: the engine finishes; the event log validates; a reply that stayed off-schema after its
-repair takes the documented path (a warning event, the debate goes on); and what the model's
-valid replies did state (turns, arguments, disputes, detections, cards) ends up in the result.
+Nothing here judges the quality of the model's cruxes. It checks that real replies take the
+code paths they must: the engine finishes; the event log validates; a reply that stayed
+off-schema after its repair takes the documented path (a warning event, the debate goes on);
+what the model's valid replies did state (turns, arguments, disputes, detections, cards) ends
+up in the result; and the extractors' own replies, not only persona turns, reach it: a card
+from a validated ``card`` reply in panel, a dispute from a validated ``crystallize`` reply in
+dcg. (crux_rooms's one card question on this recording copied the card instruction twice, so
+it was dropped with a warning: that path is checked instead.)
 """
 
 from __future__ import annotations
@@ -75,3 +79,25 @@ async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
             # in the result, or dropped as unusable with a warning that says why
             dropped = [w for w in warnings if w.purpose == purpose and ("refused" in w.error or "dropped" in w.error)]
             assert check(result) or dropped, f"{engine}: {stated[purpose]} valid '{purpose}' replies, nothing in the result"
+
+
+# engine -> (purpose, what a validated reply of that purpose must have put in the result)
+EXTRACTED = {
+    "dcg": ("crystallize", lambda r: bool(r.dcg.disputes)),
+    "panel": ("card", lambda r: bool(r.crux_cards)),
+}
+
+
+@pytest.mark.parametrize("engine", sorted(EXTRACTED))
+async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -> None:
+    purpose, found = EXTRACTED[engine]
+    cassette = HERE / f"{engine}.jsonl"
+    assert _stated(cassette).get(purpose), f"{engine}: no validated '{purpose}' reply was recorded"
+    result = await run_debate(config_for(engine), cassette=cassette)
+    assert found(result), f"{engine}: its validated '{purpose}' replies left nothing in the result"
+
+
+async def test_a_card_that_copies_the_instruction_is_dropped_with_its_reason() -> None:
+    result = await run_debate(config_for("crux_rooms"), cassette=HERE / "crux_rooms.jsonl")
+    dropped = [e for e in result.events if isinstance(e, EngineError) and e.purpose == "card"]
+    assert dropped and "repeats the instruction" in dropped[0].error and not result.crux_cards
