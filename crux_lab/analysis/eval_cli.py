@@ -204,8 +204,6 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         knobs = parse_knobs(sim or [])
     except ValueError as exc:
         fail(str(exc))
-    if sim and backend != "simulated":
-        fail(f"--sim sets the simulator's failure knobs; it does not apply to --backend {backend}.")
     if scenarios_dir is not None and scenarios is not None:
         fail("--scenarios N generates scenarios and --scenarios-dir DIR reads yours: pass one of them.")
     if scenarios_dir is not None and library is not None:
@@ -219,6 +217,8 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     except ScenarioError as exc:
         fail(str(exc))
     llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
+    if sim and llm.backend != "simulated":
+        fail(f"--sim sets the simulator's failure knobs; it does not apply to the {llm.backend} backend.")
     runs = _check_runs_dir(runs_dir)
     if not no_store:
         from crux_lab.store import connect, resolve_db_path

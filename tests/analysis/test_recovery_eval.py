@@ -12,9 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from crux_lab.analysis.eval_cli import app
-from crux_lab.analysis.scenarios import ANSWER_KEY, ScenarioError, generate_scenarios, load_scenarios, write_library
+from crux_lab.analysis.scenarios import (
+    ANSWER_KEY,
+    ScenarioError,
+    generate_scenarios,
+    load_scenarios,
+    write_library,
+)
 from crux_lab.eval.recovery import LLMChoice, run_recovery_eval
-
 from tests.llm.fake_openai import LOCAL_URL, FakeOpenAI, completion
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
@@ -147,7 +152,7 @@ def test_ctrl_c_keeps_finished_debates_and_exits_130(tmp_path: Path, monkeypatch
     real = runner.run_debate
     calls = {"n": 0}
 
-    async def stopped_on_second(config, **kwargs):  # type: ignore[no-untyped-def]
+    async def stopped_on_second(config, **kwargs):
         calls["n"] += 1
         result = await real(config, **kwargs)
         if calls["n"] == 2:  # as when Ctrl-C cancels the debate: incomplete, no error
