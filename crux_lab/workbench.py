@@ -548,3 +548,45 @@ def manifest_html(manifest: str | Path) -> Any:
     )
     table = f"<table class=\"cl-table\"><tr><th>run</th><th>status</th><th>error</th></tr>{bad}</table>" if bad else ""
     return HTMLBlock(f"<div><b>cells:</b> {head}</div>{table}")
+
+
+def cruxes_across_runs_html(df: Any, links_to: str = "") -> Any:
+    """What a sweep's report opens with: the cruxes its runs found (question, type, who says
+    yes, who says no, by display name), grouped where runs found the same crux
+    (:mod:`crux_lab.analysis.crux_groups`), most runs first, with how many runs found each;
+    with ``links_to``, each run links to its report."""
+    from crux_lab.analysis.crux_groups import found_cruxes, group_cruxes
+    from crux_lab.personas.loader import display_names
+    from crux_lab.viz._text import HTMLBlock, esc
+
+    items = []
+    for run_dir in (df["run_dir"] if len(df) else []):
+        try:
+            result = load_result(run_dir)
+        except (RunFolderError, OSError, TypeError):
+            continue
+        items += found_cruxes(result, display_names(result.config.persona_ids))
+    groups = group_cruxes(items)
+    head = f"<h2>Cruxes found</h2><div>{len(groups)} crux(es) across {len(df)} run(s)"
+    if not groups:
+        return HTMLBlock(f'<div class="cl-cruxes-across">{head}: none of these runs found a crux.</div></div>')
+
+    def runs(run_ids: Sequence[str]) -> str:
+        if not links_to:
+            return ", ".join(esc(r) for r in run_ids)
+        return ", ".join(f'<a href="{esc(links_to.rstrip("/"))}/{esc(r)}.html">{esc(r[:8])}</a>' for r in run_ids)
+
+    rows = []
+    for g in groups:
+        others = [w for w in g.wordings if w != g.question]
+        shown = " / ".join(w if len(w) <= 120 else w[:117].rsplit(" ", 1)[0] + "…" for w in others[:2])
+        more = f" (and {len(others) - 2} more)" if len(others) > 2 else ""
+        also = f'<div style="color:#666;font-size:90%">also worded: {esc(shown)}{more}</div>' if others else ""
+        sides = (f"<td>{esc(', '.join(g.yes))}</td><td>{esc(', '.join(g.no))}</td>" if g.yes or g.no
+                 else '<td colspan="2"><i>sides not known</i></td>')
+        rows.append(f"<tr><td><b>{esc(g.question)}</b>{also}</td><td>{esc(g.type or '')}</td>{sides}"
+                    f"<td>{g.runs} of {len(df)}<div style=\"font-size:85%\">{esc(', '.join(g.engines))}: {runs(g.run_ids)}</div></td></tr>")
+    return HTMLBlock(f'<div class="cl-cruxes-across">{head}, the most often found first; runs found the same crux '
+                     "when their questions say the same thing (matched by text).</div>"
+                     '<table class="cl-table cl-cruxes-across" style="width:100%"><tr><th>crux</th><th>type</th>'
+                     f"<th>yes</th><th>no</th><th>runs</th></tr>{''.join(rows)}</table></div>")
