@@ -11,7 +11,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crux_lab.analysis.restates import COVERAGE_AT, RESTATES_AT, calibrate, calibration_pairs, real_model_pairs, score_pairs
+from crux_lab.analysis.restates import (
+    COVERAGE_AT,
+    RESTATES_AT,
+    calibrate,
+    calibration_pairs,
+    real_model_pairs,
+    score_pairs,
+)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from crux_lab.analysis.quality import mark_event_restates_topic
 from crux_lab.analysis.sides import tidy_sides
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
+from crux_lab.engines.output import debate_output
 from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, check_structured, make_backend, resolve_backend_name
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
@@ -92,6 +93,7 @@ class DebateRun:
         )
         self.event_log = event_log
         self._stop = False
+        self._names = {pid: p.contract.name for pid, p in self.personas.items()}
 
     def stop(self) -> None:
         """Ask the engine to stop at its next event; the result is marked incomplete."""
@@ -108,6 +110,10 @@ class DebateRun:
 
         def record(event: DebateEvent) -> DebateEvent:
             event = event.model_copy(update={"seq": len(self.result.events)})
+            if event.type == "debate_complete":
+                # The log's final output is the result's: sides tidied before it is written.
+                tidy_sides(self.result, self._names)
+                event = event.model_copy(update={"output": debate_output(self.result)})
             # Cruxes and cards are stamped restates_topic before the log records them.
             mark_event_restates_topic(event, self.config.topic)
             self.result.events.append(event)
@@ -151,7 +157,7 @@ class DebateRun:
             self.result.backend = run_backend(self.result.llm_calls, self.result.backend)
             self.result.duration_s = round(time.perf_counter() - started, 4)
             # Camps disjoint, crux sides true, names not ids, resolved cards that agree.
-            tidy_sides(self.result, {pid: p.contract.name for pid, p in self.personas.items()})
+            tidy_sides(self.result, self._names)
             # Per-debate metrics; run_metrics never raises, so a metric bug cannot lose a result.
             self.result.metrics = run_metrics(self.result, self.personas)
             if log is not None:

@@ -12,7 +12,6 @@ anything the reply did not say.
 from __future__ import annotations
 
 import json
-
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 

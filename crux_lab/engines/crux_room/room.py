@@ -284,11 +284,11 @@ async def extract_card(
     )
     reply = await sp.structured("card", user, CardReply, hints)
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}
-    problem = _card_problem(reply, pair_names, topic, claims, transcript) if reply is not None else None
+    problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
         reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}))
-        problem = _card_problem(reply, pair_names, topic, claims, transcript) if reply is not None else None
+        problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")
             sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": problem})
