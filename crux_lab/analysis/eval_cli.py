@@ -147,14 +147,21 @@ def _recovery_cell(row: dict[str, Any], key: str) -> str:
     return f"{value:.2f}" if isinstance(value, float) and not math.isnan(value) else _fmt(value)
 
 
-def recovery_interval_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
-    """The per-engine summary with intervals (``summarize(..., intervals=True)``) as a rich table."""
+def _engine_table(
+    rows: Sequence[dict[str, Any]], title: str, columns: Sequence[tuple[str, str]], cell: Any
+) -> Table:
+    """One row per engine, ``columns`` as (key, label), each value written by ``cell(row, key)``."""
     table = Table(title=title)
-    for key, label in RECOVERY_COLUMNS:
+    for key, label in columns:
         table.add_column(label, justify="left" if key == "engine" else "right", overflow="fold")
     for row in rows:
-        table.add_row(*(_recovery_cell(row, key) for key, _ in RECOVERY_COLUMNS))
+        table.add_row(*(cell(row, key) for key, _ in columns))
     return table
+
+
+def recovery_interval_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
+    """The per-engine summary with intervals (``summarize(..., intervals=True)``) as a rich table."""
+    return _engine_table(rows, title, RECOVERY_COLUMNS, _recovery_cell)
 
 
 @app.command("recovery")
@@ -352,12 +359,7 @@ def _polis_cell(row: dict[str, Any], key: str) -> str:
 
 def polis_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
     """The per-engine Polis summary (:func:`crux_lab.analysis.polis_eval.summarize`) as a rich table."""
-    table = Table(title=title)
-    for key, label in POLIS_COLUMNS:
-        table.add_column(label, justify="left" if key == "engine" else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*(_polis_cell(row, key) for key, _ in POLIS_COLUMNS))
-    return table
+    return _engine_table(rows, title, POLIS_COLUMNS, _polis_cell)
 
 
 def parse_seeds(text: str) -> list[int]:
