@@ -525,6 +525,8 @@ def health(port: int, timeout_s: float = 2.0) -> int | None:
 
 def port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # As the server binds: a port held only by closed connections (TIME_WAIT) is free.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
         except OSError:
