@@ -66,6 +66,8 @@ __all__ = [
     "fake_consensus_items",
     "fake_consensus_rate",
     "guard_counts",
+    "guard_rates",
+    "guard_rates_markdown",
     "names_reason",
     "position_shift_rate",
     "proposition_coverage",
@@ -561,6 +563,46 @@ def guard_counts(result: DebateResult) -> dict[str, float]:
 
 
 GUARD_ENDED = "debate ended early: the "  # how TooWeakToPlay's message starts
+
+
+def guard_rates(results: Iterable[DebateResult]) -> dict[str, dict[str, Any]]:
+    """Per engine, how often each guard fired over ``results``: persona turns attempted (the
+    transcript's plus those a guard kept out), firings of each guard, echo and role firings
+    per persona turn, sides firings per card or dispute side stated (kept or dropped), and
+    debates guards ended early. Engines without persona turns (direct, cot) are left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        counts = guard_counts(r)
+        if math.isnan(counts["guard_echo"]):
+            continue
+        row = out.setdefault(r.engine, {"debates": 0, "persona_turns": 0, "sides": 0, "ended_early": 0,
+                                         **dict.fromkeys(GUARD_METRICS, 0)})
+        kept_out = sum(1 for e in r.events if e.type == "engine_error" and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
+        row["debates"] += 1
+        row["persona_turns"] += len(r.transcript) + kept_out
+        row["sides"] += sum(len(c.personas) for c in r.crux_cards) + len(r.dcg.stances) + int(counts["guard_sides"])
+        row["ended_early"] += int(counts["guard_ended"])
+        for name in GUARD_METRICS:
+            row[name] += int(counts[name])
+    for row in out.values():
+        turns, sides = row["persona_turns"], row["sides"]
+        row["echo_rate"] = round(row["guard_echo"] / turns, 4) if turns else None
+        row["role_rate"] = round(row["guard_role"] / turns, 4) if turns else None
+        row["sides_rate"] = round(row["guard_sides"] / sides, 4) if sides else None
+    return out
+
+
+def guard_rates_markdown(rates: Mapping[str, Mapping[str, Any]]) -> str:
+    """:func:`guard_rates` as a Markdown table."""
+    def rate(v: Any) -> str:
+        return "—" if v is None else f"{v:.2f}"
+
+    lines = ["| engine | debates | persona turns | echo (per turn) | role (per turn) | sides (per side) | ended early |",
+             "|---|---|---|---|---|---|---|"]
+    for engine, r in rates.items():
+        lines.append(f"| {engine} | {r['debates']} | {r['persona_turns']} | {r['guard_echo']} ({rate(r['echo_rate'])}) | "
+                     f"{r['guard_role']} ({rate(r['role_rate'])}) | {r['guard_sides']} ({rate(r['sides_rate'])}) | {r['ended_early']} |")
+    return "\n".join(lines) + "\n"
 
 
 def compute_metrics(

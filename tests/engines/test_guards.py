@@ -234,3 +234,32 @@ def test_a_kept_turn_resets_the_streak() -> None:
             turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, []), echo, NAMES)
         turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, []), fine, NAMES)
     assert tally(scratch).streak == 0 and tally(scratch).fired["echo"] == 3 * (GIVE_UP_AFTER - 1)
+
+
+# -- rates over runs ------------------------------------------------------------
+
+
+def test_guard_rates_count_turns_kept_out_and_sides_dropped() -> None:
+    from crux_lab.analysis.metrics import guard_rates
+    from crux_lab.models import DebateConfig, DebateResult, DialogueTurn, EngineError
+
+    def run(engine: str, kept: int, events: list[tuple[str, str]], error: str | None = None) -> DebateResult:
+        r = DebateResult(run_id=f"r{engine}{kept}", engine=engine, backend="simulated", error=error,
+                         config=DebateConfig(topic=TOPIC, persona_ids=list(NAMES), engine=engine))
+        r.transcript = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id="peter-schiff", dialogue=f"Turn {i} says this.", phase="round")
+                        for i in range(kept)]
+        r.events = [EngineError(level="warning", purpose=p, error=e) for p, e in events]
+        return r
+
+    rates = guard_rates([
+        run("dcg", 6, [("guard_echo", "x (sent back once, still so: the turn was skipped)"),
+                       ("guard_echo", "x (sent back once; the repaired turn was kept)"),
+                       ("guard_sides", "x (the side was dropped)")]),
+        run("dcg", 2, [("guard_role", "x (sent back once, still so: the turn was skipped)")],
+            error="debate ended early: the role guard kept out 4 persona turns in a row"),
+        run("direct", 0, []),
+    ])
+    assert set(rates) == {"dcg"}  # the one-call baselines have no persona turns to guard
+    dcg = rates["dcg"]
+    assert (dcg["persona_turns"], dcg["guard_echo"], dcg["guard_role"], dcg["guard_sides"], dcg["ended_early"]) == (10, 2, 1, 1, 1)
+    assert dcg["echo_rate"] == 0.2 and dcg["role_rate"] == 0.1 and dcg["sides_rate"] == 1.0
