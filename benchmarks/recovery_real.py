@@ -9,7 +9,7 @@ It runs ``crux-lab eval recovery`` (so every check and the resume are the CLI's 
 folders go to ``benchmarks/results/recovery_real-<backend>/runs/`` and a rerun skips finished
 debates (stop it with Ctrl-C whenever; run it again to go on), scores into
 ``benchmarks/results/recovery_real-<backend>.duckdb`` and ``.json``, and the Markdown table
-into ``.md`` (printed too, for ``benchmarks/README.md``). ``--scenarios-dir DIR`` debates your
+into ``.md`` (printed too, for ``benchmarks/README.md``), with how often each guard fired. ``--scenarios-dir DIR`` debates your
 own scenarios instead of generated ones. Numbers, not asserts. On the simulator, speakers say
 what their stances say and extractors read turns against the deck's wording, so its table
 checks the plumbing, not the engines.
@@ -54,6 +54,14 @@ def markdown(data: dict[str, Any], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def guards_table(runs: Path) -> str:
+    """The guard firing rates of the debates in ``runs`` (run folders), per engine."""
+    from crux_lab.analysis.metrics import guard_rates, guard_rates_markdown
+    from crux_lab.store.runfiles import find_run_dirs, load_result
+
+    return guard_rates_markdown(guard_rates(load_result(d) for d in find_run_dirs([runs])))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="simulated")
@@ -82,6 +90,7 @@ def main() -> int:
     if code != 0:
         return code
     table = markdown(json.loads(out.with_suffix(".json").read_text()), shown)
+    table += "\nGuards (how often each fired; crux_lab.engines.guards):\n\n" + guards_table(out / "runs")
     out.with_suffix(".md").write_text(table, encoding="utf-8")
     print(table)
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.md')}")

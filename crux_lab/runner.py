@@ -142,6 +142,8 @@ class DebateRun:
             finally:
                 await gen.aclose()
         except LLMError as exc:
+            for event in getattr(exc, "events", ()):  # what the engine had not yielded yet (guards)
+                yield record(event)
             err = EngineError(seq=len(self.result.events), error=scrub(str(exc)), level="error")
             self.result.events.append(err)
             self.result.error = err.error

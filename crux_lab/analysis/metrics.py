@@ -25,6 +25,9 @@ crux_specificity                all that report cruxes, cards or disputes
 fake_consensus_rate             engines that report common ground (blitz, classical, graph,
                                 dialogue/dcg when their graph has grounded agreements)
 cost_per_validated_crux         all, when at least one crux validates against ground truth
+guard_echo, guard_role,         all with persona turns: firings of each guard
+guard_sides, guard_ended        (:mod:`crux_lab.engines.guards`); guard_ended 1 when
+                                guards ended the debate early
 restates_topic_rate             all that report crux items (:mod:`crux_lab.analysis.quality`;
                                 every crux and card is also stamped ``restates_topic``)
 falsifier_concreteness          engines that state falsifiers (cards, flip conditions)
@@ -62,6 +65,9 @@ __all__ = [
     "disagreement_compression",
     "fake_consensus_items",
     "fake_consensus_rate",
+    "guard_counts",
+    "guard_rates",
+    "guard_rates_markdown",
     "names_reason",
     "position_shift_rate",
     "proposition_coverage",
@@ -531,6 +537,74 @@ def _quality_metrics(result: DebateResult, personas: Mapping[str, Persona] | Non
     return out
 
 
+GUARD_METRICS = ("guard_echo", "guard_role", "guard_sides")
+
+
+def guard_counts(result: DebateResult) -> dict[str, float]:
+    """How often each guard of :mod:`crux_lab.engines.guards` fired in the run (one warning
+    event per firing: ``guard_echo``, ``guard_role``, ``guard_sides``), and ``guard_ended``:
+    1 when guards ended the debate early. ``nan`` for a run without persona turns (the
+    one-call baselines), where no guard applies.
+
+    >>> from crux_lab.models import DebateConfig, DialogueTurn, EngineError
+    >>> r = DebateResult(run_id="r", engine="dcg", backend="simulated",
+    ...                  config=DebateConfig(topic="t", persona_ids=["a", "b"], engine="dcg"))
+    >>> r.transcript = [DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="Gold held value.", phase="round")]
+    >>> r.events = [EngineError(level="warning", purpose="guard_echo", error="x"), EngineError(level="warning", purpose="guard_sides", error="y")]
+    >>> guard_counts(r)
+    {'guard_echo': 1.0, 'guard_role': 0.0, 'guard_sides': 1.0, 'guard_ended': 0.0}
+    """
+    fired = [e.purpose for e in result.events if e.type == "engine_error" and e.purpose.startswith("guard_")]
+    if not result.transcript and not fired:
+        return dict.fromkeys((*GUARD_METRICS, "guard_ended"), NAN)
+    out = {name: float(fired.count(name)) for name in GUARD_METRICS}
+    out["guard_ended"] = 1.0 if (result.error or "").startswith(GUARD_ENDED) else 0.0
+    return out
+
+
+GUARD_ENDED = "debate ended early: the "  # how TooWeakToPlay's message starts
+
+
+def guard_rates(results: Iterable[DebateResult]) -> dict[str, dict[str, Any]]:
+    """Per engine, how often each guard fired over ``results``: persona turns attempted (the
+    transcript's plus those a guard kept out), firings of each guard, echo and role firings
+    per persona turn, sides firings per card or dispute side stated (kept or dropped), and
+    debates guards ended early. Engines without persona turns (direct, cot) are left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in results:
+        counts = guard_counts(r)
+        if math.isnan(counts["guard_echo"]):
+            continue
+        row = out.setdefault(r.engine, {"debates": 0, "persona_turns": 0, "sides": 0, "ended_early": 0,
+                                         **dict.fromkeys(GUARD_METRICS, 0)})
+        kept_out = sum(1 for e in r.events if e.type == "engine_error" and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
+        row["debates"] += 1
+        row["persona_turns"] += len(r.transcript) + kept_out
+        row["sides"] += sum(len(c.personas) for c in r.crux_cards) + len(r.dcg.stances) + int(counts["guard_sides"])
+        row["ended_early"] += int(counts["guard_ended"])
+        for name in GUARD_METRICS:
+            row[name] += int(counts[name])
+    for row in out.values():
+        turns, sides = row["persona_turns"], row["sides"]
+        row["echo_rate"] = round(row["guard_echo"] / turns, 4) if turns else None
+        row["role_rate"] = round(row["guard_role"] / turns, 4) if turns else None
+        row["sides_rate"] = round(row["guard_sides"] / sides, 4) if sides else None
+    return out
+
+
+def guard_rates_markdown(rates: Mapping[str, Mapping[str, Any]]) -> str:
+    """:func:`guard_rates` as a Markdown table."""
+    def rate(v: Any) -> str:
+        return "—" if v is None else f"{v:.2f}"
+
+    lines = ["| engine | debates | persona turns | echo (per turn) | role (per turn) | sides (per side) | ended early |",
+             "|---|---|---|---|---|---|---|"]
+    for engine, r in rates.items():
+        lines.append(f"| {engine} | {r['debates']} | {r['persona_turns']} | {r['guard_echo']} ({rate(r['echo_rate'])}) | "
+                     f"{r['guard_role']} ({rate(r['role_rate'])}) | {r['guard_sides']} ({rate(r['sides_rate'])}) | {r['ended_early']} |")
+    return "\n".join(lines) + "\n"
+
+
 def compute_metrics(
     result: DebateResult,
     personas: Mapping[str, Persona] | None = None,
@@ -553,6 +627,7 @@ def compute_metrics(
         "crux_specificity": crux_specificity(result),
         "n_crux_items": float(len(crux_texts(result))),
         **_quality_metrics(result, personas),
+        **guard_counts(result),
     }
     if personas:
         out.update(

@@ -11,7 +11,15 @@ from collections.abc import AsyncGenerator, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from crux_lab.llm.base import (
     Hints,
@@ -61,8 +69,11 @@ class EngineContext:
         output_schema: type[BaseModel] | None = None,
         hints: Hints | None = None,
         cache_system: bool = False,
+        validation: dict[str, Any] | None = None,
     ) -> LLMRequest:
-        """Build a request with the tier and temperature of the model allocation."""
+        """Build a request with the tier and temperature of the model allocation.
+        ``validation`` is the reply's validation context (the engine's guards,
+        :mod:`crux_lab.engines.guards`); it is not part of the request's text."""
         alloc = allocation_for(purpose, self.config.allocation)
         return LLMRequest(
             purpose=purpose,
@@ -74,6 +85,7 @@ class EngineContext:
             output_schema=output_schema,
             hints=hints or Hints(topic=self.config.topic, persona_ids=self.persona_ids),
             cache_system=cache_system,
+            validation_context=validation,
         )
 
     async def call(self, request: LLMRequest) -> LLMResponse:
@@ -213,6 +225,16 @@ class TurnReply(BaseModel):
     stance: str | None = None
     addresses: list[str] = Field(default_factory=list)
     named_reason: str | None = None
+
+    @model_validator(mode="after")
+    def _guarded(self, info: ValidationInfo) -> TurnReply:
+        """The turn guards an engine passed as the validation context
+        (:class:`crux_lab.engines.guards.TurnGuard`): the first reply that repeats an earlier
+        turn or contradicts the persona's declared position is sent back once."""
+        guard = info.context.get("turn_guard") if isinstance(info.context, dict) else None
+        if guard is not None:
+            guard.on_validate(self)
+        return self
 
 
 TURN_FIELDS_PROMPT = (

@@ -46,6 +46,13 @@ from crux_lab.engines.claims import (
     initial_stances,
     persona_system,
 )
+from crux_lab.engines.guards import (
+    TooWeakToPlay,
+    TurnGuard,
+    said_of,
+    stop_if_too_weak,
+    turn_outcome,
+)
 from crux_lab.engines.output import apply_classic_output, debate_output, final_output
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
@@ -122,10 +129,13 @@ def shown_posts(board: Blackboard, focus: Claim) -> list[DialogueTurn]:
 
 async def board_turn(
     ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
-) -> tuple[BlackboardTurnReply | None, EngineError | None]:
-    """One agent's post on the blackboard (purpose ``blackboard_turn``); ``(None, warning)``
-    when its reply stayed unusable (the turn is skipped)."""
+) -> tuple[BlackboardTurnReply | None, list[EngineError]]:
+    """One agent's post on the blackboard (purpose ``blackboard_turn``) and the warnings it
+    raised (guards, :mod:`crux_lab.engines.guards`); ``(None, warnings)`` when its reply
+    stayed unusable or a guard kept it out (the turn is skipped)."""
     shown = shown_posts(board, focus)
+    names = {pid: p.name for pid, p in ctx.personas.items()}
+    guard = TurnGuard(persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,))
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).
     grounding = grounding_block(ctx, persona_id, focus.text)
@@ -147,10 +157,11 @@ async def board_turn(
             extra={**claims_extra(board.claims), "focus_id": focus.id, "intent": intent},
         ),
         cache_system=True,
+        validation=guard.context(),
     )
     response, warning = await ctx.call_or_warn(request)
     if response is None:
-        return None, warning
+        return None, turn_outcome(ctx.scratch, guard, None, names)[1] + ([warning] if warning else [])
     reply = response.parsed
     if not isinstance(reply, BlackboardTurnReply):  # schema-less backend: keep the text, no stance change
         prev = board.latest().get(persona_id, {}).get(focus.id)
@@ -162,8 +173,13 @@ async def board_turn(
             )
         except ValidationError as exc:  # the text says too little to be a turn
             problem = exc.errors()[0]["msg"]
-            return None, EngineError(level="warning", purpose=TURN_PURPOSE, error=f"skipped: {problem}")
-    return reply, None
+            return None, [EngineError(level="warning", purpose=TURN_PURPOSE, error=f"skipped: {problem}")]
+    try:
+        kept_out, events = turn_outcome(ctx.scratch, guard, reply, names)
+    except TooWeakToPlay as exc:  # raised by the caller once the parallel turns' warnings are out
+        ctx.scratch["guard_stop"], events, exc.events = exc, exc.events, []
+        return None, events
+    return (None if kept_out is not None else reply), events
 
 
 def initial_stance_events(
@@ -282,16 +298,17 @@ class BlitzEngine:
             yield Status(message=f"Round {round_number}: {sum(len(b.persona_ids) for b in active)} agents in parallel")
             jobs = [(b, pid, b.focus_claim(round_number)) for b in active for pid in b.persona_ids]
             replies = await asyncio.gather(*(board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs))
-            for (board, pid, focus), (reply, warning) in zip(jobs, replies, strict=True):
-                if reply is None:  # an unusable reply: this agent sits the round out
-                    if warning is not None:
-                        yield warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+            for (board, pid, focus), (reply, warnings) in zip(jobs, replies, strict=True):
+                for warning in warnings:
+                    yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+                if reply is None:  # an unusable reply, or one a guard kept out: this agent sits the round out
                     continue
                 apply_turn(board, pid, focus, reply, round_number)
                 turn = make_turn(turn_index, pid, reply, focus, round_number, board.claim_ids)
                 turn_index += 1
                 board.post(turn, focus)
                 yield AgentTurn(turn=turn, intent="respond to the blackboard")
+            stop_if_too_weak(ctx.scratch)
             for w in await asyncio.gather(*(summarize(ctx, b) for b in active)):
                 if w is not None:
                     yield w

@@ -29,6 +29,7 @@ from crux_lab.engines.blitz import (
     rule_from,
 )
 from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
+from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     AgentTurn,
@@ -177,10 +178,10 @@ class ClassicalEngine:
             )
             ended: list[tuple[Blackboard, int]] = []
             attempts += 1
-            for (board, pid, choice, focus, rn), (reply, warning) in zip(speakers, replies, strict=True):
-                if reply is None:  # an unusable reply: the turn is skipped, the debate goes on
-                    if warning is not None:
-                        yield warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+            for (board, pid, choice, focus, rn), (reply, warnings) in zip(speakers, replies, strict=True):
+                for warning in warnings:
+                    yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})
+                if reply is None:  # an unusable reply, or one a guard kept out: the turn is skipped
                     continue
                 apply_turn(board, pid, focus, reply, rn)
                 turn = make_turn(turn_index, pid, reply, focus, rn, board.claim_ids)
@@ -190,6 +191,7 @@ class ClassicalEngine:
                 yield AgentTurn(turn=turn, intent=choice.intent, urgency=choice.urgency)
                 if len(board.turns) % len(board.persona_ids) == 0:  # one turn per agent: round over
                     ended.append((board, rn))
+            stop_if_too_weak(ctx.scratch)
             if ended:
                 for w in await asyncio.gather(*(summarize(ctx, b) for b, _ in ended)):
                     if w is not None:

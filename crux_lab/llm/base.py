@@ -108,6 +108,10 @@ class LLMRequest(BaseModel):
     hints: Hints = Field(default_factory=Hints)
     # Mark the system block for prompt caching (the persona system prompt).
     cache_system: bool = False
+    # Passed to the schema's validation (pydantic ``context``): an engine's guards
+    # (crux_lab.engines.guards) that send a reply back once for the backend's one repair.
+    # Not part of the request's text or hash.
+    validation_context: Any = Field(default=None, exclude=True)
 
     def schema_json(self) -> dict[str, Any] | None:  # type: ignore[override]  # pydantic v1 name, unused
         return _schema_of(self.output_schema) if self.output_schema else None

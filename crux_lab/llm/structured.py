@@ -47,7 +47,7 @@ def extract_json(text: str) -> str:
     return stripped
 
 
-def parse_structured(text: str, schema: type[BaseModel]) -> BaseModel:
+def parse_structured(text: str, schema: type[BaseModel], context: Any = None) -> BaseModel:
     """Parse and validate an answer; raises :class:`StructuredOutputInvalid` with a short reason.
 
     >>> from pydantic import BaseModel
@@ -68,7 +68,7 @@ def parse_structured(text: str, schema: type[BaseModel]) -> BaseModel:
             f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
     try:
-        return schema.model_validate(data)
+        return schema.model_validate(data, context=context)
     except ValidationError as exc:
         problems = [
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
@@ -179,7 +179,7 @@ async def answer_with_one_repair(
             )
         return response_of(backend, first, first.text, None, started, repaired=False)
     try:
-        parsed = parse_structured(first.text, request.output_schema)
+        parsed = parse_structured(first.text, request.output_schema, request.validation_context)
         return response_of(backend, first, extract_json(first.text), parsed, started, repaired=False)
     except StructuredOutputInvalid as problem:
         reason = str(problem)
@@ -196,7 +196,7 @@ async def answer_with_one_repair(
         raise
     both = first.then(second)
     try:
-        parsed = parse_structured(second.text, request.output_schema)
+        parsed = parse_structured(second.text, request.output_schema, request.validation_context)
     except StructuredOutputInvalid as problem:
         raise LLMOutputError(request.purpose, str(problem), usage=both.usage, retries=both.retries) from None
     return response_of(backend, both, extract_json(second.text), parsed, started, repaired=True)

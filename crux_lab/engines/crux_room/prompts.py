@@ -106,10 +106,11 @@ CARD = (
     "resolution: what changed and why, or why it is irreducible. For each participant (persona_id as "
     "given in brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
     "('I would change my mind if...'), grounding_quotes: ids of the corpus chunks above that support "
-    "the position (only ids listed above).\n"
+    "the position (only ids listed above), quote: a few words this participant said in the conversation "
+    "above, copied exactly.\n"
     'Output ONLY JSON: {{"question": "...", "disagreement_type": "...", "diagnosis": "...", '
     '"resolved": false, "resolution": null, "personas": [{{"persona_id": "...", "position": "YES", '
-    '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"]}}]}}'
+    '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"], "quote": "..."}}]}}'
 )
 SUMMARIZE = (
     "Debate topic: {topic}\nRound: {label}\n{transcript}\n\nSummarize this round in 1-2 sentences: who "

@@ -39,6 +39,7 @@ from crux_lab.engines.crux_room.schemas import (
     ExitCheckReply,
 )
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
+from crux_lab.engines.guards import Side, SideGuard, side_outcome
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.models import (
     Aspect,
@@ -282,20 +283,33 @@ async def extract_card(
         persona_ids=[a, b], turns=turn_hints(turns), focus=question,
         aspect=aspect.label if aspect else None, phase="card",
     )
-    reply = await sp.structured("card", user, CardReply, hints)
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}
+    guard = SideGuard(
+        lambda r: [Side(e.persona_id, persona_ref(e.persona_id, pair_names), e.quote) for e in r.personas],
+        {pid: [t.dialogue for t in turns if t.persona_id == pid] for pid in (a, b)},
+        pair_names,
+    )
+    reply = await sp.structured("card", user, CardReply, hints, validation=guard.context())
     problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
-        reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}))
+        reply = await sp.structured("card", retry, CardReply, hints.model_copy(update={"phase": "card_repair"}), validation=guard.context())
         problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")
             sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": problem})
             return None
+    drop, events = side_outcome(sp.ctx.scratch, guard, reply, sp.names)
+    sp.pending += events
     if reply is None:
         return None
     entries, refused = _card_entries(reply, pair_names)
+    entries = {pid: e for pid, e in entries.items() if ("", pid) not in drop}
+    if drop and len(entries) < 2:
+        sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped: fewer than two of its sides quote "
+                        "what their participant said.")
+        sp.rejected_cards.append({"card_id": card_id, "room_id": room_id, "reason": "ungrounded sides"})
+        return None
     if refused:
         sp.warn("card", f"crux card {card_id}: position(s) of {', '.join(quote(r) for r in refused)} dropped: "
                         f"they name neither {a} nor {b}, or one already given.")

@@ -7,7 +7,7 @@ named reason); everything else is optional so a terse real reply still validates
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.models import CardPosition, DisagreementType
@@ -76,6 +76,7 @@ class CardPersonaReply(Reply):
     reasoning: str = ""
     falsifier: str | None = None
     grounding_quotes: list[str] = Field(default_factory=list)
+    quote: str = ""  # a few words this participant said in the conversation, copied exactly
 
 
 class CardReply(Reply):
@@ -88,6 +89,16 @@ class CardReply(Reply):
     resolved: bool = False
     resolution: str | None = None
     personas: list[CardPersonaReply] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> CardReply:
+        """The grounded-sides guard an engine passed as the validation context
+        (:class:`crux_lab.engines.guards.SideGuard`): a side whose quote is not the
+        participant's own words is sent back once."""
+        guard = info.context.get("side_guard") if isinstance(info.context, dict) else None
+        if guard is not None:
+            guard.on_validate(self)
+        return self
 
 
 class SummaryReply(Reply):

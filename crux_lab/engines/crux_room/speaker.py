@@ -27,6 +27,7 @@ from crux_lab.engines.crux_room.antisyc import (
 )
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, said_of, turn_outcome
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.models import DialogueTurn, EngineError, TurnPhase
 from crux_lab.personas.loader import propositions_for
@@ -137,11 +138,15 @@ class Speakers:
         kw.setdefault("persona_ids", self.ctx.persona_ids)
         return Hints(**kw)
 
-    async def structured(self, purpose: str, user: str, schema: type[S], hints: Hints, system: str = "") -> S | None:
-        """A non-speech call; an unrepairable reply is skipped with a warning event."""
+    async def structured(
+        self, purpose: str, user: str, schema: type[S], hints: Hints, system: str = "",
+        validation: dict[str, Any] | None = None,
+    ) -> S | None:
+        """A non-speech call; an unrepairable reply is skipped with a warning event.
+        ``validation`` is the reply's validation context (a guard)."""
         request = self.ctx.request(
             purpose, system or "You are a careful, neutral analyst of debates. Answer in JSON only.", user,
-            output_schema=schema, hints=hints,
+            output_schema=schema, hints=hints, validation=validation,
         )
         try:
             response = await self.call(request)
@@ -225,16 +230,27 @@ class Speakers:
             opponent_id=opponent_id,
             extra={"shown": shown},
         )
+        guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(self.turns, self.names))
         request = self.ctx.request(
-            purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True
+            purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True,
+            validation=guard.context(),
         )
         try:
             response = await self.call(request)
         except LLMOutputError as exc:
+            self.pending += turn_outcome(self.ctx.scratch, guard, None, self.names)[1]
             self.warn(purpose, f"a {purpose} turn of {self.ctx.personas[persona_id].name} was skipped: its reply "
                                f"could not be repaired ({str(exc)[:240]})")
             return None
         turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+        try:
+            kept_out, events = turn_outcome(self.ctx.scratch, guard, _speech(response), self.names)
+        except TooWeakToPlay as exc:  # the warnings not yet yielded go with the error
+            exc.events = self.drain() + exc.events
+            raise
+        self.pending += events
+        if kept_out is not None:
+            return None
         self.stats.turns += 1
         named = names_reason(turn.dialogue) or turn.named_reason is not None
         if self.antisyc.post_check and looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None):
@@ -270,7 +286,7 @@ class Speakers:
         self, response: LLMResponse, shown: Mapping[str, str], persona_id: str, phase: TurnPhase,
         aspect_id: str | None, room_id: str | None, reply_to: str | None,
     ) -> DialogueTurn:
-        parsed = response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
+        parsed = _speech(response)
         return make_turn(
             parsed,
             set(shown),
@@ -297,6 +313,10 @@ class Speakers:
         shown = [t for t in (previous, turn) if t is not None]
         check_hints = hints.model_copy(update={"turns": turn_hints(shown), "extra": {}, "focus": None})
         return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)
+
+
+def _speech(response: LLMResponse) -> SpeechReply:
+    return response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
 
 
 def spoken(turns: Sequence[DialogueTurn | None]) -> list[DialogueTurn]:

@@ -28,6 +28,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DCGDiscoveryResult,
     DiscoveryResult,
 )
+from crux_lab.engines.guards import Side, SideGuard
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models import (
@@ -84,6 +85,13 @@ R = TypeVar("R", bound=BaseModel)
 
 class Crystallizer(ABC):
     """What the engine loop needs from a crystallizer, whichever graph it writes."""
+
+    def side_guard(self, turns: Sequence[DialogueTurn]) -> SideGuard | None:
+        """The grounded-sides guard of a crystallization reply (None: its items are no sides)."""
+        return None
+
+    def without_sides(self, reply: Any, drop: set[tuple[str, str]]) -> Any:
+        return reply
 
     schema: type[BaseModel]
     discovery_schema: type[BaseModel]
@@ -478,6 +486,22 @@ class DCGCrystallizer(Crystallizer):
     def _dcg_event(self) -> DCGUpdate:
         ins = self.insights()
         return DCGUpdate(dcg=self.holder.state, cruxes=ins.cruxes, common_ground=ins.common_ground, regime=ins.regime)
+
+    def side_guard(self, turns: Sequence[DialogueTurn]) -> SideGuard | None:
+        """The grounded-sides guard of a crystallization: each stance quotes its speaker's turns."""
+        said: dict[str, list[str]] = {pid: [] for pid in self.persona_ids}
+        for t in turns:
+            said.setdefault(t.persona_id, []).append(t.dialogue)
+        return SideGuard(
+            lambda r: [Side(u.speaker_id, persona_ref(u.speaker_id, self.names), u.quote, u.dispute_id) for u in r.upsert_stances],
+            said,
+            self.names,
+        )
+
+    def without_sides(self, reply: DCGCrystallizationResult, drop: set[tuple[str, str]]) -> DCGCrystallizationResult:
+        """``reply`` without the stances the guard dropped, as (dispute id, persona id)."""
+        kept = [u for u in reply.upsert_stances if (u.dispute_id, persona_ref(u.speaker_id, self.names)) not in drop]
+        return reply.model_copy(update={"upsert_stances": kept})
 
     def apply(self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
         before = {s.id: s for s in self.holder.state.stances}

@@ -26,6 +26,7 @@ from crux_lab.engines.dialogue_v2.controller import (
 )
 from crux_lab.engines.dialogue_v2.crystallizer import Applied, Crystallizer, Insights, parse_reply
 from crux_lab.engines.dialogue_v2.schemas import TurnOutput
+from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, said_of, side_outcome, turn_outcome
 from crux_lab.llm.base import Hints, LLMOutputError
 from crux_lab.models import (
     Concession,
@@ -130,11 +131,16 @@ class DialogueRun:
         self.proposed: Crux | None = None
         self.failed_turns = 0
         self.last_size = 0
+        self.pending: list[EngineError] = []  # guard warnings, yielded after the turn they concern
 
     # -- helpers ----------------------------------------------------------
     @property
     def turns(self) -> list[DialogueTurn]:
         return self.control.turns
+
+    def _drain(self) -> list[EngineError]:
+        out, self.pending = self.pending, []
+        return out
 
     def _warning(self, purpose: str, error: str) -> EngineError:
         return EngineError(level="warning", purpose=purpose, error=error)
@@ -176,9 +182,25 @@ class DialogueRun:
             | ({"positions": OPENING_POSITIONS} if phase == 1 else {})
             | ({"shown": shown} if shown else {}),
         )
-        req = self.ctx.request(purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True)
-        resp = await self.ctx.call(req)
-        out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
+        guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(history, self.names))
+        req = self.ctx.request(
+            purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True,
+            validation=guard.context(),
+        )
+        try:
+            resp = await self.ctx.call(req)
+            out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
+        except LLMOutputError:
+            self.pending += turn_outcome(self.ctx.scratch, guard, None, self.names)[1]
+            raise
+        try:
+            kept_out, events = turn_outcome(self.ctx.scratch, guard, out, self.names)
+        except TooWeakToPlay as exc:  # the warnings not yet yielded go with the error
+            exc.events = self._drain() + exc.events
+            raise
+        self.pending += events
+        if kept_out is not None:
+            raise LLMOutputError(purpose, f"the {kept_out.guard} guard kept it out: {kept_out.problem}")
         return make_turn(
             out,
             set(shown),
@@ -201,12 +223,14 @@ class DialogueRun:
     # -- crystallization --------------------------------------------------
     async def _crystallize(self, cluster: list[DialogueTurn], trigger: str) -> AsyncIterator[DebateEvent]:
         phase = PHASE_NAMES[self.control.phase]
+        guard = self.cryst.side_guard(self.turns)
         req = self.ctx.request(
             "crystallize",
             prompts.NEUTRAL_SYSTEM,
             self.cryst.user_prompt(cluster, final=trigger == "final"),
             output_schema=self.cryst.schema,
             hints=self.cryst.hints(cluster, phase),
+            validation=guard.context() if guard is not None else None,
         )
         reply = None
         resp, warning = await self.ctx.call_or_warn(req)
@@ -215,6 +239,12 @@ class DialogueRun:
                 reply = parse_reply("crystallize", resp, self.cryst.schema)
             except LLMOutputError as exc:
                 warning = self._warning("crystallize", f"skipped: {exc}")
+        if guard is not None:
+            drop, events = side_outcome(self.ctx.scratch, guard, reply, self.names)
+            for guard_event in events:
+                yield guard_event
+            if reply is not None and drop:
+                reply = self.cryst.without_sides(reply, drop)
         if reply is None:
             self.control.last_crystallized_at = len(self.turns)
             why = warning.error.removeprefix("skipped: ") if warning is not None else "no reply"
@@ -368,6 +398,8 @@ class DialogueRun:
                 return exc
 
         spoken = await asyncio.gather(*(attempt(i, pid) for i, pid in enumerate(self.ids)))
+        for ev in self._drain():
+            yield ev
         for pid, turn in zip(self.ids, spoken, strict=True):
             if isinstance(turn, LLMOutputError):
                 yield self._warning("dialogue_turn", f"{PHASE_TITLES[phase].lower()} of {pid} skipped: {turn}")
@@ -420,6 +452,8 @@ class DialogueRun:
             try:
                 turn = await self._speak(speaker, c.phase, decision, len(self.turns), list(self.turns))
             except LLMOutputError as exc:
+                for ev in self._drain():
+                    yield ev
                 self.failed_turns += 1
                 yield self._warning("dialogue_turn", f"turn of {speaker} skipped: {exc}")
                 if self.failed_turns >= MAX_FAILED_TURNS:
@@ -427,6 +461,8 @@ class DialogueRun:
                     break
                 continue
             self.failed_turns = 0
+            for ev in self._drain():
+                yield ev
             c.record(turn)
             yield DialogueTurnEvent(turn=turn)
             if turn.move is Move.PROPOSE_CRUX:

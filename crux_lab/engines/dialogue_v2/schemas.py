@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.models import AttackType, ConcessionKind, Move, Side
@@ -146,6 +146,7 @@ class StanceUpsert(LLMOutput):
     speaker_id: str
     side: Side
     statement: str = Field(min_length=1)
+    quote: str = ""  # a few of the speaker's own words from the turns, copied exactly
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     derived_from_turns: list[int] = Field(default_factory=list)
 
@@ -180,6 +181,16 @@ class DCGCrystallizationResult(LLMOutput):
     notes: str = ""
     concessions: list[ConcessionNote] = Field(default_factory=list)
     crux: CruxNote | None = None
+
+    @model_validator(mode="after")
+    def _grounded(self, info: ValidationInfo) -> DCGCrystallizationResult:
+        """The grounded-sides guard the engine passed as the validation context
+        (:class:`crux_lab.engines.guards.SideGuard`): a stance whose quote is not the
+        speaker's own words is sent back once."""
+        guard = info.context.get("side_guard") if isinstance(info.context, dict) else None
+        if guard is not None:
+            guard.on_validate(self)
+        return self
 
 
 class ReasonAttack(LLMOutput):

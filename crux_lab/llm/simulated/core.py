@@ -150,6 +150,8 @@ class SimContext:
     hints: Hints
     turns: list[ReadTurn] = field(default_factory=list)
     seed: int = 0
+    # The problem a guard found with the first answer (the backend's one repair), else "".
+    repair: str = ""
 
     # -- randomness -------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -553,20 +555,29 @@ class SimulatedBackend:
         ctx.turns = [self._read_turn(ctx, t) for t in request.hints.turns]
         result = fn(ctx, request)
         parsed: BaseModel | None = None
+        repaired = False
+        usage = Usage(calls=1, input_tokens=count_tokens(request.system) + count_tokens(request.user))
         if isinstance(result, str):
             text = result
         else:
             text = json.dumps(result, ensure_ascii=False)
             if request.output_schema is not None:
                 try:
-                    parsed = request.output_schema.model_validate(result)
+                    parsed = request.output_schema.model_validate(result, context=request.validation_context)
                 except ValidationError as exc:
-                    raise LLMOutputError(request.purpose, str(exc)) from exc
-        usage = Usage(
-            calls=1,
-            input_tokens=count_tokens(request.system) + count_tokens(request.user),
-            output_tokens=count_tokens(text),
-        )
+                    if request.validation_context is None:
+                        raise LLMOutputError(request.purpose, str(exc)) from exc
+                    # A guard sent the answer back: the one repair a real backend makes, with
+                    # the problem stated (the handler answers again, told what was wrong).
+                    usage = usage + Usage(input_tokens=usage.input_tokens + count_tokens(text) + count_tokens(str(exc)), output_tokens=count_tokens(text))
+                    ctx.repair, ctx.rng, repaired = str(exc), self._rng(request, model), True
+                    result = fn(ctx, request)
+                    text = json.dumps(result, ensure_ascii=False)
+                    try:
+                        parsed = request.output_schema.model_validate(result, context=request.validation_context)
+                    except ValidationError as again:
+                        raise LLMOutputError(request.purpose, str(again)) from again
+        usage = usage + Usage(output_tokens=count_tokens(text))
         latency = _latency(request.tier, usage.output_tokens) * self.latency_scale
         if self.realtime:
             await asyncio.sleep(latency)
@@ -578,6 +589,8 @@ class SimulatedBackend:
             usage=usage,
             latency_s=latency,
             cost_usd=cost_usd(model, usage),
+            repaired=repaired,
+            retries=int(repaired),
         )
 
     def _read_turn(self, ctx: SimContext, turn: TurnHint) -> ReadTurn:

@@ -350,6 +350,19 @@ class Said:
     conceded: ReadTurn | None = None  # its last CONCEDE turn on the belief
 
 
+def stance_quote(ctx: SimContext, speaker: str, turn_indices: list[int], limit: int = 12) -> str:
+    """A few of ``speaker``'s own words, copied from the turns a stance was derived from
+    (else its latest turn the request shows): the start of the last sentence that says
+    something; "" when the request shows no turn of it."""
+    mine = [t for t in ctx.turns if t.speaker_id == speaker]
+    chosen = [t for t in mine if t.turn_index in turn_indices] or mine
+    if not chosen:
+        return ""
+    text = chosen[-1].text
+    sentences = [x for x in split_sentences(text) if len(x.split()) >= 4] or [text]
+    return " ".join(sentences[-1].split()[:limit])
+
+
 def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
     dcg = ctx.hints.extra.get("dcg") or {}
     disputes = [read_item(ctx, d["id"], "", d["question"]) for d in dcg.get("disputes") or [] if d.get("active", True)]
@@ -487,6 +500,8 @@ def crystallize_dcg(ctx: SimContext) -> dict[str, Any]:
             elif old["side"] != side:
                 upserts.append(stance_item(did, sp, s.position, s.turns, prop))
         reason_items(did, prop, per)
+    for item in upserts:
+        item["quote"] = stance_quote(ctx, item["speaker_id"], item.get("derived_from_turns") or [])
     return {
         "new_disputes": new_disputes,
         "updated_disputes": [],

@@ -243,6 +243,17 @@ def _own_words(ctx: SimContext, pid: str, prop: Proposition | None) -> tuple[str
 
 
 
+def own_quote(ctx: SimContext, pid: str, prop: Proposition | None, limit: int = 12) -> str:
+    """A few of ``pid``'s own words, copied from the request's turns: the start of a sentence
+    of its latest turn on ``prop`` (else of its latest turn); "" when it said nothing."""
+    mine = [t for t in ctx.turns if t.speaker_id == pid]
+    on = [t for t in mine if prop is not None and prop.id in t.proposition_ids] or mine
+    if not on:
+        return ""
+    sentences = [x for x in split_sentences(on[-1].text) if len(x.split()) >= 4] or [on[-1].text]
+    return " ".join(sentences[-1].split()[:limit])
+
+
 def _clause(text: str) -> str:
     """A sentence as a clause to embed in another: first sentence, no lead-in, lower case."""
     first = (split_sentences(text) or [text])[0]
@@ -294,6 +305,7 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "reasoning": reasoning or "Did not give a reason on this point.",
                 "falsifier": falsifier,
                 "grounding_quotes": [c for c in ranked[:1] if about & words(chunks[c])],
+                "quote": own_quote(ctx, pid, premise),
             }
         )
     if vague or premise is None:

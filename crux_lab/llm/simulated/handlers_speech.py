@@ -8,6 +8,8 @@ fields the request's schema has (``dialogue``/``utterance``/``text``..., ``move`
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
@@ -21,6 +23,7 @@ from crux_lab.llm.simulated.core import (
 )
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
+_WORDS = re.compile(r"[a-z0-9]+")
 TEXT_FIELDS = ("dialogue", "utterance", "text", "content", "message", "statement", "argument")
 LONG_PURPOSES = {"opening": 5, "closing": 4, "resolution": 4, "take": 3}
 
@@ -227,6 +230,8 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             }.get(s2 or "", f"I am not sure that {lower_first(p2.text.rstrip('.'))}.")
             why = f" {t2.reason}" if t2 else ""
             text += f" I also hold this: {claim.rstrip('.')}.{why}"
+    if move != "CONCEDE":
+        text = say_anew(ctx, me, prop, truth, text, against)
     confidence = truth.confidence if truth else 0.5
     addresses = shown_ids_about(ctx, prop)
     if move == "CONCEDE":
@@ -244,6 +249,77 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             "named_reason": named_reason,
         },
     )
+
+
+MAX_NEW_POINTS = 3  # fresh points a turn said anew adds at most
+SAY_ANEW_AT = 0.5  # a draft sharing this share of its word triples with an earlier text is said anew
+
+
+def _triples(text: str) -> set[tuple[str, ...]]:
+    w = _WORDS.findall(text.lower())
+    return {tuple(w[i : i + 3]) for i in range(len(w) - 2)} if len(w) >= 3 else ({tuple(w)} if w else set())
+
+
+def repeats(text: str, earlier: Sequence[str]) -> float:
+    """The largest share of ``text``'s word triples that one of the ``earlier`` texts has.
+
+    >>> repeats("Gold held its value for centuries.", ["Gold held its value for centuries, they say."])
+    1.0
+    >>> repeats("Bitcoin is scarce.", ["Gold held its value."])
+    0.0
+    """
+    mine = _triples(text)
+    if not mine:
+        return 0.0
+    return max((len(mine & _triples(e)) / len(mine) for e in earlier), default=0.0)
+
+
+def fresh_material(ctx: SimContext, persona: Persona, truth: PropositionStance | None, prop: Proposition) -> list[str]:
+    """What the persona can still say on ``prop`` that the request's turns do not already
+    hold: its reasons and beliefs, its flip conditions, then its own corpus on the subject."""
+    said = " ".join(t.text for t in ctx.turns).lower()
+    pool = support_pool(persona, truth)
+    if truth is not None:
+        pool += [f"What would change my mind: {lower_first(f.description.rstrip('.'))}" for f in truth.flip_conditions]
+    about = set(_WORDS.findall(f"{prop.text} {prop.question}".lower()))
+    chunks = sorted(persona.corpus, key=lambda c: (-len(about & set(_WORDS.findall(c.text.lower()))), c.id))
+    pool += [c.text for c in chunks]
+    out = []
+    for item in pool:
+        first = item.strip().split(". ")[0].rstrip(".")
+        if first and first.lower() not in said and first not in out:
+            out.append(first)
+    return out
+
+
+def say_anew(
+    ctx: SimContext, persona: Persona, prop: Proposition | None, truth: PropositionStance | None, text: str,
+    against: ReadTurn | None,
+) -> str:
+    """The draft ``text``, or, when it largely repeats a turn the request shows (its own or
+    another speaker's) or the topic, or a guard sent it back, the same claim said anew: its
+    first sentence (the claim, which the reader recognises) kept, an answer to the latest
+    opponent's words, and points the persona has not made yet. Deterministic per seed."""
+    earlier = [t.text for t in ctx.turns] + [ctx.hints.topic]
+    if prop is None or (not ctx.repair and repeats(text, earlier) < SAY_ANEW_AT):
+        return text
+    sentences = [x for x in text.split(". ") if x.strip()]
+    head = sentences[0].rstrip(".") + "."
+    if len(sentences) > 1 and len(head.split()) < 4:  # a voice opener ("Hard money."): keep the claim too
+        head = f"{head} {sentences[1].rstrip('.')}."
+    parts = [head]
+    if against is not None and against.text.strip():
+        theirs = [x.strip().rstrip(".") for x in against.text.split(". ") if x.strip()]
+        quoted = " ".join(ctx.pick(theirs).split()[:8]) if theirs else ""
+        if quoted:
+            parts.insert(0, f"You say \"{quoted}…\", and that does not settle it.")
+    material = fresh_material(ctx, persona, truth, prop)[:8]
+    ctx.rng.shuffle(material)
+    for point in material[:MAX_NEW_POINTS]:
+        parts.append(point.rstrip(".") + ".")
+        if len(parts) >= 3 and not ctx.repair and repeats(" ".join(parts), earlier) < SAY_ANEW_AT:
+            break  # sent back, it says all it can that is new: the turn it repeated may be one it was not shown
+    return " ".join(parts).replace("?.", "?")
 
 
 def shown_ids_about(ctx: SimContext, prop: Proposition | None) -> list[str]:

@@ -1,0 +1,437 @@
+"""Guards for what real model text does, shared by every engine that makes persona turns,
+crux cards or disputes. Each guard is model-agnostic (plain string checks, no model call).
+
+- **Echo**: a persona turn that largely repeats an earlier turn (its own or another
+  speaker's) or the debate topic: :func:`containment` of its word triples in that text is
+  at least :data:`ECHO_AT`.
+- **Role confusion**: a persona turn whose stance contradicts the position that persona
+  declared earlier on the same claim (pro against con), with no named reason for changing it.
+- **Grounded sides**: every side of a card or dispute quotes what that persona said; the
+  quote must be found, after normalising case, whitespace and punctuation, in that persona's
+  own turns (:func:`quote_found`). A quote of the other speaker is a swapped side.
+
+A guard takes the backend's one repair: the engine passes the guard as the pydantic
+validation context of the reply (``LLMRequest.validation_context``), the reply's validator
+raises once with the problem in words the model can act on, and the backend sends its usual
+repair turn. The request's text and hash do not change. A second reply with the same problem
+validates, and the engine skips the turn (or drops the side) with a warning event.
+
+Every firing is one warning event (``purpose`` ``guard_echo``, ``guard_role`` or
+``guard_sides``), counted per run by :func:`crux_lab.analysis.metrics.guard_counts`. A guard
+that keeps a persona's turns out :data:`GIVE_UP_AFTER` times in a row ends the debate with
+:class:`TooWeakToPlay`: the model cannot play, and repairs would only loop.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from crux_lab.llm.base import LLMError
+from crux_lab.models import DialogueTurn, EngineError
+
+ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
+MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
+GIVE_UP_AFTER = 4  # persona turns in a row kept out by a guard before the debate ends
+GUARDS = ("echo", "role", "sides")
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+
+
+class TooWeakToPlay(LLMError):
+    """A guard kept out every persona turn for :data:`GIVE_UP_AFTER` turns in a row.
+    ``events`` are the warnings of the last turn, which the runner records before the error."""
+
+    def __init__(self, message: str, events: Sequence[EngineError] = ()) -> None:
+        super().__init__(message)
+        self.events = list(events)
+
+
+def norm_words(text: str) -> list[str]:
+    """The words of ``text``: lower case, punctuation and extra whitespace gone.
+
+    >>> norm_words("  Gold held -- its VALUE, for 5,000 years!  ")
+    ['gold', 'held', 'its', 'value', 'for', '5', '000', 'years']
+    """
+    return [w.replace("’", "'") for w in _WORD.findall(text.lower())]
+
+
+def triples(text: str) -> set[tuple[str, ...]]:
+    """The word triples of ``text`` (one triple of its words when it has fewer than three)."""
+    w = norm_words(text)
+    if len(w) < 3:
+        return {tuple(w)} if w else set()
+    return {tuple(w[i : i + 3]) for i in range(len(w) - 2)}
+
+
+def containment(text: str, source: str) -> float:
+    """The share of ``text``'s word triples that ``source`` also has (0 for an empty text).
+
+    >>> containment("Gold has been money for five thousand years.", "As I said, gold has been money for five thousand years, and it will stay so.")
+    1.0
+    >>> containment("Bitcoin is scarce by design.", "Gold has been money for five thousand years.")
+    0.0
+    """
+    mine = triples(text)
+    return len(mine & triples(source)) / len(mine) if mine else 0.0
+
+
+def quote_found(quote: str, said: Iterable[str]) -> bool:
+    """True when ``quote`` (at least :data:`MIN_QUOTE_WORDS` words, or a whole shorter turn)
+    occurs in one of the texts ``said``, ignoring case, whitespace and punctuation.
+
+    >>> quote_found('"GOLD has been money,"', ["Gold has been money for millennia."])
+    True
+    >>> quote_found("gold", ["Gold has been money for millennia."])
+    False
+    >>> quote_found("Bitcoin is scarce", ["Gold has been money for millennia."])
+    False
+    """
+    q = norm_words(quote)
+    if not q:
+        return False
+    needle = " " + " ".join(q) + " "
+    for text in said:
+        w = norm_words(text)
+        if len(q) < MIN_QUOTE_WORDS and q != w:
+            continue
+        if needle in " " + " ".join(w) + " ":
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One firing of a guard: which guard, whose text, and the problem in plain words."""
+
+    guard: str
+    persona_id: str
+    problem: str
+    text: str = ""
+    key: str = ""  # the card or dispute a side belongs to
+
+
+@dataclass(frozen=True)
+class Said:
+    """An earlier turn as a guard sees it: who said it (id and display name), the words,
+    and the turn fields the engine parsed from it."""
+
+    persona_id: str
+    name: str
+    text: str
+    stance: str | None = None
+    named_reason: str | None = None
+    addresses: tuple[str, ...] = ()
+
+
+def said_of(turns: Sequence[DialogueTurn], names: Mapping[str, str]) -> list[Said]:
+    """Transcript turns as :class:`Said` records (a name falls back to the id)."""
+    return [
+        Said(t.persona_id, names.get(t.persona_id, t.persona_id), t.dialogue, t.stance, t.named_reason, tuple(t.proposition_ids))
+        for t in turns
+    ]
+
+
+def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str | None:
+    """What a turn repeats, in words for the model; None when it says something new.
+
+    >>> e = [Said("schiff", "Peter Schiff", "Gold has been money for five thousand years and bitcoin has not.")]
+    >>> echo_problem("Gold has been money for five thousand years and bitcoin has not.", e, "Is gold better?", "saylor")
+    "this turn repeats Peter Schiff's earlier turn nearly word for word; say what you think, in new words"
+    >>> echo_problem("Is gold better?", e, "Is gold better?", "saylor")
+    'this turn only repeats the debate topic; answer it with your own argument'
+    >>> echo_problem("Bitcoin's supply is capped at 21 million coins.", e, "Is gold better?", "saylor") is None
+    True
+    """
+    if containment(text, topic) >= ECHO_AT:
+        return "this turn only repeats the debate topic; answer it with your own argument"
+    for s in reversed(earlier):
+        if containment(text, s.text) >= ECHO_AT:
+            whose = "your own" if s.persona_id == me else f"{s.name}'s"
+            return f"this turn repeats {whose} earlier turn nearly word for word; say what you think, in new words"
+    return None
+
+
+_OPPOSED = {("pro", "con"), ("con", "pro")}
+
+
+def declared_positions(earlier: Sequence[Said], me: str) -> dict[str, Said]:
+    """Per claim id, the turn in which ``me`` declared its position on it: its first stance
+    on the claim, replaced only by a later stance that named a reason for the change."""
+    out: dict[str, Said] = {}
+    for s in earlier:
+        if s.persona_id != me or s.stance not in ("pro", "con", "uncertain"):
+            continue
+        for key in s.addresses:
+            if key not in out or (s.named_reason and s.stance != out[key].stance):
+                out[key] = s
+    return out
+
+
+def role_problem(stance: str | None, named_reason: str | None, addresses: Sequence[str], declared: Mapping[str, Said]) -> str | None:
+    """The position a turn contradicts without a named reason, restated; None when it holds.
+
+    >>> d = {"c1": Said("saylor", "Michael Saylor", "Bitcoin's supply is fixed.", "pro", None, ("c1",))}
+    >>> role_problem("con", None, ["c1"], d)
+    'your stance "con" on [c1] contradicts the position you declared ("pro": "Bitcoin\\'s supply is fixed.") and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind'
+    >>> role_problem("con", "the 2022 drawdown", ["c1"], d) is None
+    True
+    >>> role_problem("pro", None, ["c1"], d) is None
+    True
+    """
+    if stance not in ("pro", "con") or named_reason:
+        return None
+    for key in addresses:
+        held = declared.get(key)
+        if held is not None and (held.stance, stance) in _OPPOSED:
+            words = " ".join(held.text.split())
+            words = words if len(words) <= 200 else words[:197].rsplit(" ", 1)[0] + "…"
+            return (
+                f'your stance "{stance}" on [{key}] contradicts the position you declared ("{held.stance}": "{words}") '
+                "and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind"
+            )
+    return None
+
+
+def turn_words(reply: Any) -> str:
+    """A turn reply's words: its first text field that is not one of the shared turn fields."""
+    from crux_lab.engines.base import TurnReply
+
+    for name in type(reply).model_fields:
+        if name not in TurnReply.model_fields and isinstance(getattr(reply, name, None), str):
+            return str(getattr(reply, name))
+    return ""
+
+
+@dataclass
+class TurnGuard:
+    """The echo and role-confusion guards for one persona turn. Passed as the reply's
+    validation context (:meth:`context`): the first reply that trips a guard is sent back
+    for the backend's one repair; the engine then asks :meth:`verdict` of the final reply."""
+
+    persona_id: str
+    topic: str
+    earlier: Sequence[Said]
+    # the claims a reply that names none speaks to (the round's claim on a blackboard)
+    default_addresses: tuple[str, ...] = ()
+    fired: list[Finding] = field(default_factory=list)
+    asked: bool = False
+
+    def context(self) -> dict[str, Any]:
+        return {"turn_guard": self}
+
+    def check(self, text: str, stance: str | None, named_reason: str | None, addresses: Sequence[str]) -> Finding | None:
+        problem = echo_problem(text, self.earlier, self.topic, self.persona_id)
+        if problem is not None:
+            return Finding("echo", self.persona_id, problem, text)
+        problem = role_problem(stance, named_reason, addresses, declared_positions(self.earlier, self.persona_id))
+        if problem is not None:
+            return Finding("role", self.persona_id, problem, text)
+        return None
+
+    def check_reply(self, reply: Any) -> Finding | None:
+        stance = getattr(reply, "stance", None)
+        reason = getattr(reply, "named_reason", None)
+        addresses = [str(a) for a in getattr(reply, "addresses", None) or []] or list(self.default_addresses)
+        stance = stance.strip().lower() if isinstance(stance, str) else None
+        reason = reason.strip() if isinstance(reason, str) and reason.strip().lower() not in ("", "null", "none") else None
+        return self.check(turn_words(reply), stance, reason, addresses)
+
+    def on_validate(self, reply: Any) -> None:
+        """Called by the reply's validator: raise the problem once, so the backend repairs."""
+        if self.asked:
+            return
+        found = self.check_reply(reply)
+        if found is not None:
+            self.asked = True
+            self.fired.append(found)
+            raise ValueError(found.problem)
+
+    def verdict(self, reply: Any) -> Finding | None:
+        """The final reply's problem (the turn is then skipped), recorded as a firing."""
+        found = self.check_reply(reply)
+        if found is not None and (not self.fired or self.fired[-1] != found):
+            self.fired.append(found)
+        return found
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a card or dispute as a guard sees it: whose (as the reply named it, and
+    resolved to a persona id) and the quote it gives."""
+
+    ref: str
+    persona_id: str | None
+    quote: str
+    key: str = ""  # the card or dispute it is a side of
+
+
+@dataclass
+class SideGuard:
+    """The grounded-sides guard for one card or crystallization reply. ``sides`` reads the
+    reply's sides; ``said`` holds each persona's turns the extractor was shown."""
+
+    sides: Callable[[Any], list[Side]]
+    said: Mapping[str, Sequence[str]]
+    names: Mapping[str, str]
+    fired: list[Finding] = field(default_factory=list)
+    asked: bool = False
+
+    def context(self) -> dict[str, Any]:
+        return {"side_guard": self}
+
+    def problem(self, side: Side) -> str | None:
+        if side.persona_id is None or side.persona_id not in self.said:
+            return None  # an unknown name is the name reader's business, not this guard's
+        who = self.names.get(side.persona_id, side.persona_id)
+        if not side.quote.strip():
+            return f"the side of {who} has no quote; copy a few of {who}'s own words from the transcript"
+        if quote_found(side.quote, self.said[side.persona_id]):
+            return None
+        others = [p for p in self.said if p != side.persona_id and quote_found(side.quote, self.said[p])]
+        if others:
+            return f"the side of {who} quotes {self.names.get(others[0], others[0])}, not {who}; give {who}'s side in {who}'s own words"
+        return f"the quote of {who}'s side is not in anything {who} said; copy a few of {who}'s own words exactly"
+
+    def ungrounded(self, reply: Any) -> list[tuple[Side, str]]:
+        return [(s, p) for s in self.sides(reply) if (p := self.problem(s)) is not None]
+
+    def on_validate(self, reply: Any) -> None:
+        if self.asked:
+            return
+        bad = self.ungrounded(reply)
+        if bad:
+            self.asked = True
+            for s, p in bad:
+                self.fired.append(Finding("sides", s.persona_id or "", p, s.quote, s.key))
+            raise ValueError("; ".join(p for _, p in bad))
+
+    def verdict(self, reply: Any) -> list[tuple[Side, str]]:
+        """The final reply's ungrounded sides (the engine drops them), recorded as firings."""
+        bad = self.ungrounded(reply)
+        for s, p in bad:
+            self.fired.append(Finding("sides", s.persona_id or "", p, s.quote, s.key))
+        return bad
+
+
+def guard_from(info_context: Any, key: str) -> Any:
+    """The guard a validation context carries under ``key`` (None without one)."""
+    return info_context.get(key) if isinstance(info_context, dict) else None
+
+
+@dataclass
+class GuardTally:
+    """A run's guard firings and the streak of persona turns kept out (in ``ctx.scratch``)."""
+
+    fired: dict[str, int] = field(default_factory=lambda: dict.fromkeys(GUARDS, 0))
+    streak: int = 0
+
+    def events(self, findings: Sequence[Finding], outcome: str, names: Mapping[str, str]) -> list[EngineError]:
+        """One warning event per firing; ``outcome`` says what became of the text."""
+        out = []
+        for f in findings:
+            self.fired[f.guard] = self.fired.get(f.guard, 0) + 1
+            who = names.get(f.persona_id, f.persona_id)
+            shown = " ".join(f.text.split())
+            shown = shown if len(shown) <= 160 else shown[:157] + "…"
+            out.append(EngineError(level="warning", purpose=f"guard_{f.guard}", error=f"{who}: {f.problem} ({outcome}): \"{shown}\""))
+        return out
+
+    def turn_done(self, kept_out: Finding | None) -> None:
+        """Count a persona turn; :class:`TooWeakToPlay` when guards kept out too many in a row."""
+        self.streak = self.streak + 1 if kept_out is not None else 0
+        if kept_out is not None and self.streak >= GIVE_UP_AFTER:
+            raise TooWeakToPlay(
+                f"debate ended early: the {kept_out.guard} guard kept out {self.streak} persona turns in a row "
+                f"(last: {kept_out.problem}); the model does not play its personas"
+            )
+
+
+def tally(scratch: dict[str, Any]) -> GuardTally:
+    """The run's :class:`GuardTally` (created on first use)."""
+    found = scratch.get("guards")
+    if not isinstance(found, GuardTally):
+        found = scratch["guards"] = GuardTally()
+    return found
+
+
+def _last_per_guard(findings: Sequence[Finding]) -> list[Finding]:
+    """One finding per guard and persona (the last), so a guard counts once per text."""
+    last: dict[tuple[str, str, str], Finding] = {}
+    for f in findings:
+        last[(f.guard, f.persona_id, f.key)] = f
+    return list(last.values())
+
+
+def turn_outcome(
+    scratch: dict[str, Any], guard: TurnGuard, reply: Any | None, names: Mapping[str, str]
+) -> tuple[Finding | None, list[EngineError]]:
+    """After a persona turn's call: the final reply's problem (skip the turn when not None)
+    and one warning event per guard that fired on it. ``reply`` is None when the call failed.
+    Raises :class:`TooWeakToPlay` when guards have kept out too many turns in a row."""
+    t = tally(scratch)
+    final = guard.verdict(reply) if reply is not None else None
+    if reply is None:
+        outcome = "sent back once; the reply still failed and the turn was skipped"
+    elif final is None:
+        outcome = "sent back once; the repaired turn was kept"
+    elif guard.asked:
+        outcome = "sent back once, still so: the turn was skipped"
+    else:
+        outcome = "the turn was skipped"
+    events = t.events(_last_per_guard(guard.fired), outcome, names)
+    kept_out = final if final is not None else (guard.fired[-1] if reply is None and guard.fired else None)
+    try:
+        t.turn_done(kept_out)
+    except TooWeakToPlay as exc:
+        exc.events = events
+        raise
+    return final, events
+
+
+def stop_if_too_weak(scratch: dict[str, Any]) -> None:
+    """Raise the :class:`TooWeakToPlay` a parallel turn recorded (``scratch["guard_stop"]``)
+    once the engine has yielded every turn's warnings."""
+    stop = scratch.pop("guard_stop", None)
+    if isinstance(stop, TooWeakToPlay):
+        raise stop
+
+
+def side_outcome(
+    scratch: dict[str, Any], guard: SideGuard, reply: Any | None, names: Mapping[str, str]
+) -> tuple[set[tuple[str, str]], list[EngineError]]:
+    """After a card or crystallization call: the sides to drop, as (key, persona id), and one
+    warning event per side the guard fired on (a side repaired into a good quote included)."""
+    t = tally(scratch)
+    bad = guard.verdict(reply) if reply is not None else []
+    drop = {(s.key, s.persona_id) for s, _ in bad if s.persona_id is not None}
+    findings = _last_per_guard(guard.fired)
+    events = t.events([f for f in findings if (f.key, f.persona_id) not in drop], "sent back once; the repaired side was kept", names)
+    events += t.events([f for f in findings if (f.key, f.persona_id) in drop], "the side was dropped", names)
+    return drop, events
+
+
+__all__ = [
+    "ECHO_AT",
+    "GIVE_UP_AFTER",
+    "GUARDS",
+    "Finding",
+    "GuardTally",
+    "Said",
+    "Side",
+    "SideGuard",
+    "TooWeakToPlay",
+    "TurnGuard",
+    "containment",
+    "declared_positions",
+    "echo_problem",
+    "quote_found",
+    "role_problem",
+    "said_of",
+    "side_outcome",
+    "stop_if_too_weak",
+    "tally",
+    "turn_outcome",
+]

@@ -1,0 +1,265 @@
+"""The guards for what real text does (crux_lab.engines.guards), on hand-written text: the
+failures Qwen2.5-Coder-1.5B showed on the Saylor-Schiff debate (a turn that copies the
+opponent's turn, a turn that is only the topic question, a side quoting the other speaker),
+the one repair each guard takes through a real backend's repair path, and the early end of a
+debate whose persona turns a guard keeps out every time."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from crux_lab.engines.crux_room.schemas import CardReply, SpeechReply
+from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult
+from crux_lab.engines.guards import (
+    GIVE_UP_AFTER,
+    Said,
+    Side,
+    SideGuard,
+    TooWeakToPlay,
+    TurnGuard,
+    echo_problem,
+    quote_found,
+    role_problem,
+    side_outcome,
+    tally,
+    turn_outcome,
+)
+from crux_lab.engines.names import persona_ref
+from crux_lab.llm.base import LLMOutputError, LLMRequest
+from crux_lab.llm.structured import Reply, answer_with_one_repair
+from crux_lab.models import Usage
+
+TOPIC = "Is Bitcoin a better long-term store of value than gold?"
+NAMES = {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}
+SCHIFF = (
+    "Gold has been money for five thousand years. Bitcoin has no intrinsic value, and its price "
+    "is driven by speculation rather than any use."
+)
+SAYLOR = "Bitcoin's supply is capped at 21 million coins, and no central bank can print more of it."
+EARLIER = [Said("michael-saylor", "Michael Saylor", SAYLOR, "pro", None, ("c1",)),
+           Said("peter-schiff", "Peter Schiff", SCHIFF, "con", None, ("c1",))]
+
+
+# -- echo ---------------------------------------------------------------------
+
+
+def test_a_turn_that_copies_the_opponents_turn_is_an_echo() -> None:
+    copied = "Gold has been money for five thousand years. Bitcoin has no intrinsic value, and its price is driven by speculation."
+    problem = echo_problem(copied, EARLIER, TOPIC, "michael-saylor")
+    assert problem is not None and "Peter Schiff's earlier turn" in problem
+
+
+def test_a_turn_that_is_only_the_topic_question_is_an_echo() -> None:
+    problem = echo_problem("Is Bitcoin a better long-term store of value than gold?", EARLIER, TOPIC, "peter-schiff")
+    assert problem is not None and "topic" in problem
+
+
+def test_a_turn_repeating_its_own_speaker_says_so() -> None:
+    problem = echo_problem(f"  {SAYLOR.upper()} ", EARLIER, TOPIC, "michael-saylor")
+    assert problem is not None and "your own earlier turn" in problem
+
+
+def test_a_turn_that_answers_in_new_words_is_no_echo() -> None:
+    answer = ("Five thousand years of gold prove it was the best money of its age. Bitcoin is better money: "
+              "it is scarce by code, you cannot print more of it.")
+    assert echo_problem(answer, EARLIER, TOPIC, "michael-saylor") is None
+
+
+# -- role confusion -----------------------------------------------------------
+
+
+def test_a_stance_against_the_declared_position_without_a_reason_is_refused() -> None:
+    guard = TurnGuard("michael-saylor", TOPIC, EARLIER)
+    found = guard.check("Bitcoin's supply keeps growing and it will fail as money.", "con", None, ["c1"])
+    assert found is not None and found.guard == "role"
+    assert '"pro"' in found.problem and "21 million" in found.problem  # it restates the position
+
+
+def test_a_change_with_a_named_reason_or_on_another_claim_passes() -> None:
+    declared = {s.addresses[0]: s for s in EARLIER if s.persona_id == "michael-saylor"}
+    assert role_problem("con", "the 2022 drawdown showed it is no safe haven", ["c1"], declared) is None
+    assert role_problem("con", None, ["c2"], declared) is None
+    assert role_problem("uncertain", None, ["c1"], declared) is None
+
+
+def test_a_named_reason_moves_the_declared_position() -> None:
+    moved = [*EARLIER, Said("michael-saylor", "Michael Saylor", "You are right, I now say no.", "con", "the drawdown", ("c1",))]
+    guard = TurnGuard("michael-saylor", TOPIC, moved)
+    assert guard.check("Bitcoin cannot be trusted as a store of value after all.", "con", None, ["c1"]) is None
+    found = guard.check("Bitcoin is the best store of value after all, I said it first.", "pro", None, ["c1"])
+    assert found is not None and found.guard == "role"
+
+
+# -- grounded sides -----------------------------------------------------------
+
+
+def test_quotes_match_over_case_whitespace_and_punctuation() -> None:
+    assert quote_found('"bitcoin has NO intrinsic value,"', [SCHIFF])
+    assert not quote_found("Bitcoin has no value at all", [SCHIFF])  # a paraphrase is no quote
+    assert not quote_found("Bitcoin", [SCHIFF])  # one word proves nothing
+
+
+def _card_guard() -> SideGuard:
+    return SideGuard(
+        lambda r: [Side(e.persona_id, persona_ref(e.persona_id, NAMES), e.quote) for e in r.personas],
+        {"michael-saylor": [SAYLOR], "peter-schiff": [SCHIFF]},
+        NAMES,
+    )
+
+
+def _card(saylor_quote: str, schiff_quote: str) -> dict[str, Any]:
+    return {
+        "question": "Does scarcity alone make an asset hold value?", "disagreement_type": "premise",
+        "personas": [
+            {"persona_id": "Saylor", "position": "YES", "reasoning": "Supply is fixed.", "quote": saylor_quote},
+            {"persona_id": "Peter Schiff", "position": "NO", "reasoning": "No use.", "quote": schiff_quote},
+        ],
+    }
+
+
+def test_a_side_quoting_the_other_speaker_is_caught_as_swapped() -> None:
+    guard = _card_guard()
+    bad = guard.ungrounded(CardReply.model_validate(_card("Gold has been money for five thousand years", "no central bank can print more")))
+    problems = {s.persona_id: p for s, p in bad}
+    assert set(problems) == {"michael-saylor", "peter-schiff"}
+    assert "quotes Peter Schiff, not Michael Saylor" in problems["michael-saylor"]
+
+
+def test_a_card_side_is_sent_back_once_then_dropped() -> None:
+    guard = _card_guard()
+    data = _card("capped at 21 million coins", "")
+    with pytest.raises(ValueError, match="the side of Peter Schiff has no quote"):
+        CardReply.model_validate(data, context=guard.context())
+    reply = CardReply.model_validate(data, context=guard.context())  # the repair came back the same: it validates
+    drop, events = side_outcome({}, guard, reply, NAMES)
+    assert drop == {("", "peter-schiff")}
+    assert [e.purpose for e in events] == ["guard_sides"] and "dropped" in events[0].error
+
+
+def test_a_dcg_stance_quoting_the_wrong_speaker_is_dropped_by_dispute() -> None:
+    guard = SideGuard(
+        lambda r: [Side(u.speaker_id, persona_ref(u.speaker_id, NAMES), u.quote, u.dispute_id) for u in r.upsert_stances],
+        {"michael-saylor": [SAYLOR], "peter-schiff": [SCHIFF]},
+        NAMES,
+    )
+    reply = DCGCrystallizationResult.model_validate({"upsert_stances": [
+        {"dispute_id": "new-1", "speaker_id": "Saylor", "side": "YES", "statement": "yes", "quote": "capped at 21 million coins"},
+        {"dispute_id": "new-1", "speaker_id": "Schiff", "side": "NO", "statement": "no", "quote": "capped at 21 million coins"},
+    ]})
+    drop, _ = side_outcome({}, guard, reply, NAMES)
+    assert drop == {("new-1", "peter-schiff")}
+
+
+# -- the one repair, through a real backend's repair path ---------------------
+
+
+def _speech(text: str, stance: str = "pro") -> str:
+    return json.dumps({"utterance": text, "move": "CLAIM", "stance": stance, "addresses": ["c1"], "named_reason": None})
+
+
+async def _answer(first: str, second: str, guard: TurnGuard) -> tuple[Any, list[list[dict[str, Any]]]]:
+    request = LLMRequest(purpose="crux_turn", system="s", user="u", output_schema=SpeechReply, validation_context=guard.context())
+    sent: list[list[dict[str, Any]]] = []
+
+    async def send(messages: list[dict[str, Any]]) -> Reply:
+        sent.append(messages)
+        return Reply(second, Usage(calls=1), 0, "m")
+
+    response = await answer_with_one_repair("openai", request, [{"role": "user", "content": "u"}], Reply(first, Usage(calls=1), 0, "m"), send, 0.0)
+    return response, sent
+
+
+async def test_an_echo_takes_one_repair_that_says_so_and_the_fixed_turn_is_kept() -> None:
+    guard = TurnGuard("michael-saylor", TOPIC, EARLIER)
+    response, sent = await _answer(_speech(SCHIFF), _speech("Scarcity by code beats scarcity by geology, and I will hold my coins."), guard)
+    assert len(sent) == 1 and "repeats Peter Schiff's earlier turn" in sent[0][-1]["content"]
+    assert response.repaired and guard.verdict(response.parsed) is None
+    kept_out, events = turn_outcome({}, guard, response.parsed, NAMES)
+    assert kept_out is None and [e.purpose for e in events] == ["guard_echo"] and "kept" in events[0].error
+
+
+async def test_an_echo_repeated_after_the_repair_is_skipped_never_looped() -> None:
+    guard = TurnGuard("peter-schiff", TOPIC, EARLIER)
+    response, sent = await _answer(_speech(TOPIC, "con"), _speech(TOPIC, "con"), guard)
+    assert len(sent) == 1  # one repair, no more
+    kept_out, events = turn_outcome({}, guard, response.parsed, NAMES)
+    assert kept_out is not None and kept_out.guard == "echo"
+    assert len(events) == 1 and "skipped" in events[0].error
+
+
+async def test_a_role_confused_turn_is_sent_back_with_the_persona_position() -> None:
+    guard = TurnGuard("michael-saylor", TOPIC, EARLIER)
+    _, sent = await _answer(_speech("The supply of Bitcoin is growing, so it will lose value.", "con"),
+                            _speech("The supply is capped, so each coin keeps its share of the network.", "pro"), guard)
+    assert "contradicts the position you declared" in sent[0][-1]["content"] and "21 million" in sent[0][-1]["content"]
+
+
+def test_the_guard_is_no_part_of_the_request_hash() -> None:
+    plain = LLMRequest(purpose="crux_turn", system="s", user="u", output_schema=SpeechReply)
+    guarded = plain.model_copy(update={"validation_context": TurnGuard("a", TOPIC, EARLIER).context()})
+    assert plain.request_hash("m") == guarded.request_hash("m")
+    assert "validation_context" not in guarded.model_dump()
+
+
+async def test_an_unrepairable_reply_with_a_guard_firing_still_fails_as_off_schema() -> None:
+    guard = TurnGuard("peter-schiff", TOPIC, EARLIER)
+    with pytest.raises(LLMOutputError):
+        await _answer(_speech(TOPIC, "con"), "{not json", guard)
+    _, events = turn_outcome({}, guard, None, NAMES)
+    assert [e.purpose for e in events] == ["guard_echo"]
+
+
+# -- a model too weak to play -------------------------------------------------
+
+
+def test_guards_keeping_out_every_turn_end_the_debate_with_a_named_reason() -> None:
+    scratch: dict[str, Any] = {}
+    reply = SpeechReply.model_validate_json(_speech(TOPIC, "con"))
+    for _ in range(GIVE_UP_AFTER - 1):
+        kept_out, _ = turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, EARLIER), reply, NAMES)
+        assert kept_out is not None
+    with pytest.raises(TooWeakToPlay, match=r"^debate ended early: the echo guard kept out 4 persona turns in a row"):
+        turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, EARLIER), reply, NAMES)
+
+
+def test_a_kept_turn_resets_the_streak() -> None:
+    scratch: dict[str, Any] = {}
+    echo = SpeechReply.model_validate_json(_speech(TOPIC, "con"))
+    fine = SpeechReply.model_validate_json(_speech("Gold pays no yield, but it never defaulted.", "con"))
+    for _ in range(3):
+        for _ in range(GIVE_UP_AFTER - 1):
+            turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, []), echo, NAMES)
+        turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, []), fine, NAMES)
+    assert tally(scratch).streak == 0 and tally(scratch).fired["echo"] == 3 * (GIVE_UP_AFTER - 1)
+
+
+# -- rates over runs ------------------------------------------------------------
+
+
+def test_guard_rates_count_turns_kept_out_and_sides_dropped() -> None:
+    from crux_lab.analysis.metrics import guard_rates
+    from crux_lab.models import DebateConfig, DebateResult, DialogueTurn, EngineError
+
+    def run(engine: str, kept: int, events: list[tuple[str, str]], error: str | None = None) -> DebateResult:
+        r = DebateResult(run_id=f"r{engine}{kept}", engine=engine, backend="simulated", error=error,
+                         config=DebateConfig(topic=TOPIC, persona_ids=list(NAMES), engine=engine))
+        r.transcript = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id="peter-schiff", dialogue=f"Turn {i} says this.", phase="round")
+                        for i in range(kept)]
+        r.events = [EngineError(level="warning", purpose=p, error=e) for p, e in events]
+        return r
+
+    rates = guard_rates([
+        run("dcg", 6, [("guard_echo", "x (sent back once, still so: the turn was skipped)"),
+                       ("guard_echo", "x (sent back once; the repaired turn was kept)"),
+                       ("guard_sides", "x (the side was dropped)")]),
+        run("dcg", 2, [("guard_role", "x (sent back once, still so: the turn was skipped)")],
+            error="debate ended early: the role guard kept out 4 persona turns in a row"),
+        run("direct", 0, []),
+    ])
+    assert set(rates) == {"dcg"}  # the one-call baselines have no persona turns to guard
+    dcg = rates["dcg"]
+    assert (dcg["persona_turns"], dcg["guard_echo"], dcg["guard_role"], dcg["guard_sides"], dcg["ended_early"]) == (10, 2, 1, 1, 1)
+    assert dcg["echo_rate"] == 0.2 and dcg["role_rate"] == 0.1 and dcg["sides_rate"] == 1.0
