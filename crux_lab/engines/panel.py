@@ -1,11 +1,14 @@
 """The ``panel`` engine: panel debate with crux rooms (seed 05 Part 2, seed 04 Part 2 §3-6).
 
 Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
-concurrently) -> one themed round per aspect: parallel takes, boolean disagreement detection
-with a 2-of-3 vote, a queue of at most 2 contested claims (with every pair opposed on them), a
-clash of 2-4 rebuttals per queued pair, and a three-phase crux room when the clash does not
-resolve it -> round summary (fast tier) -> closing round (concurrently) -> position shifts,
-opening vs closing.
+concurrently; with the worldview step on, each opening also states the persona's positions
+with their assumptions, and one reader call lists every pair's conflicting ones) -> one themed
+round per aspect: parallel takes, one boolean disagreement detection call (a vote of several
+with ``detection_votes``), a queue of at most 2 contested claims with one opposed pair each
+(``pairs_per_claim``), a clash of 2-3 rebuttals per queued pair, and a three-phase crux room
+that goes on from the clash when it does not resolve it -> round summary (fast tier) ->
+closing round (concurrently) -> position shifts, opening vs closing. This keeps a 4-persona,
+3-aspect debate within the seeds' budget (about 63 calls; docs/architecture.md).
 
 A clash is an exchange of at least two turns. When one side concedes in it, naming what moved
 it, the clash's card is extracted from the exchange and recorded as a resolved crux with that

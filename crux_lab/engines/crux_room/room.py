@@ -2,10 +2,13 @@
 
 Two room shapes share this module:
 
-- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements, a
-  directed exchange of 2-8 adaptive turns (steelman prompts from turn ``steelman_after``),
-  fast-tier exit checks, a convergence check; when the two name different cores, 2 more
-  exchange rounds and another check; a safety cap on the room's turns;
+- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements (or,
+  for a room that follows a clash, each side's clash turn, the clash's later turns counting as
+  exchange turns), a directed exchange of 2-8 adaptive turns (steelman prompts from turn
+  ``steelman_after``), fast-tier exit checks every 2 turns, convergence statements, and a
+  convergence check only when no exit check found the crux; when the two name different
+  cores, 2 more exchange rounds and one more check (``max_convergence_checks``); a safety cap
+  on the room's turns;
 - ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
   alternating exchange with an exit check after each exchange, then one closing statement each
   naming the premise buried under the disagreement (what the card is extracted from), all
