@@ -200,13 +200,13 @@ async def test_majority_vote_needs_two_of_three() -> None:
     r = await run(params, backend=ScriptedBackend(sim(), script={"detect_disagreement": script}))
     detected = [e for e in r.result.events if e.type == "disagreement_detected"]
     assert len(detected) == 1 and detected[0].votes == 2  # type: ignore[union-attr]
+    assert types(r).count("clash_start") == 1
 
 
 async def test_one_detection_call_per_round_by_default() -> None:
     backend = ScriptedBackend(sim())
     r = await run({"n_aspects": 3}, backend=backend)
     assert backend.counts["detect_disagreement"] == 3 and r.result.complete
-    assert types(r).count("clash_start") == 1
 
 
 async def test_booleans_must_all_be_true() -> None:
