@@ -132,7 +132,7 @@ class DebateConsole:
         self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd",
                                                  display="flex", flex_flow="column-reverse"))
         self.cards = w.HTML()  # the findings: disputes, cruxes, cards and camps, as the engine makes them
-        self.report_button = w.Button(description="open report", icon="file", disabled=True, layout=w.Layout(width="auto"),
+        self.report_button = w.Button(description="open report", icon="file", disabled=True, layout=w.Layout(width="auto", min_width="130px"),
                                       tooltip="Write this run's offline HTML report and link to it")
         self.report_link = w.HTML()
         self.report_button.on_click(lambda _b: self.open_report())

@@ -161,5 +161,10 @@ def test_a_console_run_shows_its_transcript_findings_and_report(console: Any, en
     shots = os.environ.get("CRUX_LAB_SHOTS")
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
-        output(web).screenshot(str(Path(shots) / f"console_{engine}.png"))
+        size = web.get_window_size()
+        web.set_window_size(size["width"], 4000)  # the whole console in view
+        try:
+            output(web).screenshot(str(Path(shots) / f"console_{engine}.png"))
+        finally:
+            web.set_window_size(size["width"], size["height"])
     print(f"{engine}: {time.perf_counter() - started:.1f}s")
