@@ -8,8 +8,8 @@ off-schema after its repair takes the documented path (a warning event, the deba
 what the model's valid replies did state (turns, arguments, disputes, detections, cards) ends
 up in the result; and the extractors' own replies, not only persona turns, reach it: a card
 from a validated ``card`` reply in panel, a dispute from a validated ``crystallize`` reply in
-dcg. (crux_rooms's one card question on this recording copied the card instruction twice, so
-it was dropped with a warning: that path is checked instead.)
+dcg. Where the recorded model did not get that far (its sides quoted words nobody said, or a
+guard ended the debate early), the test is a strict expected failure that says so.
 """
 
 from __future__ import annotations
@@ -26,27 +26,39 @@ from crux_lab.models import DebateEvent, DebateResult, EngineError
 from crux_lab.runner import run_debate
 from tests.data.cassettes.record import HERE, config_for
 
-# Cassettes recorded before the guards (crux_lab.engines.guards) that no longer replay: the card
-# and dcg crystallize replies gained a quote per side (a new schema and prompt: new request
-# hashes), and the recorded Qwen turns that repeat the topic or an earlier turn are now kept out
-# by the echo guard, so the requests after them differ. They need recording again on the real
-# model (tests/data/cassettes/README.md); strict, so a re-recorded cassette that passes says so.
+# Cassettes that no longer replay: recorded before a change to their engine's prompts or reply
+# schema. They need recording again on the real model (tests/data/cassettes/README.md); strict,
+# so a re-recorded cassette that passes says so.
 RERECORD = {
-    "dialogue": "Saylor's recorded opening is only the topic question: the echo guard keeps it out",
-    "dcg": "the crystallize reply gained a quote per stance",
-    "panel": "a recorded turn of Schiff is kept out by the echo guard; the card reply gained a quote per side; "
-             "the call budget changed its prompts (openings state positions, one conflicts call, one detection call)",
-    "crux_rooms": "the card reply gained a quote per side; rooms go on from their clash",
+    "panel": "the call budget changed its prompts (openings state positions, one conflicts call, one "
+             "detection call) and the card reply gained a quote per side",
+}
+# What the recorded model did not do on the current recording, so a test of it cannot hold there.
+# These are findings about the model's text, kept visible as strict expected failures.
+NOT_ON_THIS_RECORDING = {
+    "dcg": "Qwen's one valid crystallize reply quoted words its speakers never said (one from Saylor's "
+           "system prompt), so the grounded-sides guard dropped both sides and no dispute was recorded",
+    "crux_rooms": "Qwen's speakers repeated each other's turns after the echo guard's repair, four in a "
+                  "row, so the debate ended early before any room or card",
 }
 
 
-def _rerecord(engine: str) -> Any:
-    if engine not in RERECORD:
+def _rerecord(engine: str, missing: dict[str, str] | None = None) -> Any:
+    if engine in RERECORD:
+        reason = f"record {engine}.jsonl again: {RERECORD[engine]}"
+    elif missing and engine in missing:
+        reason = f"on this recording of {engine}: {missing[engine]}"
+    else:
         return engine
-    return pytest.param(engine, marks=pytest.mark.xfail(strict=True, reason=f"record {engine}.jsonl again: {RERECORD[engine]}"))
+    return pytest.param(engine, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
-ENGINES = [_rerecord(e) for e in sorted(json.loads((HERE / "debates.json").read_text())["engines"])]
+# Known faults that a recording shows, to fix in the engine (strict: a fix says so).
+FAULTS = {
+    "crux_rooms": "a debate that a guard ends early loses what the worldview step found before it (its "
+                  "conflicts are kept as cruxes only when the debate ends normally)",
+}
+ENGINES = [_rerecord(e, FAULTS) for e in sorted(json.loads((HERE / "debates.json").read_text())["engines"])]
 PERSONA_TURNS = {"opening", "take", "rebuttal", "crux_turn", "closing", "dialogue_turn", "resolution",
                  "channel_message", "agent_turn", "blackboard_turn", "initial_arguments"}
 # purpose whose valid reply states a structure -> what must then be in the result
@@ -79,8 +91,14 @@ async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
     assert cassette.is_file(), f"no cassette for {engine}: record it (tests/data/cassettes/README.md)"
     entries = load_cassette(cassette)
     result = await run_debate(config_for(engine), cassette=cassette)
-    # the engine finished, every call answered from the cassette, on the recorded model
-    assert result.error is None and result.complete, result.error
+    # the engine finished, every call answered from the cassette, on the recorded model; or a
+    # guard kept out every turn and ended the debate early, with that reason (the documented path
+    # for a model too weak to play its personas)
+    ended_early = result.error is not None and result.error.startswith("debate ended early: the ")
+    if ended_early:
+        assert any(isinstance(e, EngineError) and e.purpose.startswith("guard_") for e in result.events)
+    else:
+        assert result.error is None and result.complete, result.error
     assert result.backend == "replay"
     assert len(result.llm_calls) == len(entries)
     # the event log validates, and the result round-trips
@@ -90,7 +108,8 @@ async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
     off_schema = [e for e in entries if e.error is not None]
     warnings = [e for e in result.events if isinstance(e, EngineError) and e.level == "warning"]
     assert len(warnings) >= min(1, len(off_schema))
-    assert not any(isinstance(e, EngineError) and e.level == "error" for e in result.events)
+    errors = [e for e in result.events if isinstance(e, EngineError) and e.level == "error"]
+    assert not errors or (ended_early and len(errors) == 1), errors
     # what valid replies stated is in the result
     stated = _stated(cassette)
     if any(p in PERSONA_TURNS for p in stated):
@@ -98,7 +117,8 @@ async def test_engine_runs_on_recorded_real_model_text(engine: str) -> None:
     for purpose, check in STATED.items():
         if stated.get(purpose):
             # in the result, or dropped as unusable with a warning that says why
-            dropped = [w for w in warnings if w.purpose == purpose and ("refused" in w.error or "dropped" in w.error)]
+            # (a side whose quote is not that speaker's words is dropped by the grounded-sides guard)
+            dropped = [w for w in warnings if w.purpose in (purpose, "guard_sides") and ("refused" in w.error or "dropped" in w.error)]
             assert check(result) or dropped, f"{engine}: {stated[purpose]} valid '{purpose}' replies, nothing in the result"
 
 
@@ -109,7 +129,7 @@ EXTRACTED = {
 }
 
 
-@pytest.mark.parametrize("engine", [_rerecord(e) for e in sorted(EXTRACTED)])
+@pytest.mark.parametrize("engine", [_rerecord(e, NOT_ON_THIS_RECORDING) for e in sorted(EXTRACTED)])
 async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -> None:
     purpose, found = EXTRACTED[engine]
     cassette = HERE / f"{engine}.jsonl"
@@ -118,7 +138,7 @@ async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -
     assert found(result), f"{engine}: its validated '{purpose}' replies left nothing in the result"
 
 
-@pytest.mark.xfail("crux_rooms" in RERECORD, strict=True, reason=f"record crux_rooms.jsonl again: {RERECORD.get('crux_rooms')}")
+@pytest.mark.xfail(strict=True, reason=f"not on this recording of crux_rooms: {NOT_ON_THIS_RECORDING['crux_rooms']}")
 async def test_a_card_that_copies_the_instruction_is_dropped_with_its_reason() -> None:
     result = await run_debate(config_for("crux_rooms"), cassette=HERE / "crux_rooms.jsonl")
     dropped = [e for e in result.events if isinstance(e, EngineError) and e.purpose == "card"]
