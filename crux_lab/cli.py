@@ -429,7 +429,8 @@ def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Pat
         out_console.print(f"  ... and {len(result.cruxes) - 5} more")
     out_console.print(
         f"calls: {u.calls}  tokens: {u.input_tokens:,} in / {u.output_tokens:,} out"
-        f" (cache read {u.cache_read_tokens:,}, write {u.cache_write_tokens:,})"
+        f" (cache read {'unknown' if u.cache_read_tokens is None else f'{u.cache_read_tokens:,}'},"
+        f" write {u.cache_write_tokens:,})"
         f"  cost: ${u.cost_usd:.4f}{billed}  time: {result.duration_s:.1f}s"
     )
     out_console.print(f"transcript: {run_dir / 'transcript.md'}")

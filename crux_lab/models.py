@@ -421,11 +421,22 @@ class PositionShift(Model):
     summary: str = ""
 
 
+def add_known(a: int | None, b: int | None) -> int | None:
+    """Sum of two counts where None is unknown: unknown only when both are.
+
+    >>> add_known(None, None) is None, add_known(None, 3), add_known(2, 3)
+    (True, 3, 5)
+    """
+    return None if a is None and b is None else (a or 0) + (b or 0)
+
+
 class Usage(Model):
     calls: int = 0
-    input_tokens: int = 0
+    input_tokens: int = 0  # uncached input (cache reads and writes are counted apart)
     output_tokens: int = 0
-    cache_read_tokens: int = 0
+    # None: the backend reported no cache figures (unknown, not 0). A total is unknown only
+    # when every call's is; otherwise it sums the calls that reported one.
+    cache_read_tokens: int | None = 0
     cache_write_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
@@ -435,7 +446,7 @@ class Usage(Model):
             calls=self.calls + other.calls,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_read_tokens=add_known(self.cache_read_tokens, other.cache_read_tokens),
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             cost_usd=round(self.cost_usd + other.cost_usd, 10),
             latency_s=self.latency_s + other.latency_s,
@@ -453,7 +464,7 @@ class LLMCall(Model):
     tier: Tier
     input_tokens: int = 0
     output_tokens: int = 0
-    cache_read_tokens: int = 0
+    cache_read_tokens: int | None = 0  # None: the server reported no cache figures (unknown)
     cache_write_tokens: int = 0
     latency_s: float = 0.0
     cost_usd: float = 0.0

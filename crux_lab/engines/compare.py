@@ -66,7 +66,7 @@ class CompareRow:
         return cls(
             engine=r.engine, status=status, cruxes=len(r.cruxes), cards=len(r.crux_cards), regime=r.regime.value,
             turns=len(r.transcript), calls=r.usage.calls,
-            tokens=r.usage.input_tokens + r.usage.output_tokens + r.usage.cache_read_tokens + r.usage.cache_write_tokens,
+            tokens=r.usage.input_tokens + r.usage.output_tokens + (r.usage.cache_read_tokens or 0) + r.usage.cache_write_tokens,
             cost_usd=round(r.usage.cost_usd, 6), wall_s=round(r.duration_s, 3),
         )
 

@@ -1,11 +1,14 @@
 """The ``panel`` engine: panel debate with crux rooms (seed 05 Part 2, seed 04 Part 2 §3-6).
 
 Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
-concurrently) -> one themed round per aspect: parallel takes, boolean disagreement detection
-with a 2-of-3 vote, a queue of at most 2 contested claims (with every pair opposed on them), a
-clash of 2-4 rebuttals per queued pair, and a three-phase crux room when the clash does not
-resolve it -> round summary (fast tier) -> closing round (concurrently) -> position shifts,
-opening vs closing.
+concurrently; with the worldview step on, each opening also states the persona's positions
+with their assumptions, and one reader call lists every pair's conflicting ones) -> one themed
+round per aspect: parallel takes, one boolean disagreement detection call (a vote of several
+with ``detection_votes``), a queue of at most 2 contested claims with one opposed pair each
+(``pairs_per_claim``), a clash of 2-3 rebuttals per queued pair, and a three-phase crux room
+that goes on from the clash when it does not resolve it -> round summary (fast tier) ->
+closing round (concurrently) -> position shifts, opening vs closing. This keeps a 4-persona,
+3-aspect debate within the seeds' budget (about 63 calls; docs/architecture.md).
 
 A clash is an exchange of at least two turns. When one side concedes in it, naming what moved
 it, the clash's card is extracted from the exchange and recorded as a resolved crux with that
@@ -31,7 +34,7 @@ from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
-from crux_lab.engines.crux_room.schemas import AspectsReply, SummaryReply
+from crux_lab.engines.crux_room.schemas import AspectsReply, OpeningReply, SpeechReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import spoken
 from crux_lab.models import (
     Aspect,
@@ -49,15 +52,23 @@ from crux_lab.models import (
 )
 
 MAX_ASPECTS = 4
+POSITIONS_PER_PERSONA = 4  # positions an opening states for the worldview step
 
 
 class PanelParams(CruxParams):
     n_aspects: int = Field(3, ge=1, le=MAX_ASPECTS, description="Aspects from topic decomposition (capped at 4).")
-    queue_depth: int = Field(2, ge=1, le=4, description="Disagreements handled per themed round.")
-    detection_votes: int = Field(3, ge=1, le=7)
-    vote_threshold: int = Field(2, ge=1, le=7)
+    queue_depth: int = Field(2, ge=1, le=4, description="Contested claims handled per themed round.")
+    pairs_per_claim: int | None = Field(
+        1, ge=1, le=6,
+        description="Opposed pairs that clash on one claim in a round (best-voted first); None: every pair.",
+    )
+    detection_votes: int = Field(1, ge=1, le=7, description="Detection calls per themed round (a vote when > 1).")
+    vote_threshold: int = Field(1, ge=1, le=7, description="Detection calls that must report a disagreement.")
     clash_min: int = Field(2, ge=1, le=8)
-    clash_max: int = Field(4, ge=1, le=8)
+    clash_max: int = Field(
+        3, ge=1, le=8,
+        description="Rebuttals of a clash (the first side answers the push-back); a room that follows goes on from it.",
+    )
     steelman_after: int = Field(4, ge=0, le=20, description="Room exchange turn from which steelman prompts start.")
     extra_rounds: int = Field(2, ge=1, le=5, description="Exchange rounds added when the convergence check fails.")
     round_summaries: bool = True
@@ -124,19 +135,33 @@ class _PanelRun(CruxRun[PanelParams]):
         yield DebateStart(topic=topic, aspects=aspects, personas=ids)
         for w in sp.drain():
             yield w
-        async for ev in self.worldview():
-            yield ev
 
+        # With the worldview step on, each opening also states the persona's positions with
+        # their assumptions: the worldview reads those, and asks no persona again.
+        opening = prompts.OPENING.format(topic=topic)
+        if self.p.worldview:
+            opening += "\n" + prompts.OPENING_POSITIONS.format(n=POSITIONS_PER_PERSONA)
         openings = spoken(await self.timeline.parallel(
             "opening",
             [
-                sp.speak("opening", pid, prompts.OPENING.format(topic=topic), self.context(pid, []), phase="opening")
+                sp.speak(
+                    "opening", pid, opening, self.context(pid, []), phase="opening",
+                    schema=OpeningReply if self.p.worldview else SpeechReply,
+                )
                 for pid in ids
             ],
         ))
         for t in openings:
             self.memory.turns.append(t)
             yield MessagePosted(message=t, phase="opening")
+        for w in sp.drain():
+            yield w
+        stated = {
+            t.persona_id: [p for p in said.positions[:POSITIONS_PER_PERSONA] if p.position.strip()]
+            for t in openings if isinstance(said := sp.replies.get(t.id), OpeningReply)
+        }
+        async for ev in self.worldview(stated=stated):
+            yield ev
 
         for number, aspect in enumerate(aspects, start=1):
             async for ev in self.themed_round(number, aspect):
@@ -203,7 +228,7 @@ class _PanelRun(CruxRun[PanelParams]):
         )
         for w in sp.drain():
             yield w
-        queue = DisagreementQueue(max_depth=self.p.queue_depth, spawned=self.spawned)
+        queue = DisagreementQueue(max_depth=self.p.queue_depth, spawned=self.spawned, pairs_per_claim=self.p.pairs_per_claim)
         for v in voted:
             yield DisagreementDetected(candidate=v.candidate, votes=v.votes)
         queue.offer(voted)
@@ -274,7 +299,9 @@ class _PanelRun(CruxRun[PanelParams]):
         if len(self.rooms) >= self.p.max_rooms or v.key in queue.spawned:
             return
         queue.mark_spawned(v)
-        async for ev in self.crux_room(v, claim, sources, aspect):
+        # Each side's clash turn on this claim is its position statement in the room.
+        opened_by = clash if {t.persona_id for t in clash} == {a, b} else []
+        async for ev in self.crux_room(v, claim, sources, aspect, opened_by=opened_by):
             yield ev
 
     async def clash_card(

@@ -136,7 +136,7 @@ class Ledger:
     def _failed(self, row: LLMCall, outcome: str, error: str, exc: BaseException, started: float) -> LLMCall:
         """The row of a call that ended without an answer: what it consumed, its real
         retries (a backend attaches ``usage`` / ``retries`` to the exception) and latency."""
-        spent = getattr(exc, "usage", None) or Usage()
+        spent = getattr(exc, "usage", None) or Usage(cache_read_tokens=None)  # nothing reported
         return row.model_copy(
             update={
                 "outcome": outcome,
@@ -171,7 +171,8 @@ class Ledger:
         return counts
 
     def usage(self) -> Usage:
-        total = Usage()
+        # cache reads stay unknown (None) unless some call reported a figure
+        total = Usage(cache_read_tokens=None) if self.calls else Usage()
         for c in self.snapshot():
             total = total + Usage(
                 calls=1,

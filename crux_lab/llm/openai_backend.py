@@ -20,8 +20,16 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
   ``max_tokens``) gets one repair turn, then :class:`LLMOutputError`.
 - **Retries** are the SDK's own (408/409/429/5xx, connection errors, ``retry-after``);
   ``LLMResponse.retries`` counts them from the SDK's ``x-stainless-retry-count`` header.
-- **Usage.** ``prompt_tokens_details.cached_tokens`` becomes ``cache_read_tokens``;
-  ``input_tokens`` is the uncached rest, as the Anthropic backend records it.
+- **Usage.** ``prompt_tokens_details.cached_tokens`` (or llama.cpp's ``timings.cache_n``)
+  becomes ``cache_read_tokens``; ``input_tokens`` is the uncached rest, as the Anthropic
+  backend records it. A server that reports neither leaves ``cache_read_tokens`` unknown
+  (None), never 0.
+- **Prefix cache on llama.cpp.** When ``/props`` shows a llama.cpp server with several slots,
+  a request that marks its system block for caching (a persona's turn) carries
+  ``"cache_prompt": true`` and an ``"id_slot"`` of its own for that system block (first come,
+  first served while the server's ``total_slots`` last; later ones let the server pick), so a
+  persona's calls reuse the slot whose KV cache already holds its prefix. Other servers get
+  neither field.
 - **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
   (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
 - **Context.** When the context size is known (``context_tokens``, or a llama.cpp server's
@@ -168,17 +176,28 @@ def unreachable_message(base_url: str, detail: str) -> str:
     return f"cannot reach {where} ({detail}); {fix}, or pass the right --base-url."
 
 
+def _cached_of(completion: Any, usage: Any) -> int | None:
+    """Prompt tokens the server's cache served: ``prompt_tokens_details.cached_tokens``, else
+    llama.cpp's ``timings.cache_n``; None when the server reports neither (unknown, not 0)."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    if cached is None:
+        timings = (getattr(completion, "model_extra", None) or {}).get("timings")
+        cached = timings.get("cache_n") if isinstance(timings, dict) else None
+    return int(cached) if isinstance(cached, (int, float)) else None
+
+
 def _usage_of(completion: Any) -> Usage:
     u = getattr(completion, "usage", None)
     if u is None:
-        return Usage(calls=1)
+        return Usage(calls=1, cache_read_tokens=None)
     prompt = int(u.prompt_tokens or 0)
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-    cached = min(cached, prompt)
+    cached = _cached_of(completion, u)
+    if cached is not None:
+        cached = min(cached, prompt)
     return Usage(
         calls=1,
-        input_tokens=prompt - cached,
+        input_tokens=prompt - (cached or 0),
         output_tokens=int(u.completion_tokens or 0),
         cache_read_tokens=cached,
     )
@@ -252,6 +271,10 @@ class OpenAIBackend:
         self.structured_check: StructuredCheck | None = None
         self.context_tokens = context_tokens
         self._context_probed = context_tokens is not None
+        # llama.cpp's slots (``/props`` total_slots), None until seen or on other servers; the
+        # slot each cached system block was given (its KV cache keeps that prefix).
+        self.slots: int | None = None
+        self._slot_of: dict[str, int] = {}
         # Models that rejected a response_format schema: they get the prompt contract only.
         self._no_schema: set[str] = set()
         client = http_client or openai.DefaultAsyncHttpxClient()
@@ -366,6 +389,8 @@ class OpenAIBackend:
             settings = props.get("default_generation_settings") if isinstance(props, dict) else None
             n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
             self.context_tokens = int(n_ctx) if isinstance(n_ctx, int) and n_ctx > 0 else None
+            slots = props.get("total_slots") if isinstance(props, dict) and isinstance(settings, dict) else None
+            self.slots = int(slots) if isinstance(slots, int) and slots > 0 else None
             self._context_probed = True
             return self.context_tokens
 
@@ -436,7 +461,30 @@ class OpenAIBackend:
         fmt = self.response_format(request, model)
         if fmt is not None:
             params["response_format"] = fmt
+        slot = self.slot_for(request)
+        if slot is not None:
+            params["extra_body"] = {"id_slot": slot, "cache_prompt": True}
         return params
+
+    def slot_for(self, request: LLMRequest) -> int | None:
+        """The llama.cpp slot a request goes to: a slot of its own for each cached system block,
+        in order of first use, while the server has one free; None (the server picks an idle
+        slot, preferring one whose cache shares the prompt's prefix) for other requests, for
+        system blocks beyond the server's slots (two personas never share a pinned slot, which
+        would evict each other's prefix and queue their parallel turns), and other servers.
+
+        >>> b = OpenAIBackend(models={"strong": "m", "fast": "m"}, base_url="http://127.0.0.1:8080/v1")
+        >>> b.slots = 2
+        >>> ask = lambda s: b.slot_for(LLMRequest(purpose="take", system=s, user="u", cache_system=True))
+        >>> [ask("Ada"), ask("Bo"), ask("Ada"), ask("Cy")]
+        [0, 1, 0, None]
+        """
+        if not self.slots or not request.cache_system or not request.system.strip():
+            return None
+        slot = self._slot_of.get(request.system)
+        if slot is None and len(self._slot_of) < self.slots:
+            slot = self._slot_of[request.system] = len(self._slot_of)
+        return slot
 
     async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
         params = self.request_params(request, model, messages)

@@ -127,7 +127,7 @@ def model_settings(model: str) -> ModelSettings:
 
 def prompt_tokens(usage: Usage) -> int:
     """Tokens of the prompt as billed: uncached input plus cache reads and writes."""
-    return usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
+    return usage.input_tokens + (usage.cache_read_tokens or 0) + usage.cache_write_tokens
 
 
 def cost_usd(model: str, usage: Usage) -> float:
@@ -155,6 +155,6 @@ def cost_usd(model: str, usage: Usage) -> float:
         usage.input_tokens * float(rates["input"])
         + usage.output_tokens * float(rates["output"])
         + usage.cache_write_tokens * float(rates["cache_write"])
-        + usage.cache_read_tokens * float(rates["cache_read"])
+        + (usage.cache_read_tokens or 0) * float(rates["cache_read"])
     )
     return round(total / PER_MILLION, 10)

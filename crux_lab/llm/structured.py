@@ -191,7 +191,7 @@ async def answer_with_one_repair(
     try:
         second = await send([*messages, {"role": "assistant", "content": shown}, {"role": "user", "content": repair_instruction(reason)}])
     except LLMCallFailed as exc:
-        exc.usage = both_usage(first.usage, exc.usage or Usage())
+        exc.usage = both_usage(first.usage, exc.usage or Usage(cache_read_tokens=None))
         exc.retries += first.retries
         raise
     both = first.then(second)

@@ -214,7 +214,7 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
         row[0] += 1
         row[1] += c.input_tokens
         row[2] += c.output_tokens
-        row[3] += c.cache_read_tokens
+        row[3] += c.cache_read_tokens or 0  # an unknown figure (None) adds nothing
         row[4] += c.latency_s
         row[5] += c.cost_usd
     body = "".join(
@@ -223,9 +223,10 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
         for p, r in sorted(per.items(), key=lambda kv: -kv[1][5])
     )
     modelled = bool(calls) and all(c.backend in MODELLED_BACKENDS for c in calls)
+    cached = "unknown" if usage.cache_read_tokens is None else f"{usage.cache_read_tokens:,}"
     total = (
         f"<tr style='font-weight:bold'><td>total</td><td>{usage.calls}</td><td>{usage.input_tokens:,}</td>"
-        f"<td>{usage.output_tokens:,}</td><td>{usage.cache_read_tokens:,}</td><td>{usage.latency_s:.2f}</td>"
+        f"<td>{usage.output_tokens:,}</td><td>{cached}</td><td>{usage.latency_s:.2f}</td>"
         f"<td>${usage.cost_usd:.4f}</td></tr>"
     )
     cost_head = "cost (modelled, not billed)" if modelled else "cost"

@@ -74,7 +74,8 @@ class Seen:
 @dataclass
 class FakeOpenAI:
     """Serves ``replies`` to chat completions in order (the last repeats); ``n_ctx`` is what
-    ``/props`` reports (None: ``/props`` is 404, as on servers other than llama.cpp).
+    ``/props`` reports (None: ``/props`` is 404, as on servers other than llama.cpp), with
+    ``slots`` as its ``total_slots``.
 
     The backend's structured-output canary (a request whose schema is named ``canary``) is
     answered apart, as ``canary`` says: ``enforce`` (the sentinel, as a server that holds the
@@ -86,6 +87,7 @@ class FakeOpenAI:
     models: list[str] = field(default_factory=lambda: ["smollm2"])
     requests: list[Seen] = field(default_factory=list)
     canary: str = "enforce"
+    slots: int | None = None  # llama.cpp's total_slots in /props (None: not reported)
 
     async def __call__(self, request: httpx2.Request) -> httpx2.Response:
         raw = request.content
@@ -95,7 +97,10 @@ class FakeOpenAI:
         if request.url.path == "/props":
             if self.n_ctx is None:
                 return httpx2.Response(404, json={"error": {"message": "File Not Found"}})
-            return httpx2.Response(200, json={"default_generation_settings": {"n_ctx": self.n_ctx}})
+            props: dict[str, Any] = {"default_generation_settings": {"n_ctx": self.n_ctx}}
+            if self.slots is not None:
+                props["total_slots"] = self.slots
+            return httpx2.Response(200, json=props)
         if request.url.path.endswith("/models"):
             return httpx2.Response(200, json={"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
         if _is_canary(body):

@@ -154,6 +154,7 @@ class DisagreementQueue:
     items: list[Voted] = field(default_factory=list)
     spawned: set[tuple[Pair, str]] = field(default_factory=set)
     dropped: int = 0
+    pairs_per_claim: int | None = None  # at most this many opposed pairs per claim (None: all)
 
     def offer(self, detections: Iterable[Voted]) -> None:
         for v in detections:
@@ -161,6 +162,10 @@ class DisagreementQueue:
                 continue
             claims = {q.claim_id for q in self.items}
             if v.claim_id not in claims and len(claims) >= self.max_depth:
+                self.dropped += 1
+                continue
+            same = sum(1 for q in self.items if q.claim_id == v.claim_id)
+            if self.pairs_per_claim is not None and same >= self.pairs_per_claim:
                 self.dropped += 1
                 continue
             self.items.append(v)

@@ -24,6 +24,13 @@ JSON_SPEECH = 'Output ONLY JSON with these fields: "utterance": your response; '
 CLAIMS_SHOWN = "Claims on the table (use these ids in \"addresses\"):\n{lines}"
 
 OPENING = "Opening round. In 2-3 sentences, what's your take on: {topic}"
+OPENING_POSITIONS = (
+    "Also state your positions on this topic: up to {n} claims you would defend, each with the "
+    "implicit assumptions it rests on (what must be true, or what you take for granted, for the "
+    "claim to hold; things you rarely say out loud). Put them in one more JSON field, "
+    '"positions": a list of {{"position": one sentence in your own words, "assumptions": a list '
+    "of one-sentence assumptions}}."
+)
 TAKE = "Round: {label}. {description}\nWhat's your view on this aspect specifically? 2-4 sentences."
 REBUTTAL = (
     "Clash on: {claim}\nPush back on {opponent}'s specific claim. Target the weakest part of their "

@@ -2,10 +2,13 @@
 
 Two room shapes share this module:
 
-- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements, a
-  directed exchange of 2-8 adaptive turns (steelman prompts from turn ``steelman_after``),
-  fast-tier exit checks, a convergence check; when the two name different cores, 2 more
-  exchange rounds and another check; a safety cap on the room's turns;
+- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements (or,
+  for a room that follows a clash, each side's clash turn, the clash's later turns counting as
+  exchange turns), a directed exchange of 2-8 adaptive turns (steelman prompts from turn
+  ``steelman_after``), fast-tier exit checks every 2 turns, convergence statements, and a
+  convergence check only when no exit check found the crux; when the two name different
+  cores, 2 more exchange rounds and one more check (``max_convergence_checks``); a safety cap
+  on the room's turns;
 - ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
   alternating exchange with an exit check after each exchange, then one closing statement each
   naming the premise buried under the disagreement (what the card is extracted from), all
@@ -63,6 +66,9 @@ class RoomSettings:
     extra_rounds: int = 2
     turn_cap: int = 20
     last_turns: int = 4
+    # Convergence checks of a three-phase room: when the first finds different cores, one more
+    # exchange of ``extra_rounds`` rounds and a second check, then the card (as the seeds say).
+    max_convergence_checks: int = 2
 
 
 @dataclass
@@ -76,6 +82,9 @@ class RoomOutcome:
     surfaced: bool = False
     converged: bool = False
     card: CruxCard | None = None
+    # Turns spoken before the room on its claim by its two personas (a panel clash): each
+    # side's last one is its position statement, so phase 1 is not asked again.
+    opened_by: list[DialogueTurn] = field(default_factory=list)
 
 
 async def run_room(
@@ -94,6 +103,9 @@ async def run_room(
     yield CruxRoomSpawning(room_id=room_id, question=outcome.question, personas=[a, b])
     names = {pid: sp.names[pid] for pid in (a, b)}
     positions: dict[str, str] = {}
+    for t in outcome.opened_by:
+        if t.persona_id in names:
+            positions[t.persona_id] = t.dialogue  # the last one each side said
 
     def history(viewer: str) -> History:
         return History(names, viewer=viewer, anonymize=sp.antisyc.anonymize_history)
@@ -101,31 +113,42 @@ async def run_room(
     async def turn(pid: str, instruction: str, phase_hint: str) -> DialogueTurn | None:
         other = b if pid == a else a
         label = history(pid).label(other)
-        text = room_context(topic, outcome.question, positions, outcome.turns, history(pid), last=settings.last_turns)
+        shown = [*outcome.opened_by, *outcome.turns]
+        text = room_context(topic, outcome.question, positions, shown, history(pid), last=settings.last_turns)
         return await sp.speak(
             "crux_turn", pid, instruction.format(question=outcome.question, opponent=label), text,
-            phase="crux_room", seen=outcome.turns, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
+            phase="crux_room", seen=shown, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
             aspect_id=aspect.id if aspect else None, focus=outcome.question,
             claims={outcome.claim_id: outcome.question}, opponent_id=other,
-            reply_to=outcome.turns[-1].id if outcome.turns else None, room_id=room_id, persona_ids=[a, b],
+            reply_to=shown[-1].id if shown else None, room_id=room_id, persona_ids=[a, b],
         )
 
     def room_full() -> bool:
         return len(outcome.turns) >= settings.turn_cap
 
-    # Phase 1: position (entry) statements, generated independently.
-    firsts = spoken(await sp.timeline.parallel(
-        "room-position", [turn(pid, prompts.ROOM_POSITION, "position") for pid in (a, b)]
-    ))
-    for t in firsts:
-        outcome.turns.append(t)
-        positions[t.persona_id] = t.dialogue
-        yield CruxMessage(room_id=room_id, message=t, room_phase="position")
+    # Phase 1: position (entry) statements, generated independently; skipped when both sides
+    # stated their position on this claim just before the room (the clash that led to it),
+    # whose turns beyond the first each count as exchange turns already made.
+    carried = 0
+    if set(positions) == {a, b}:
+        carried = max(0, len(outcome.opened_by) - 2)
+    else:
+        firsts = spoken(await sp.timeline.parallel(
+            "room-position", [turn(pid, prompts.ROOM_POSITION, "position") for pid in (a, b)]
+        ))
+        for t in firsts:
+            outcome.turns.append(t)
+            positions[t.persona_id] = t.dialogue
+            yield CruxMessage(room_id=room_id, message=t, room_phase="position")
+    opened = len(outcome.turns)
 
-    async def exchange(n_min: int, n_max: int) -> AsyncIterator[DebateEvent]:
-        done = 0
+    async def exchange(n_min: int, n_max: int, start: int = 0) -> AsyncIterator[DebateEvent]:
+        done = start
+        if done > 0 and n_min <= done < n_max and done % 2 == 0 and await exit_check(done):
+            outcome.surfaced = True  # the turns carried over already surfaced it
+            return
         while done < n_max and not room_full():
-            exchanged = sum(1 for t in outcome.turns if t.room_id == room_id) - 2
+            exchanged = len(outcome.turns) - opened + carried
             speaker = a if exchanged % 2 == 0 else b
             steelman = settings.three_phase and exchanged >= settings.steelman_after
             instruction = prompts.ROOM_STEELMAN if steelman else prompts.ROOM_EXCHANGE
@@ -144,9 +167,10 @@ async def run_room(
 
     async def exit_check(exchanged: int) -> bool:
         # The checker is no debater: it reads the debaters by name, never as "You" and "Speaker A".
-        transcript = "\n".join(f"{names[t.persona_id]}: {t.dialogue}" for t in outcome.turns[-settings.last_turns :])
+        last = [*outcome.opened_by, *outcome.turns][-settings.last_turns :]
+        transcript = "\n".join(f"{names[t.persona_id]}: {t.dialogue}" for t in last)
         hints = sp.hints(  # the turns the prompt shows, nothing more
-            persona_ids=[a, b], turns=turn_hints(outcome.turns[-settings.last_turns :]), focus=outcome.question,
+            persona_ids=[a, b], turns=turn_hints(last), focus=outcome.question,
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
         user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript, n=exchanged)
@@ -156,7 +180,7 @@ async def run_room(
 
     # Phase 2: directed exchange (or the free loop of the crux_rooms engine).
     n_max = settings.max_exchange if settings.three_phase else settings.turn_cap - 4  # room for the premise round
-    async for ev in exchange(settings.min_exchange, n_max):
+    async for ev in exchange(settings.min_exchange, n_max, start=carried):
         yield ev
     if not settings.three_phase:
         premises = spoken(await sp.timeline.parallel(
@@ -166,8 +190,11 @@ async def run_room(
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
 
-    # Phase 3: convergence check; if the cores differ, 2 more rounds, until the cap.
-    while settings.three_phase and not room_full():
+    # Phase 3: convergence statements. When the exit check has not already found one nameable
+    # point, a convergence check; if the cores differ, ``extra_rounds`` more rounds and another
+    # check, up to ``max_convergence_checks`` checks (or the cap).
+    checks = 0
+    while settings.three_phase and not room_full() and checks < settings.max_convergence_checks:
         cores = spoken(await sp.timeline.parallel(
             "room-convergence", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
         ))
@@ -176,6 +203,10 @@ async def run_room(
         for t in cores:
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="convergence")
+        if outcome.surfaced:
+            # The exit check already found one nameable point: the check below could only
+            # start more rounds, which are not run then; the card reads both statements.
+            break
         statements = "\n".join(f"- {names[t.persona_id]}: {t.dialogue}" for t in cores)
         hints = sp.hints(
             persona_ids=[a, b], turns=turn_hints(cores), focus=outcome.question, phase="convergence"
@@ -184,8 +215,11 @@ async def run_room(
             "exit_check", prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
         )
         outcome.exit_checks += 1
+        checks += 1
         if verdict is not None and verdict.same_core:
             outcome.converged = True
+            break
+        if checks >= settings.max_convergence_checks:
             break
         rounds = 2 * settings.extra_rounds
         async for ev in exchange(rounds, rounds):
@@ -194,7 +228,7 @@ async def run_room(
         outcome.converged = outcome.surfaced  # the loop ends when the exit check says so
 
     outcome.card = await extract_card(
-        sp, (a, b), outcome.turns, outcome.question, claims=claims, card_id=f"card-{room_id}", room_id=room_id,
+        sp, (a, b), [*outcome.opened_by, *outcome.turns], outcome.question, claims=claims, card_id=f"card-{room_id}", room_id=room_id,
         aspect=aspect, source_messages=source_messages,
     )
     for warning in sp.drain():

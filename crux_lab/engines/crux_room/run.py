@@ -20,8 +20,8 @@ from crux_lab.engines.crux_room.params import HARD_MAX_PERSONAS, CruxParams, che
 from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.engines.worldview import positions_text, run_worldview, worldview_cruxes
-from crux_lab.models import Aspect, Crux, DebateConfig, DebateEvent, Status
+from crux_lab.engines.worldview import Position, positions_text, run_worldview, worldview_cruxes
+from crux_lab.models import Aspect, Crux, DebateConfig, DebateEvent, DialogueTurn, Status
 
 P = TypeVar("P", bound=CruxParams)
 
@@ -40,22 +40,23 @@ class CruxRun(Generic[P]):
         self.settings = RoomSettings()  # each engine sets its own room settings
         ctx.scratch.update(
             timeline=self.timeline, anti_sycophancy=self.sp.stats, context_tokens=self.sp.context_tokens,
-            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records,
+            rejected_cards=self.sp.rejected_cards, rooms=self.rooms, stance_records=self.sp.tracker.records, memory=self.memory,
             **scratch,
         )
 
     def events(self) -> AsyncIterator[DebateEvent]:
         raise NotImplementedError
 
-    async def worldview(self) -> AsyncIterator[DebateEvent]:
+    async def worldview(self, stated: dict[str, list[Position]] | None = None) -> AsyncIterator[DebateEvent]:
         """The worldview step, when ``params.worldview`` is on: each persona's positions with
         their implicit assumptions, then each pair's conflicting assumptions, kept in
         :attr:`assumption_cruxes` (the result lists them after the cards' cruxes). Each found
         persona's positions and each found premise are announced in status lines; a step whose
-        reply stays off-schema is a warning."""
+        reply stays off-schema is a warning. ``stated``: the positions the personas already
+        stated (the panel's openings), so they are not asked again."""
         if not self.p.worldview:
             return
-        view = await run_worldview(self.ctx)
+        view = await run_worldview(self.ctx, stated=stated)
         for w in view.warnings:
             yield w
         names = self.sp.names
@@ -69,14 +70,17 @@ class CruxRun(Generic[P]):
             yield Status(message=f"Buried premise ({kind}), {who}: {c.statement}")
 
     async def crux_room(
-        self, detection: Voted, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None
+        self, detection: Voted, claim: ContestedClaim, sources: Sequence[str], aspect: Aspect | None = None,
+        opened_by: Sequence[DialogueTurn] = (),
     ) -> AsyncIterator[DebateEvent]:
         """Run one crux room on a detected disagreement; its card goes back to the debate
-        memory, and a card that resolves the question resolves the contested claim."""
+        memory, and a card that resolves the question resolves the contested claim.
+        ``opened_by``: the two personas' turns on this claim just before the room (a clash),
+        which stand as their position statements."""
         a, b = detection.candidate.personas[0], detection.candidate.personas[1]
         outcome = RoomOutcome(
             room_id=f"r{len(self.rooms) + 1}", personas=(a, b), question=detection.candidate.claim,
-            claim_id=detection.claim_id,
+            claim_id=detection.claim_id, opened_by=list(opened_by),
         )
         self.rooms.append(RoomRecord(outcome=outcome, aspect_id=aspect.id if aspect else ""))
         async for ev in run_room(

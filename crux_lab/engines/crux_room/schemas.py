@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from crux_lab.engines.base import TurnReply, TurnText
+from crux_lab.engines.worldview import Position
 from crux_lab.models import CardPosition, DisagreementType
 
 
@@ -35,6 +36,13 @@ class SpeechReply(TurnReply):
     model_config = ConfigDict(extra="ignore")
 
     utterance: TurnText = Field(min_length=1)
+
+
+class OpeningReply(SpeechReply):
+    """An opening that also states the speaker's positions on the topic, each with the implicit
+    assumptions it rests on (the worldview step's positions, asked in the same turn)."""
+
+    positions: list[Position] = Field(default_factory=list)
 
 
 class DetectionItem(Reply):

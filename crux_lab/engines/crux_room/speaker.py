@@ -117,6 +117,7 @@ class Speakers:
         self.context_tokens: list[int] = []
         self.rejected_cards: list[dict[str, object]] = []
         self.named_reasons: dict[str, str | None] = {}
+        self.replies: dict[str, SpeechReply] = {}  # turn id -> its parsed reply (extra fields)
         self.turns: list[DialogueTurn] = []  # every turn generated, in index order
         self.next_index = 0
 
@@ -204,6 +205,7 @@ class Speakers:
         reply_to: str | None = None,
         room_id: str | None = None,
         persona_ids: Sequence[str] | None = None,
+        schema: type[SpeechReply] = SpeechReply,
     ) -> DialogueTurn | None:
         """Generate one turn of ``persona_id``. ``seen`` are the turns its context shows,
         ``focus`` the text of the claim in front of it, ``claims`` the claims its prompt lists
@@ -226,7 +228,7 @@ class Speakers:
             extra={"shown": shown},
         )
         request = self.ctx.request(
-            purpose, self.systems[persona_id], user, output_schema=SpeechReply, hints=hints, cache_system=True
+            purpose, self.systems[persona_id], user, output_schema=schema, hints=hints, cache_system=True
         )
         try:
             response = await self.call(request)
@@ -234,7 +236,7 @@ class Speakers:
             self.warn(purpose, f"a {purpose} turn of {self.ctx.personas[persona_id].name} was skipped: its reply "
                                f"could not be repaired ({str(exc)[:240]})")
             return None
-        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to, schema)
         self.stats.turns += 1
         named = names_reason(turn.dialogue) or turn.named_reason is not None
         if self.antisyc.post_check and looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None):
@@ -250,13 +252,14 @@ class Speakers:
                     retry = request.model_copy(update={"user": user + "\n\n" + prompts.REGENERATE})
                     try:
                         response = await self.call(retry)
-                        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to)
+                        turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to, schema)
                     except LLMOutputError as exc:  # keep the first turn, flagged
                         self.warn(purpose, f"the regenerated turn could not be repaired; the first one stands ({str(exc)[:200]})")
                     named = names_reason(turn.dialogue) or turn.named_reason is not None
                     if looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None) and not named:
                         self.stats.still_unjustified += 1
         turn = turn.model_copy(update={"turn_index": index, "id": f"m{index}"})
+        self.replies[turn.id] = self._parsed(response, schema)
         self.turns.append(turn)
         self.turns.sort(key=lambda t: t.turn_index)
         reason = (turn.named_reason or turn.dialogue) if named else None
@@ -266,11 +269,15 @@ class Speakers:
                 self.stats.refused_updates += 1
         return turn
 
+    @staticmethod
+    def _parsed(response: LLMResponse, schema: type[SpeechReply]) -> SpeechReply:
+        return response.parsed if isinstance(response.parsed, schema) else schema.model_validate_json(response.text)
+
     def _turn(
         self, response: LLMResponse, shown: Mapping[str, str], persona_id: str, phase: TurnPhase,
-        aspect_id: str | None, room_id: str | None, reply_to: str | None,
+        aspect_id: str | None, room_id: str | None, reply_to: str | None, schema: type[SpeechReply] = SpeechReply,
     ) -> DialogueTurn:
-        parsed = response.parsed if isinstance(response.parsed, SpeechReply) else SpeechReply.model_validate_json(response.text)
+        parsed = self._parsed(response, schema)
         return make_turn(
             parsed,
             set(shown),

@@ -490,6 +490,10 @@ def paraphrase(text: str, form: str, rng: random.Random) -> str:
     return out[:1].upper() + out[1:]
 
 
+CACHE_TTL_S = 300.0  # Anthropic's ephemeral cache: 5 minutes, refreshed by each read
+CACHE_MIN_TOKENS = 1024  # the shortest block Anthropic caches (shorter ones are sent uncached)
+
+
 def _latency(tier: Tier, output_tokens: int) -> float:
     """Modelled latency: time to first token plus per-token time, by tier."""
     if tier is Tier.fast:
@@ -520,6 +524,10 @@ class SimulatedBackend:
         self.latency_scale = latency_scale
         self._seen: dict[str, int] = {}
         self._read: dict[tuple[str, ...], ReadTurn] = {}
+        # The prompt cache as Anthropic keeps it: (model, system block) -> modelled time of its
+        # last use. The clock is the modelled latency of the calls so far (deterministic).
+        self._cached: dict[tuple[str, str], float] = {}
+        self._clock = 0.0
 
     def model_for(self, tier: Tier) -> str:
         # Simulated calls are priced as the default Anthropic model of their tier, so that
@@ -562,11 +570,7 @@ class SimulatedBackend:
                     parsed = request.output_schema.model_validate(result)
                 except ValidationError as exc:
                     raise LLMOutputError(request.purpose, str(exc)) from exc
-        usage = Usage(
-            calls=1,
-            input_tokens=count_tokens(request.system) + count_tokens(request.user),
-            output_tokens=count_tokens(text),
-        )
+        usage = self._usage(request, model, count_tokens(text))
         latency = _latency(request.tier, usage.output_tokens) * self.latency_scale
         if self.realtime:
             await asyncio.sleep(latency)
@@ -579,6 +583,23 @@ class SimulatedBackend:
             latency_s=latency,
             cost_usd=cost_usd(model, usage),
         )
+
+    def _usage(self, request: LLMRequest, model: str, output_tokens: int) -> Usage:
+        """Tokens as Anthropic reports them, with its prompt cache modelled: a system block
+        marked for caching (at least :data:`CACHE_MIN_TOKENS` long) is written on first use and
+        read while it was used within :data:`CACHE_TTL_S` of modelled time; the rest of the
+        prompt is uncached input. Priced at the table's cache rates (reads 0.1x, writes 1.25x)."""
+        system, user = count_tokens(request.system), count_tokens(request.user)
+        now = self._clock
+        self._clock += _latency(request.tier, output_tokens)
+        if not request.cache_system or system < CACHE_MIN_TOKENS:
+            return Usage(calls=1, input_tokens=system + user, output_tokens=output_tokens)
+        key = (model, request.system)
+        last = self._cached.get(key)
+        self._cached[key] = now
+        if last is not None and now - last <= CACHE_TTL_S:
+            return Usage(calls=1, input_tokens=user, output_tokens=output_tokens, cache_read_tokens=system)
+        return Usage(calls=1, input_tokens=user, output_tokens=output_tokens, cache_write_tokens=system)
 
     def _read_turn(self, ctx: SimContext, turn: TurnHint) -> ReadTurn:
         # Reading a turn is deterministic for its text and the personas present: cache it.

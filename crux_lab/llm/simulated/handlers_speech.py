@@ -301,4 +301,12 @@ def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int
     "resolution",
 )
 def speech(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    return speak(ctx, request)
+    reply = speak(ctx, request)
+    schema = request.output_schema
+    if isinstance(reply, dict) and schema is not None and "positions" in schema.model_fields:
+        # an opening that also asks for the speaker's positions and their assumptions
+        from crux_lab.llm.simulated.handlers_worldview import worldview_positions
+
+        stated = worldview_positions(ctx, request)
+        reply["positions"] = stated["positions"] if isinstance(stated, dict) else []
+    return reply

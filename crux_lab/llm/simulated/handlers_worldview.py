@@ -116,10 +116,11 @@ def _read_positions(text: str) -> list[tuple[str, list[str]]]:
 
 @handler("crux_pairs")
 def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Conflicting assumptions between the two personas, read from their positions text."""
+    """Conflicting assumptions between the personas whose positions text it is shown: one pair,
+    or every pair of several (each conflict then names its two, as the prompt asks)."""
     shown: dict[str, str] = dict(ctx.hints.extra.get("positions", {}))
     ids = list(shown)
-    if len(ids) != 2:
+    if len(ids) < 2:
         return {"conflicts": []}
     read: dict[str, dict[str, tuple[str, list[str]]]] = {}
     for pid in ids:
@@ -127,10 +128,23 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             prop = ctx.recognize(position)
             if prop is not None:
                 read.setdefault(pid, {}).setdefault(prop.id, (stance_of(position), assumptions))
-    a, b = ids
     conflicts = []
-    for prop_id, (stance_a, assumptions_a) in read.get(a, {}).items():
-        other = read.get(b, {}).get(prop_id)
+    for i, a in enumerate(ids):
+        for b in ids[i + 1 :]:
+            for c in _conflicts(ctx, read.get(a, {}), read.get(b, {})):
+                if len(ids) > 2:
+                    c["between"] = [ctx.personas[a].name if a in ctx.personas else a,
+                                    ctx.personas[b].name if b in ctx.personas else b]
+                conflicts.append(c)
+    return {"conflicts": conflicts}
+
+
+def _conflicts(
+    ctx: SimContext, a: dict[str, tuple[str, list[str]]], b: dict[str, tuple[str, list[str]]]
+) -> list[dict[str, Any]]:
+    out = []
+    for prop_id, (stance_a, assumptions_a) in a.items():
+        other = b.get(prop_id)
         if other is None or {stance_a, other[0]} != {"pro", "con"}:
             continue
         prop = ctx.propositions[prop_id]
@@ -139,7 +153,7 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         question = ctx.paraphrase(prop, "question")
         if ctx.chance(ctx.knobs.vague_crux):
             question = "Whether they simply weigh things differently"
-        conflicts.append(
+        out.append(
             {
                 "assumption_a": (assumptions_a or ["(unstated)"])[0],
                 "assumption_b": (other[1] or ["(unstated)"])[0],
@@ -147,7 +161,7 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
                 "settling_question": question,
             }
         )
-    return {"conflicts": conflicts}
+    return out
 
 
 # ---------------------------------------------------------------------------
