@@ -239,6 +239,7 @@ def sweep_report(name_or_yaml: str | Path, *, db: str | Path | None = None, expe
 
     _execute(notebooks_dir() / "06_benchmark.ipynb", bench,
              {"sweep": name, "db": str(resolve_db_path(db).resolve()), "links_to": "runs",
+              "reports": str((out_dir / "runs").resolve()),
               "manifest": str(manifest_path.resolve())}, notebooks_dir())
     info = export_html(bench, out_dir / "index.html", title=f"crux_lab sweep {name}", shared_plotly=out_dir / SHARED_PLOTLY)
     return ReportInfo(info.path, info.size_bytes, time.perf_counter() - started)

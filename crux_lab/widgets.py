@@ -92,6 +92,7 @@ class ConsoleState:
     calls: int = 0
     events: int = 0
     errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the debate went on without it
     finished: bool = False
     saved: str = ""  # where the finished run went (folder, database or queue)
 
@@ -131,7 +132,7 @@ class DebateConsole:
         self.transcript = w.HTML(layout=w.Layout(max_height="480px", overflow="auto", border="1px solid #ddd",
                                                  display="flex", flex_flow="column-reverse"))
         self.cards = w.HTML()  # the findings: disputes, cruxes, cards and camps, as the engine makes them
-        self.report_button = w.Button(description="open report", icon="file", disabled=True,
+        self.report_button = w.Button(description="open report", icon="file", disabled=True, layout=w.Layout(width="auto", min_width="130px"),
                                       tooltip="Write this run's offline HTML report and link to it")
         self.report_link = w.HTML()
         self.report_button.on_click(lambda _b: self.open_report())
@@ -182,6 +183,7 @@ class DebateConsole:
         self.run_folder = self.report_path = None
         self.report_button.disabled = True
         self.report_link.value = ""
+        self.status.value = "ready"  # never the previous run's status
         self._render()
 
     def handle(self, event: DebateEvent, usage: Usage | None = None) -> None:
@@ -218,6 +220,8 @@ class DebateConsole:
             s.phase = event.name
         elif isinstance(event, RoundStart):
             s.phase = f"round {event.round_number}" + (f": {event.aspect.label}" if event.aspect else "")
+        elif isinstance(event, EngineError) and event.level == "warning":
+            s.warnings.append(event.error)
         elif isinstance(event, EngineError | ErrorEvent):
             s.errors.append(event.error)
         elif isinstance(event, EngineComplete | DebateComplete):
@@ -250,7 +254,15 @@ class DebateConsole:
         if s.errors:
             self.status.value = f'<span style="color:#d73027">error: {esc(s.errors[-1])}</span>'
         elif last:
-            self.status.value = f"{esc(s.phase)} · {s.events} events · {len(s.turns)} turns · last: {esc(last)}"
+            self.status.value = f"{esc(s.phase)} · {s.events} events · {len(s.turns)} turns · last: {esc(last)}" + self._warned()
+
+    def _warned(self) -> str:
+        """The warnings so far, after the status: the debate went on without what they name."""
+        w = self.state.warnings
+        if not w:
+            return ""
+        return (f' · <span style="color:#b35806" title="{esc(chr(10).join(w))}">{len(w)} warning{"s" * (len(w) > 1)} '
+                f"(the debate went on), last: {esc(w[-1])}</span>")
 
     def findings_html(self) -> str:
         """What the engine found, in its own shape: dcg's disputes with their two sides, the
@@ -304,7 +316,8 @@ class DebateConsole:
         self._render("finished")
         done = "complete" if run.result.complete else "stopped (incomplete)"
         if not self.state.errors:
-            self.status.value = f"{done} · run {esc(run.run_id)} · {len(self.state.turns)} turns · {esc(self.state.saved)}"
+            self.status.value = (f"{done} · run {esc(run.run_id)} · {len(self.state.turns)} turns · "
+                                 f"{esc(self.state.saved)}{self._warned()}")
         return run.result
 
     def save(self, result: DebateResult) -> None:

@@ -497,17 +497,36 @@ def retrieval_html(retrieval: Any) -> Any:
                      f"<th>type</th><th>grounding</th></tr>{rows}</table>")
 
 
-def runs_table_html(df: Any, links_to: str = "") -> Any:
+def run_link(run_id: str, links_to: str, reports: str = "", text: str = "") -> str:
+    """A run id linking to its report ``<links_to>/<run_id>.html``. With ``reports`` (the folder
+    the reports are in), a run whose report is not written gets no link (it would open an
+    empty page) but a note saying how to write it.
+
+    >>> run_link("r1", "runs")
+    '<a href="runs/r1.html">r1</a>'
+    >>> run_link("r1", "runs", "/nonexistent")
+    'r1 <i>(no report written: <code>crux-lab report r1</code> writes it)</i>'
+    """
+    from crux_lab.viz._text import esc
+
+    shown = esc(text or run_id)
+    if not links_to:
+        return shown
+    if reports and not (Path(reports) / f"{run_id}.html").is_file():
+        return f"{shown} <i>(no report written: <code>crux-lab report {esc(run_id)}</code> writes it)</i>"
+    return f'<a href="{esc(links_to.rstrip("/"))}/{esc(run_id)}.html">{shown}</a>'
+
+
+def runs_table_html(df: Any, links_to: str = "", reports: str = "") -> Any:
     """The runs of a sweep as a table; with ``links_to`` (a folder relative to the page), each
-    run id links to ``<links_to>/<run_id>.html``."""
+    run id links to ``<links_to>/<run_id>.html`` (:func:`run_link`)."""
     from crux_lab.viz._text import HTMLBlock, esc
 
     cols = [c for c in ("engine", "topic", "seed", "complete", "regime", "n_cruxes", "n_crux_cards", "calls", "tokens", "cost_usd", "fake_consensus") if c in df.columns]
     head = "".join(f"<th>{esc(c)}</th>" for c in ["run", *cols])
     rows = []
     for rec in df.to_dict("records"):
-        rid = esc(rec["run_id"])
-        link = f'<a href="{esc(links_to.rstrip("/"))}/{rid}.html">{rid}</a>' if links_to else rid
+        link = run_link(str(rec["run_id"]), links_to, reports)
         rows.append("<tr><td>" + link + "</td>" + "".join(f"<td>{esc(_fmt(rec[c]))}</td>" for c in cols) + "</tr>")
     return HTMLBlock(f'<table class="cl-table cl-runs"><tr>{head}</tr>{"".join(rows)}</table>')
 
@@ -550,7 +569,7 @@ def manifest_html(manifest: str | Path) -> Any:
     return HTMLBlock(f"<div><b>cells:</b> {head}</div>{table}")
 
 
-def cruxes_across_runs_html(df: Any, links_to: str = "") -> Any:
+def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> Any:
     """What a sweep's report opens with: the cruxes its runs found (question, type, who says
     yes, who says no, by display name), grouped where runs found the same crux
     (:mod:`crux_lab.analysis.crux_groups`), most runs first, with how many runs found each;
@@ -574,7 +593,7 @@ def cruxes_across_runs_html(df: Any, links_to: str = "") -> Any:
     def runs(run_ids: Sequence[str]) -> str:
         if not links_to:
             return ", ".join(esc(r) for r in run_ids)
-        return ", ".join(f'<a href="{esc(links_to.rstrip("/"))}/{esc(r)}.html">{esc(r[:8])}</a>' for r in run_ids)
+        return ", ".join(run_link(r, links_to, reports, r[:8]) for r in run_ids)
 
     rows = []
     for g in groups:

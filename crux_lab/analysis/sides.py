@@ -56,7 +56,7 @@ def tidy_camps(camps: Sequence[Camp], names: Mapping[str, str]) -> tuple[list[Ca
         overlap = overlap or bool(members & seen) or len(members) != len(camp.persona_ids)
         seen |= members
     if not overlap:
-        out = [c.model_copy(update={"index": i, "label": _named(c.label, names) or _label(c.persona_ids, names)})
+        out = [c.model_copy(update={"index": i, "label": camp_label(c.label, c.persona_ids, names)})
                for i, c in enumerate(camps) if c.persona_ids]
         return out, []
     membership: dict[str, tuple[int, ...]] = {}
@@ -71,12 +71,33 @@ def tidy_camps(camps: Sequence[Camp], names: Mapping[str, str]) -> tuple[list[Ca
         shared = [a for a in camps[key[0]].argument_ids if all(a in camps[k].argument_ids for k in key)]
         regrouped.append(Camp(index=len(regrouped), persona_ids=group, argument_ids=shared,
                               label=_label(group, names)))
-    extensions = [c.model_copy(update={"label": _named(c.label, names) or _label(c.persona_ids, names)}) for c in camps]
+    extensions = [c.model_copy(update={"label": camp_label(c.label, c.persona_ids, names)}) for c in camps]
     return regrouped, extensions
 
 
 def _label(persona_ids: Sequence[str], names: Mapping[str, str]) -> str:
     return ", ".join(names.get(p, p) for p in persona_ids)
+
+
+_NUMBERED = re.compile(r"^\s*camp \d+\s*:?\s*", re.IGNORECASE)
+
+
+def camp_label(label: str, persona_ids: Sequence[str], names: Mapping[str, str]) -> str:
+    """A camp's label that names its members by display name: an engine's numbered label
+    ("camp 2", "camp 1: for 'X'") becomes the members' names, keeping what it says about them.
+
+    >>> names = {"michael-saylor": "Michael Saylor", "arthur-hayes": "Arthur Hayes"}
+    >>> camp_label("camp 1: for 'X'", ["michael-saylor"], names)
+    "Michael Saylor: for 'X'"
+    >>> camp_label("camp 2", ["arthur-hayes"], names), camp_label("michael-saylor", ["michael-saylor"], names)
+    ('Arthur Hayes', 'Michael Saylor')
+    """
+    members = _label(persona_ids, names)
+    text = _named(label, names).strip()
+    if all(names.get(p, p) in text for p in persona_ids):
+        return text or members
+    rest = _NUMBERED.sub("", text)
+    return f"{members}: {rest}" if rest else members
 
 
 def tidy_crux(crux: Crux) -> Crux:
@@ -131,8 +152,9 @@ def tidy_sides(result: DebateResult, names: Mapping[str, str]) -> None:
     result.crux_cards = [tidy_card(c) for c in result.crux_cards]
 
 
-def side_breaks(result: DebateResult) -> list[str]:
-    """What in ``result`` breaks the camp and side properties, one line each (empty: none)."""
+def side_breaks(result: DebateResult, names: Mapping[str, str] | None = None) -> list[str]:
+    """What in ``result`` breaks the camp and side properties, one line each (empty: none).
+    With ``names`` (persona id -> display name), a camp's label must name its members."""
     out: list[str] = []
     personas = set(result.config.persona_ids)
     seen: dict[str, int] = {}
@@ -145,6 +167,8 @@ def side_breaks(result: DebateResult) -> list[str]:
                 out.append(f"camp {camp.index} names {pid}, not a persona of the debate")
         if any(re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", camp.label) for p in personas if "-" in p):
             out.append(f"camp {camp.index} is labelled with a persona id: {camp.label!r}")
+        if names is not None and not all(names.get(p, p) in camp.label for p in camp.persona_ids):
+            out.append(f"camp {camp.index} does not name its members: {camp.label!r}")
     if len(result.camps) > len(personas):
         out.append(f"{len(result.camps)} camps for {len(personas)} personas")
     for crux in result.cruxes:

@@ -46,6 +46,7 @@ from crux_lab.models import (
     MessagePosted,
 )
 from crux_lab.viz._text import HTMLBlock, esc, no_figure, short_title, wrap
+from crux_lab.viz.routing import route_edge
 
 LABEL_COLORS: dict[str, str] = {"IN": "#1a9850", "OUT": "#d73027", "UNDEC": "#9e9e9e"}
 DEFENSIBLE_COLOR = "#a6d96a"
@@ -58,6 +59,13 @@ NODE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("UNDEC", LABEL_COLORS["UNDEC"], "undecided"),
 )
 SIDE_COLORS = {"YES": "#1a9850", "NO": "#d73027"}
+EDGE_COLOR = "rgba(80,80,80,0.6)"
+# The argument graph's geometry in pixels, for routing edges around nodes: the width a notebook
+# output usually has, the height of a row, and how far an edge keeps from a node it does not touch.
+FIGURE_WIDTH_PX = 900
+ROW_PX = 56
+NODE_CLEARANCE_PX = 14
+SUBTITLE_CHARS = 110  # a subtitle line that fits the figure's width
 
 
 @dataclass(frozen=True)
@@ -160,6 +168,29 @@ def _running_counts(events: Sequence[DebateEvent]) -> tuple[list[int], dict[str,
     return xs, {n: ys for n, ys in series.items() if ys and ys[-1] > 0}
 
 
+# Running-count lines often coincide (as many cruxes as disputes): each line gets its own dash
+# and marker, and lines drawn earlier are wider, so one drawn later never hides another.
+LINE_DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+LINE_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
+
+
+def distinct_lines(fig: go.Figure) -> go.Figure:
+    """Give every line of ``fig`` its own dash and marker, wider the earlier it is drawn, so
+    that lines with the same values stay visible one over the other.
+
+    >>> f = go.Figure([go.Scatter(x=[0, 1], y=[1, 2]), go.Scatter(x=[0, 1], y=[1, 2])])
+    >>> [(t.line.dash, t.line.width, t.marker.symbol) for t in distinct_lines(f).data]
+    [('solid', 5.0, 'circle'), ('dash', 2.0, 'square')]
+    """
+    n = len(fig.data)
+    for i, trace in enumerate(fig.data):
+        trace.line.dash = LINE_DASHES[i % len(LINE_DASHES)]
+        trace.line.width = 2.0 + 3.0 * (n - 1 - i) / max(1, n - 1)
+        trace.marker.symbol = LINE_SYMBOLS[i % len(LINE_SYMBOLS)]
+        trace.marker.size = 6 + 5 * (n - 1 - i) / max(1, n - 1)
+    return fig
+
+
 def graph_stats_figure(events: Sequence[DebateEvent]) -> go.Figure:
     """The debate's structure as it grew: IN/OUT/UNDEC counts and attacks for an argument
     graph; disputes, stances, reasons, cruxes and common ground for a dispute graph; turns,
@@ -180,21 +211,22 @@ def graph_stats_figure(events: Sequence[DebateEvent]) -> go.Figure:
         title = "Argument graph over the debate"
     elif dcg:
         xs = [e.seq for e in dcg]
-        for name, ys in (
-            ("disputes", [len(e.dcg.disputes) for e in dcg]),
-            ("stances", [len(e.dcg.stances) for e in dcg]),
-            ("reasons", [len(e.dcg.reasons) for e in dcg]),
-            ("cruxes", [len(e.cruxes) for e in dcg]),
-            ("common ground", [len(e.common_ground) for e in dcg]),
+        for name, color, ys in (
+            ("disputes", "#1f77b4", [len(e.dcg.disputes) for e in dcg]),
+            ("stances", "#ff7f0e", [len(e.dcg.stances) for e in dcg]),
+            ("reasons", "#2ca02c", [len(e.dcg.reasons) for e in dcg]),
+            ("cruxes", "#d62728", [len(e.cruxes) for e in dcg]),
+            ("common ground", "#9467bd", [len(e.common_ground) for e in dcg]),
         ):
-            fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines+markers"))
+            fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines+markers", line={"color": color}))
         title = "Dispute graph over the debate"
     else:
         xs, series = _running_counts(events)
         for name, ys in series.items():
             fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line={"shape": "hv"}))
         title = "The debate as it went: turns, disagreements, crux rooms and cards" if series else "No events in this run"
-    fig.update_layout(title=title, height=320, xaxis_title="event number", yaxis_title="count (running total)",
+    distinct_lines(fig)
+    fig.update_layout(hovermode="x unified", title=title, height=320, xaxis_title="event number", yaxis_title="count (running total)",
                       margin={"l": 50, "r": 20, "t": 50, "b": 40})
     return fig
 
@@ -227,7 +259,12 @@ def _title_of(arg: Any, n: int) -> str:
 
 
 def _dung_traces(graph: ArgumentGraph, pos: Mapping[str, tuple[float, float]], crux_args: set[str],
-                 names: Mapping[str, str], title_chars: int) -> tuple[list[go.Scatter], list[dict[str, Any]]]:
+                 names: Mapping[str, str], title_chars: int,
+                 scale: tuple[float, float] = (1.0, 1.0)) -> tuple[list[go.Scatter], list[dict[str, Any]]]:
+    """The graph's traces (its routed edges first, under the nodes, then one trace per node
+    kind and the crux legend entry: always the same traces, so frames animate) and its arrows.
+    An edge that would pass through another node is bent around it (:func:`route_edge`): the
+    bent part is a line, the arrow its last leg."""
     kinds = node_kinds(graph)
     present = {a.id: a for a in graph.arguments}
 
@@ -238,17 +275,25 @@ def _dung_traces(graph: ArgumentGraph, pos: Mapping[str, tuple[float, float]], c
     attacked_by: dict[str, list[str]] = {a: [] for a in present}
     attacks: dict[str, list[str]] = {a: [] for a in present}
     arrows: list[dict[str, Any]] = []
+    edge_x: list[float | None] = []
+    edge_y: list[float | None] = []
+    nodes = [pos[a] for a in present]
     for att in graph.attacks:
         if att.from_arg_id not in present or att.to_arg_id not in present:
             continue
         why = f" — {att.rationale or att.counter_proposition}" if (att.rationale or att.counter_proposition) else ""
         attacked_by[att.to_arg_id].append(f"{att.type.value} by {who(att.from_arg_id)}{why}")
         attacks[att.from_arg_id].append(f"{att.type.value}s {who(att.to_arg_id)}")
-        (x0, y0), (x1, y1) = pos[att.from_arg_id], pos[att.to_arg_id]
+        path = route_edge(pos[att.from_arg_id], pos[att.to_arg_id], nodes, clearance=NODE_CLEARANCE_PX, scale=scale)
+        if len(path) > 2:  # the legs up to the last waypoint as a line; the arrow draws the last leg
+            edge_x += [p[0] for p in path[:-1]] + [None]
+            edge_y += [p[1] for p in path[:-1]] + [None]
+        (x0, y0), (x1, y1) = path[-2], path[-1]
         arrows.append({"x": x1, "y": y1, "ax": x0, "ay": y0, "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
                        "text": "", "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowwidth": 1.2,
-                       "arrowcolor": "rgba(80,80,80,0.6)", "standoff": 10, "startstandoff": 9})
-    traces = []
+                       "arrowcolor": EDGE_COLOR, "standoff": 10, "startstandoff": 9 if len(path) == 2 else 0})
+    traces = [go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": EDGE_COLOR, "width": 1.2},
+                         hoverinfo="skip", showlegend=False, name="attacks")]
     for kind, color, meaning in NODE_KINDS:
         args = [a for a in graph.arguments if kinds[a.id] == kind]
         hover = []
@@ -273,6 +318,32 @@ def _dung_traces(graph: ArgumentGraph, pos: Mapping[str, tuple[float, float]], c
     traces.append(go.Scatter(x=[None], y=[None], mode="markers", name="crux argument (orange ring)",
                              marker={"size": 14, "color": "#ffffff", "line": {"color": CRUX_OUTLINE, "width": 4}}))
     return traces, arrows
+
+
+def _step_kind(steps: Sequence[FrameworkStep]) -> str:
+    """What the steps are ("crystallization", "round"), when they are all of one kind."""
+    kinds = {s.label.rsplit(" ", 1)[0] for s in steps}
+    return kinds.pop() if len(kinds) == 1 else "step"
+
+
+def step_subtitle(step: FrameworkStep, total: int) -> list[str]:
+    """The figure's subtitle for one step, in escaped lines that fit the figure's width: the
+    step, its arguments and attacks, and what the colours say when nothing is accepted.
+
+    >>> from crux_lab.models import Argument
+    >>> g = ArgumentGraph(arguments=[Argument(id="a", speaker_id="p", claim="c")])
+    >>> step_subtitle(FrameworkStep(3, "crystallization 1", g, 1, 0, 0), 4)
+    ['crystallization 1 of 4: 1 argument, 0 attacks (arrow: attacker → target)']
+    """
+    graph = step.graph
+    kinds = Counter(node_kinds(graph).values())
+    n, m = len(graph.arguments), len(graph.attacks)
+    where = f"{step.label} of {total}: " if total > 1 else ""
+    text = f"{where}{n} argument{'s' * (n != 1)}, {m} attack{'s' * (m != 1)} (arrow: attacker → target)"
+    if graph.arguments and kinds["IN"] == 0 and kinds["OUT"] == 0:
+        text += ("; no argument is accepted outright: every attack is answered by a counter-attack"
+                 + (", but the light-green ones belong to a consistent position" if kinds["UNDEC defensible"] else ""))
+    return wrap(text, SUBTITLE_CHARS, 4).split("<br>")
 
 
 def argument_framework_figure(
@@ -307,31 +378,40 @@ def framework_steps_figure(
     order = list(dict.fromkeys([*names, *(p for c in camps for p in c.persona_ids)]))
     pos, columns = _layout([s.graph for s in steps], order)
     title_chars = max(16, min(44, 130 // max(1, len(columns))))
-    last = steps[-1]
-    data, arrows = _dung_traces(last.graph, pos, crux_args, names, title_chars)
-    fig = go.Figure(data=data)
-    kinds = Counter(node_kinds(last.graph).values())
-    note = ""
-    if last.graph.arguments and kinds["IN"] == 0 and kinds["OUT"] == 0:
-        note = ("no argument is accepted outright: every attack is answered by a counter-attack"
-                + (", but the light-green ones belong to a consistent position" if kinds["UNDEC defensible"] else ""))
-    subtitle = f"{len(last.graph.arguments)} arguments, {len(last.graph.attacks)} attacks (arrow: attacker → target)"
-    subtitle += f"; {note}" if note else ""
     nrows = max((int(-y) for _, y in pos.values()), default=0) + 1
-    if len(steps) > 1:
+    stepped = len(steps) > 1
+    height = height or max(380, ROW_PX * nrows + (300 if stepped else 180))
+    subtitles = [step_subtitle(s, len(steps)) for s in steps]
+    lines = max(len(t) for t in subtitles)
+    top, bottom = 80 + 16 * lines, (200 if stepped else 80)
+    # pixels per unit of each axis, so that edges keep clear of nodes on screen
+    scale = ((FIGURE_WIDTH_PX - 50) / max(1, len(columns)), (height - top - bottom) / (nrows + 0.2))
+
+    def subtitle(i: int) -> dict[str, Any]:  # above the column heads, following the slider
+        return {"text": "<br>".join(subtitles[i]), "xref": "paper", "yref": "paper", "x": 0, "xanchor": "left",
+                "y": 1, "yanchor": "bottom", "yshift": 30, "align": "left", "showarrow": False,
+                "font": {"size": 12, "color": "#444"}}
+
+    last = steps[-1]
+    data, arrows = _dung_traces(last.graph, pos, crux_args, names, title_chars, scale)
+    fig = go.Figure(data=data)
+    heads = [{"text": f"<b>{esc(names.get(p, p))}</b>", "x": i, "xref": "x", "xanchor": "center", "y": 1.0, "yref": "paper",
+              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for i, p in enumerate(columns)]
+    if stepped:
         frames = []
         for i, s in enumerate(steps):
-            fdata, farrows = _dung_traces(s.graph, pos, crux_args, names, title_chars)
-            frames.append(go.Frame(data=fdata, layout={"annotations": farrows}, name=str(i)))
+            fdata, farrows = _dung_traces(s.graph, pos, crux_args, names, title_chars, scale)
+            frames.append(go.Frame(data=fdata, layout={"annotations": [subtitle(i), *heads, *farrows]}, name=str(i)))
         fig.frames = frames
+        kind = _step_kind(steps)
         fig.update_layout(
             sliders=[{
                 "active": len(steps) - 1, "x": 0.04, "len": 0.86, "y": 0, "yanchor": "top", "pad": {"t": 95, "l": 10},
-                "currentvalue": {"prefix": "showing: "},
+                "currentvalue": {"prefix": f"showing {kind} ", "suffix": f" of {len(steps)}"},
                 "steps": [
-                    {"label": f"{esc(s.label)} · {len(s.graph.arguments)} arguments", "method": "animate",
+                    {"label": str(i + 1), "method": "animate",
                      "args": [[str(i)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}]}
-                    for i, s in enumerate(steps)
+                    for i in range(len(steps))
                 ],
             }],
             updatemenus=[{"type": "buttons", "showactive": False, "x": 1.0, "xanchor": "right", "y": 0, "yanchor": "top",
@@ -340,20 +420,15 @@ def framework_steps_figure(
                  "args": [None, {"frame": {"duration": 700, "redraw": True}, "fromcurrent": True}]},
             ]}],
         )
-    heads = [{"text": f"<b>{esc(names.get(p, p))}</b>", "x": i, "xref": "x", "xanchor": "center", "y": 1.0, "yref": "paper",
-              "yanchor": "bottom", "showarrow": False, "font": {"size": 13}} for i, p in enumerate(columns)]
-    fig.update_layout(annotations=[*heads, *arrows])
-    for frame in fig.frames:
-        frame.layout.annotations = [*heads, *frame.layout.annotations]
     fig.update_layout(
-        title={"text": f"{esc(title)}<br><sup>{esc(subtitle)}</sup>", "yref": "container", "y": 1, "yanchor": "top",
-               "pad": {"t": 12}, "x": 0.01, "xanchor": "left"},
-        height=height or max(380, 56 * nrows + (300 if len(steps) > 1 else 180)),
+        annotations=[subtitle(len(steps) - 1), *heads, *arrows], height=height,
+        title={"text": esc(title), "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 12}, "x": 0.01,
+               "xanchor": "left"},
         plot_bgcolor="#ffffff", hoverlabel={"align": "left"},
         legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0, "font": {"size": 11}},
         xaxis={"visible": False, "range": [-0.5, len(columns) - 0.5], "fixedrange": True},
         yaxis={"visible": False, "range": [-(nrows - 0.5), 0.7], "fixedrange": True},
-        margin={"l": 20, "r": 30, "t": 110, "b": 80 if len(steps) == 1 else 200},
+        margin={"l": 20, "r": 30, "t": top, "b": bottom},
     )
     return fig
 

@@ -39,7 +39,7 @@ def test_tidy_makes_any_camps_and_sides_true(groups: list[list[str]], pairs: lis
     cruxes = [Crux(id=f"c{i}", statement="s", source="dispute", yes_side=y, no_side=n) for i, (y, n) in enumerate(pairs)]
     result = result_with(camps, cruxes)
     tidy_sides(result, NAMES)
-    assert side_breaks(result) == []
+    assert side_breaks(result, NAMES) == []
     # Nobody is lost or invented: the camps hold exactly the personas the groups held.
     assert {p for c in result.camps for p in c.persona_ids} == {p for g in groups for p in g}
     for before, after in zip(cruxes, result.cruxes, strict=True):
@@ -47,7 +47,7 @@ def test_tidy_makes_any_camps_and_sides_true(groups: list[list[str]], pairs: lis
         if after.sides_known:  # a side named only by the engine's own sides, never someone from both
             assert {s.persona_id for s in after.yes_side} <= {s.persona_id for s in before.yes_side} - both
     tidy_sides(result, NAMES)  # idempotent
-    assert side_breaks(result) == []
+    assert side_breaks(result, NAMES) == []
 
 
 def test_overlapping_extensions_become_disjoint_camps_and_are_kept_apart() -> None:
@@ -57,6 +57,17 @@ def test_overlapping_extensions_become_disjoint_camps_and_are_kept_apart() -> No
     assert [c.persona_ids for c in camps] == [["arthur-hayes"], ["michael-saylor"], ["peter-schiff"]]
     assert [c.label for c in camps] == ["Arthur Hayes", "Michael Saylor", "Peter Schiff"]
     assert len(extensions) == 4 and extensions[1].label == "Arthur Hayes, Michael Saylor"
+
+
+def test_numbered_camps_are_labelled_by_their_members() -> None:
+    """Panel's camps came labelled "camp 1: for '...'" and "camp 2", naming nobody."""
+    camps = [Camp(index=0, persona_ids=["michael-saylor"], label="camp 1: for 'firms should hold Bitcoin'"),
+             Camp(index=1, persona_ids=["arthur-hayes", "peter-schiff"], label="camp 2")]
+    result = result_with(camps, [])
+    assert len(side_breaks(result, NAMES)) == 2
+    tidy_sides(result, NAMES)
+    assert [c.label for c in result.camps] == ["Michael Saylor: for 'firms should hold Bitcoin'", "Arthur Hayes, Peter Schiff"]
+    assert side_breaks(result, NAMES) == []
 
 
 def test_a_crux_with_a_persona_on_both_sides_or_none_is_labelled_not_left_empty() -> None:
@@ -86,7 +97,7 @@ def test_every_engine_gives_true_camps_and_sides(engine: str, seed: int, topic: 
     from crux_lab.workbench import debate_config
 
     result = run_debate_sync(debate_config(topic, PERSONAS, engine, "simulated", seed, 6, deck="crypto"))
-    assert side_breaks(result) == []
+    assert side_breaks(result, NAMES) == []
     assert all(c.sides_known is not None for c in result.cruxes)
     for camp in result.camps:
         assert camp.label and not any(pid in camp.label for pid in PERSONAS)

@@ -67,8 +67,9 @@ def test_framework_colours_by_grounded_label_and_outlines_cruxes() -> None:
     assert by_kind["IN"].marker.color == "#1a9850" and by_kind["OUT"].marker.color == "#d73027"
     # Grouped by persona: p1's arguments in column 0, p2's in column 1, named in the column heads.
     assert by_kind["IN"].x[0] == 0 and by_kind["OUT"].x[0] == 1
-    heads = [a.text for a in fig.layout.annotations if not a.showarrow]
+    subtitle, *heads = [a.text for a in fig.layout.annotations if not a.showarrow]
     assert heads == ["<b>Persona One</b>", "<b>Persona Two</b>"]
+    assert subtitle.startswith("5 arguments, 4 attacks")
     # Directed: one arrow per attack between two arguments, from the attacker (a, at column 0) to b.
     arrows = [a for a in fig.layout.annotations if a.showarrow]
     assert len(arrows) == 4 and (arrows[0].ax, arrows[0].x) == (0, 1)
@@ -118,6 +119,30 @@ def test_steps_follow_the_graph_growing_and_shrinking() -> None:
     assert len(fig.frames) == 2 and len(fig.layout.sliders[0].steps) == 2
     stats = graph_stats_figure(events)
     assert list(next(t for t in stats.data if t.name == "OUT").y) == [1, 0]
+    # Lines that coincide stay visible: each its own dash, the earlier ones wider.
+    assert len({t.line.dash for t in stats.data}) == len(stats.data)
+    widths = [t.line.width for t in stats.data]
+    assert widths == sorted(widths, reverse=True) and widths[0] > widths[-1]
+    # The subtitle follows the slider: each frame says which step it shows and what it holds.
+    subs = [next(a.text for a in f.layout.annotations if "crystallization" in a.text) for f in fig.frames]
+    assert subs[0].startswith("crystallization 1 of 2: 2 arguments, 1 attack ")
+    assert subs[1].startswith("crystallization 2 of 2: 1 argument, 0 attacks")
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["1", "2"]  # short labels, none clipped
+
+
+def test_an_edge_is_routed_around_the_nodes_it_does_not_touch() -> None:
+    from crux_lab.viz.routing import path_clearance
+
+    # One column of four: a (top) attacks d (bottom), past b and c.
+    graph = ArgumentGraph(arguments=[arg(i, "p1") for i in "abcd"], attacks=[attack("a", "d"), attack("a", "b")])
+    fig = argument_framework_figure(graph)
+    edges = next(t for t in fig.data if t.name == "attacks")
+    path = [(x, y) for x, y in zip(edges.x, edges.y, strict=True) if x is not None]
+    arrows = [a for a in fig.layout.annotations if a.showarrow]
+    assert len(arrows) == 2 and path and path[0] == (0, 0)  # a-d bent (its legs drawn), a-b straight
+    bent = [*path, (arrows[0].x, arrows[0].y)]
+    assert bent[-1] == (0, -3) and any(x != 0 for x, _y in bent)
+    assert path_clearance(bent, [(0, -1), (0, -2)], (850, 56)) >= 14
 
 
 def test_real_dialogue_run_figures() -> None:

@@ -52,6 +52,16 @@ def test_events_update_transcript_counts_cards_and_cost() -> None:
     assert "backend down" in console.status.value
 
 
+def test_a_warning_is_not_an_error_and_a_new_engine_clears_the_status() -> None:
+    console = DebateConsole()
+    console.handle(EngineError(level="warning", error="card dropped after one repair"))
+    assert console.state.errors == [] and "1 warning" in console.status.value
+    assert "error:" not in console.status.value and "#d73027" not in console.status.value and "card dropped" in console.status.value
+    console.engine.value = "dcg"  # a new engine: the form is reset, the old status goes
+    assert console.status.value == "ready" and console.state.warnings == []
+    assert "UNDEC" not in console.counts.value and "disputes 0" in console.counts.value
+
+
 def test_run_button_streams_a_whole_debate() -> None:
     console = DebateConsole(deck="crypto", max_turns=6)
     console.engine.value = "dialogue"
