@@ -116,8 +116,8 @@ def _read_positions(text: str) -> list[tuple[str, list[str]]]:
 
 @handler("crux_pairs")
 def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Conflicting assumptions between the personas whose positions text it is shown: one pair,
-    or every pair of several (each conflict then names its two, as the prompt asks)."""
+    """Conflicting assumptions between the personas whose positions text it is shown, each
+    conflict naming its two, as the prompt asks."""
     shown: dict[str, str] = dict(ctx.hints.extra.get("positions", {}))
     ids = list(shown)
     if len(ids) < 2:
@@ -132,9 +132,8 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     for i, a in enumerate(ids):
         for b in ids[i + 1 :]:
             for c in _conflicts(ctx, read.get(a, {}), read.get(b, {})):
-                if len(ids) > 2:
-                    c["between"] = [ctx.personas[a].name if a in ctx.personas else a,
-                                    ctx.personas[b].name if b in ctx.personas else b]
+                c["between"] = [ctx.personas[a].name if a in ctx.personas else a,
+                                ctx.personas[b].name if b in ctx.personas else b]
                 conflicts.append(c)
     return {"conflicts": conflicts}
 
