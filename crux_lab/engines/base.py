@@ -142,6 +142,43 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
     ]
 
 
+SHOWN_MIN_WORDS = 8  # a turn the prompt shortened counts as shown when this many of its first words are
+
+
+def shown_part(text: str, prompt: str) -> str:
+    """The part of ``text`` that ``prompt`` shows: all of it, else its longest opening run of
+    words that the prompt holds (a history cut to its budget shortens turns), else "".
+
+    >>> shown_part("Gold held its value for five thousand years, through every war.", "You: Gold held its value for five thousand years…")
+    'Gold held its value for five thousand years'
+    >>> shown_part("Gold held value.", "Bitcoin is new.")
+    ''
+    """
+    text = text.strip()
+    if text in prompt:
+        return text
+    words = text.split()
+    lo, hi = 0, len(words)  # the longest k with words[:k] in the prompt (prefixes nest)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if " ".join(words[:mid]).rstrip(",;:.!?") in prompt:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo]).rstrip(",;:.!?") if lo >= min(SHOWN_MIN_WORDS, len(words)) else ""
+
+
+def shown_turns(turns: Sequence[DialogueTurn], prompt: str) -> list[DialogueTurn]:
+    """The ``turns`` a prompt shows, each with only the words it shows (for the hints, which
+    restate only what the prompt shows)."""
+    out = []
+    for t in turns:
+        part = shown_part(t.dialogue, prompt)
+        if part:
+            out.append(t if part == t.dialogue.strip() else t.model_copy(update={"dialogue": part}))
+    return out
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` in at most ``limit`` characters, never cut inside a word: whole when it fits,
     else up to its last full sentence within the limit, else its last whole word, with "…".

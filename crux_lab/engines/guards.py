@@ -34,6 +34,7 @@ from crux_lab.models import DialogueTurn, EngineError
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
+QUOTE_AT = 0.8  # containment of a longer quote's word triples in one turn that grounds it
 GIVE_UP_AFTER = 4  # persona turns in a row kept out by a guard before the debate ends
 GUARDS = ("echo", "role", "sides")
 
@@ -80,9 +81,13 @@ def containment(text: str, source: str) -> float:
 
 def quote_found(quote: str, said: Iterable[str]) -> bool:
     """True when ``quote`` (at least :data:`MIN_QUOTE_WORDS` words, or a whole shorter turn)
-    occurs in one of the texts ``said``, ignoring case, whitespace and punctuation.
+    occurs in one of the texts ``said``, ignoring case, whitespace and punctuation, or when at
+    least :data:`QUOTE_AT` of its word triples occur in one of them (a quote that skips a
+    clause or changes a word still counts; a quote of words nobody said does not).
 
     >>> quote_found('"GOLD has been money,"', ["Gold has been money for millennia."])
+    True
+    >>> quote_found("Gold has real industrial and jewellery demand", ["Gold has served as money for millennia and has real industrial and jewellery demand."])
     True
     >>> quote_found("gold", ["Gold has been money for millennia."])
     False
@@ -98,6 +103,8 @@ def quote_found(quote: str, said: Iterable[str]) -> bool:
         if len(q) < MIN_QUOTE_WORDS and q != w:
             continue
         if needle in " " + " ".join(w) + " ":
+            return True
+        if len(q) > MIN_QUOTE_WORDS and containment(quote, text) >= QUOTE_AT:
             return True
     return False
 
@@ -138,8 +145,8 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     """What a turn repeats, in words for the model; None when it says something new.
 
     >>> e = [Said("schiff", "Peter Schiff", "Gold has been money for five thousand years and bitcoin has not.")]
-    >>> echo_problem("Gold has been money for five thousand years and bitcoin has not.", e, "Is gold better?", "saylor")
-    "this turn repeats Peter Schiff's earlier turn nearly word for word; say what you think, in new words"
+    >>> print(echo_problem("Gold has been money for five thousand years and bitcoin has not.", e, "Is gold better?", "saylor"))
+    this turn repeats Peter Schiff's earlier turn nearly word for word (that turn: "Gold has been money for five thousand years and bitcoin has not."); say what you think, in new words
     >>> echo_problem("Is gold better?", e, "Is gold better?", "saylor")
     'this turn only repeats the debate topic; answer it with your own argument'
     >>> echo_problem("Bitcoin's supply is capped at 21 million coins.", e, "Is gold better?", "saylor") is None
@@ -150,8 +157,21 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     for s in reversed(earlier):
         if containment(text, s.text) >= ECHO_AT:
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
-            return f"this turn repeats {whose} earlier turn nearly word for word; say what you think, in new words"
+            return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
+
+
+QUOTE_WORDS = 60  # words of the repeated turn a repair quotes back (a model may not have been shown it)
+
+
+def clipped(text: str, words: int) -> str:
+    """``text`` on one line, cut after ``words`` words with an ellipsis.
+
+    >>> clipped("a  b   c d", 3)
+    'a b c…'
+    """
+    w = text.split()
+    return " ".join(w) if len(w) <= words else " ".join(w[:words]) + "…"
 
 
 _OPPOSED = {("pro", "con"), ("con", "pro")}

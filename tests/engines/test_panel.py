@@ -110,7 +110,9 @@ def test_full_flow_follows_seed_05_event_order(default: DebateRun) -> None:
         own = [e for e in res.events if getattr(e, "room_id", None) == rid or (e.type == "crux_card_posted" and e.card.crux_room_id == rid)]  # type: ignore[union-attr]
         assert own[0].type == "crux_room_spawning" and own[-1].type == "crux_room_complete"
         seqs = [e.seq for e in own]
-        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+        between = [e for e in res.events if seqs[0] <= e.seq <= seqs[-1] and e not in own]
+        # nothing of another room in between; a guard's warning on this room's turn may be
+        assert all(e.type == "engine_error" and e.purpose.startswith("guard_") for e in between)  # type: ignore[union-attr]
     # transcript built by the runner from message_posted + crux_message
     assert len(res.transcript) == t.count("message_posted") + t.count("crux_message")
     assert len({m.id for m in res.transcript}) == len(res.transcript)
@@ -265,7 +267,9 @@ async def test_worldview_off_makes_no_worldview_calls() -> None:
 async def test_unrepairable_detection_is_skipped_with_warning() -> None:
     r = await run(backend=ScriptedBackend(sim(), fail=["detect_disagreement"]))
     warnings = [e for e in r.result.events if e.type == "engine_error"]
-    assert warnings and all(w.level == "warning" and w.purpose == "detect_disagreement" for w in warnings)  # type: ignore[union-attr]
+    assert warnings and all(w.level == "warning" for w in warnings)  # type: ignore[union-attr]
+    # besides the echo guard's (the small deck's personas repeat their openings), only detection warns
+    assert {w.purpose for w in warnings if not w.purpose.startswith("guard_")} == {"detect_disagreement"}  # type: ignore[union-attr]
     assert r.result.complete and "clash_start" not in types(r)
 
 
@@ -459,10 +463,12 @@ async def test_card_with_a_bad_field_is_repaired_once_then_dropped(deck: Path) -
 
     def topic_then_fixed(req: LLMRequest, n: int) -> dict[str, Any]:
         who = req.hints.persona_ids
+        said = {t.speaker_id: " ".join(t.text.split()[:6]) for t in req.hints.turns}  # each side quotes its own words
         card = {
             "question": TOPIC if "unusable" not in req.user else "Do drawdowns shrink with each halving cycle?",
             "disagreement_type": "evidence", "diagnosis": "They read the same price history differently.",
-            "personas": [{"persona_id": p, "position": pos, "reasoning": "r"} for p, pos in zip(who, ("YES", "NO"), strict=True)],
+            "personas": [{"persona_id": p, "position": pos, "reasoning": "r", "quote": said.get(p, "")}
+                         for p, pos in zip(who, ("YES", "NO"), strict=True)],
         }
         return card
 

@@ -31,6 +31,9 @@ from tests.llm.fake_openai import LOCAL_URL, FakeOpenAI, completion
 
 SPEECH = json.dumps({"utterance": "A reserve locks in scarcity.", "move": "CLAIM", "stance": "pro",
                      "addresses": ["topic"], "named_reason": None})
+# the persona's next turn says something new (the same words again would be an echo, sent back)
+TAKE = json.dumps({"utterance": "Custody is solved by multisignature vaults under audit.", "move": "CLAIM",
+                   "stance": "pro", "addresses": ["topic"], "named_reason": None})
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +47,7 @@ async def test_anthropic_marks_the_persona_block_and_keeps_it_byte_identical_acr
     """Two panel turns of one persona (its opening and a take) through the real SDK: the
     system block is the same bytes with cache_control both times; the turn goes in the user
     message."""
-    api = FakeAPI([message(SPEECH)])
+    api = FakeAPI([message(SPEECH), message(TAKE)])
     backend = AnthropicBackend(api_key=FAKE_KEY, http_client=api.client(), max_retries=0)
     run = DebateRun(DebateConfig(topic=TOPIC, persona_ids=PERSONA_IDS, engine="panel"), backend=backend)
     panel = _PanelRun(run.ctx, PanelParams())

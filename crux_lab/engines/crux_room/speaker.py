@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.engines.base import EngineContext, make_turn, turn_hints
+from crux_lab.engines.base import EngineContext, make_turn, shown_turns, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import (
     AntiSycophancyParams,
@@ -227,7 +227,7 @@ class Speakers:
             persona_ids=list(persona_ids or self.ctx.persona_ids),
             aspect=aspect,
             phase=hint_phase or phase,
-            turns=turn_hints(seen),
+            turns=turn_hints(shown_turns(seen, user)),  # what the prompt shows of each turn
             focus=focus,
             opponent_id=opponent_id,
             extra={"shown": shown},

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from crux_lab.engines.base import EngineContext, EngineParams, make_turn, turn_hints
+from crux_lab.engines.base import EngineContext, EngineParams, make_turn, shown_turns, turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import (
     PHASE_NAMES,
@@ -177,7 +177,7 @@ class DialogueRun:
             persona_ids=self.ids,
             topic=self.ctx.config.topic,
             phase=PHASE_NAMES[phase],
-            turns=turn_hints([t for t in history if t.dialogue.strip() in user]),  # what the prompt shows verbatim
+            turns=turn_hints(shown_turns(history, user)),  # what the prompt shows of each turn
             extra=({"steering": steering.situation} if steering else {})
             | ({"positions": OPENING_POSITIONS} if phase == 1 else {})
             | ({"shown": shown} if shown else {}),

@@ -274,10 +274,28 @@ def repeats(text: str, earlier: Sequence[str]) -> float:
     return max((len(mine & _triples(e)) / len(mine) for e in earlier), default=0.0)
 
 
+QUOTED = re.compile(r'"([^"]{12,}?)"(?=[);,.:]|\s|$)')
+
+
+def quoted_in_repair(ctx: SimContext) -> list[str]:
+    """The texts a repair message quotes back (a guard quotes the turn an answer repeated,
+    which the request may not have shown): read from the repair itself, like any reader.
+
+    >>> from crux_lab.models import SimulatorKnobs
+    >>> import random
+    >>> from crux_lab.llm.base import Hints
+    >>> c = SimContext(random.Random(0), SimulatorKnobs(), {}, {}, Hints(), repair='repeats your turn (that turn: "Gold held its value."); say it anew')
+    >>> quoted_in_repair(c)
+    ['Gold held its value.']
+    """
+    return [m.group(1) for m in QUOTED.finditer(ctx.repair)] if ctx.repair else []
+
+
 def fresh_material(ctx: SimContext, persona: Persona, truth: PropositionStance | None, prop: Proposition) -> list[str]:
-    """What the persona can still say on ``prop`` that the request's turns do not already
-    hold: its reasons and beliefs, its flip conditions, then its own corpus on the subject."""
-    said = " ".join(t.text for t in ctx.turns).lower()
+    """What the persona can still say on ``prop`` that neither the request's turns nor a turn
+    its repair quotes already hold: its reasons and beliefs, its flip conditions, then its own
+    corpus on the subject."""
+    said = " ".join([t.text for t in ctx.turns] + quoted_in_repair(ctx)).lower()
     pool = support_pool(persona, truth)
     if truth is not None:
         pool += [f"What would change my mind: {lower_first(f.description.rstrip('.'))}" for f in truth.flip_conditions]
@@ -300,7 +318,7 @@ def say_anew(
     another speaker's) or the topic, or a guard sent it back, the same claim said anew: its
     first sentence (the claim, which the reader recognises) kept, an answer to the latest
     opponent's words, and points the persona has not made yet. Deterministic per seed."""
-    earlier = [t.text for t in ctx.turns] + [ctx.hints.topic]
+    earlier = [t.text for t in ctx.turns] + [ctx.hints.topic] + quoted_in_repair(ctx)
     if prop is None or (not ctx.repair and repeats(text, earlier) < SAY_ANEW_AT):
         return text
     sentences = [x for x in text.split(". ") if x.strip()]
