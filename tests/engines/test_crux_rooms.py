@@ -154,7 +154,10 @@ async def test_room_loop_stops_at_safety_cap() -> None:
 async def test_unrepairable_detector_reply_is_skipped() -> None:
     r = await run(backend=ScriptedBackend(sim(), fail=["detect_disagreement"]), max_turns=12)
     warnings = [e for e in r.result.events if e.type == "engine_error"]
-    assert len(warnings) == 4 and all(w.level == "warning" for w in warnings)  # type: ignore[union-attr]
+    assert all(w.level == "warning" for w in warnings)  # type: ignore[union-attr]
+    # one per detection call (a guard's warning on the small deck's repeated turns aside)
+    detect = [w for w in warnings if w.purpose == "detect_disagreement"]  # type: ignore[union-attr]
+    assert len(detect) == 4 and all(w.purpose.startswith("guard_") for w in warnings if w not in detect)  # type: ignore[union-attr]
     assert r.result.complete and types(r).count("message_posted") == 12
 
 
