@@ -1,5 +1,7 @@
 """One debate of an evaluation: reused when its run folder is complete, run and written
-otherwise; a debate that stops early (the server failed, Ctrl-C) stops the evaluation.
+otherwise; a debate that stops early (the server failed, Ctrl-C) stops the evaluation. A
+debate that a guard ended early (the model could not play its personas) is finished: it is
+written, scored on what it found, and reused by a rerun.
 
 Shared by ``crux-lab eval recovery`` and ``crux-lab eval polis``. The run folders are the
 truth, as in sweeps: a rerun of the same command skips every finished debate.
@@ -15,7 +17,7 @@ from typing import Any
 
 from crux_lab.models import DebateConfig, DebateResult
 
-__all__ = ["DebateStopped", "Finished", "cassette_path", "run_or_resume"]
+__all__ = ["DebateStopped", "Finished", "cassette_path", "ended_by_guard", "run_or_resume"]
 
 
 class DebateStopped(RuntimeError):
@@ -89,7 +91,8 @@ def run_or_resume(
 
     folder = Path(runs_dir)
     run_dir = folder / config.run_id()
-    if run_folder_status(run_dir) is None:
+    status = run_folder_status(run_dir)
+    if status is None or (status.startswith("incomplete") and ended_by_guard(load_result(run_dir))):
         return Finished(load_result(run_dir), run_dir, True)
     if cassette is not None:
         cassette.parent.mkdir(parents=True, exist_ok=True)
@@ -97,6 +100,13 @@ def run_or_resume(
         result = run_sync(run_debate(config, cassette=cassette))
     except LLMError as exc:  # the backend could not even start: a missing cassette, no key
         raise DebateStopped(label, str(exc)) from None
-    if not result.complete:
+    if not result.complete and not ended_by_guard(result):
         raise DebateStopped(label, result.error)
     return Finished(result, write_run(result, folder, sweep_id=sweep_id), False)
+
+
+def ended_by_guard(result: DebateResult) -> bool:
+    """True when a guard ended the debate early (its documented end, with a named reason)."""
+    from crux_lab.analysis.metrics import GUARD_ENDED
+
+    return not result.complete and (result.error or "").startswith(GUARD_ENDED)

@@ -169,6 +169,34 @@ def test_ctrl_c_keeps_finished_debates_and_exits_130(tmp_path: Path, monkeypatch
     assert len(list(runs.iterdir())) == 1
 
 
+def test_a_debate_a_guard_ended_early_is_scored_kept_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model too weak to play ends its debate early with a named reason: the evaluation goes
+    on to the next debate, scores what the ended one found, and a rerun reuses it."""
+    import crux_lab.runner as runner
+
+    real = runner.run_debate
+    calls = {"n": 0}
+
+    async def first_ended_by_a_guard(config, **kwargs):
+        calls["n"] += 1
+        result = await real(config, **kwargs)
+        if calls["n"] == 1:  # as the runner records a TooWeakToPlay
+            result.complete = False
+            result.error = "debate ended early: the echo guard kept out 4 persona turns in a row (last: ...)"
+        return result
+
+    monkeypatch.setattr(runner, "run_debate", first_ended_by_a_guard)
+    root = library(tmp_path)
+    scenarios = load_scenarios(root)
+    runs = tmp_path / "runs"
+    run = run_recovery_eval(scenarios, ["direct"], root, runs)
+    assert run.stopped is None and len(run.scores) == len(scenarios) == 2
+    assert [r.complete for r in run.results] == [False, True] and len(list(runs.iterdir())) == 2
+    again = run_recovery_eval(scenarios, ["direct"], root, runs)
+    assert calls["n"] == 2 and again.stopped is None  # nothing ran again: both folders reused
+    assert [r.run_id for r in again.results] == [r.run_id for r in run.results]
+
+
 def test_replay_from_cassettes_gives_the_same_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import openai
 
