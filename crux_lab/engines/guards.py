@@ -341,6 +341,15 @@ def guard_from(info_context: Any, key: str) -> Any:
     return info_context.get(key) if isinstance(info_context, dict) else None
 
 
+def check_sides(reply: Any, info_context: Any) -> None:
+    """For a card or crystallization reply's validator: the :class:`SideGuard` the engine
+    passed as the validation context sends a side whose quote is not its persona's own words
+    back once (nothing without a guard)."""
+    guard = guard_from(info_context, "side_guard")
+    if guard is not None:
+        guard.on_validate(reply)
+
+
 @dataclass
 class GuardTally:
     """A run's guard firings and the streak of persona turns kept out (in ``ctx.scratch``)."""
@@ -444,6 +453,7 @@ __all__ = [
     "SideGuard",
     "TooWeakToPlay",
     "TurnGuard",
+    "check_sides",
     "containment",
     "declared_positions",
     "echo_problem",

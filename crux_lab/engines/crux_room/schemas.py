@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from crux_lab.engines.base import TurnReply, TurnText
+from crux_lab.engines.guards import check_sides
 from crux_lab.engines.worldview import Position
 from crux_lab.models import CardPosition, DisagreementType
 
@@ -100,12 +101,8 @@ class CardReply(Reply):
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> CardReply:
-        """The grounded-sides guard an engine passed as the validation context
-        (:class:`crux_lab.engines.guards.SideGuard`): a side whose quote is not the
-        participant's own words is sent back once."""
-        guard = info.context.get("side_guard") if isinstance(info.context, dict) else None
-        if guard is not None:
-            guard.on_validate(self)
+        """Sends a side whose quote is not its persona's own words back once (:func:`check_sides`)."""
+        check_sides(self, info.context)
         return self
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from crux_lab.engines.base import TurnReply, TurnText
+from crux_lab.engines.guards import check_sides
 from crux_lab.models import AttackType, ConcessionKind, Move, Side
 
 
@@ -184,12 +185,8 @@ class DCGCrystallizationResult(LLMOutput):
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> DCGCrystallizationResult:
-        """The grounded-sides guard the engine passed as the validation context
-        (:class:`crux_lab.engines.guards.SideGuard`): a stance whose quote is not the
-        speaker's own words is sent back once."""
-        guard = info.context.get("side_guard") if isinstance(info.context, dict) else None
-        if guard is not None:
-            guard.on_validate(self)
+        """Sends a stance whose quote is not its persona's own words back once (:func:`check_sides`)."""
+        check_sides(self, info.context)
         return self
 
 
