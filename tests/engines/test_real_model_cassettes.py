@@ -53,12 +53,7 @@ def _rerecord(engine: str, missing: dict[str, str] | None = None) -> Any:
     return pytest.param(engine, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
-# Known faults that a recording shows, to fix in the engine (strict: a fix says so).
-FAULTS = {
-    "crux_rooms": "a debate that a guard ends early loses what the worldview step found before it (its "
-                  "conflicts are kept as cruxes only when the debate ends normally)",
-}
-ENGINES = [_rerecord(e, FAULTS) for e in sorted(json.loads((HERE / "debates.json").read_text())["engines"])]
+ENGINES = [_rerecord(e) for e in sorted(json.loads((HERE / "debates.json").read_text())["engines"])]
 PERSONA_TURNS = {"opening", "take", "rebuttal", "crux_turn", "closing", "dialogue_turn", "resolution",
                  "channel_message", "agent_turn", "blackboard_turn", "initial_arguments"}
 # purpose whose valid reply states a structure -> what must then be in the result

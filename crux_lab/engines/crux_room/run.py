@@ -64,6 +64,9 @@ class CruxRun(Generic[P]):
             if positions:
                 yield Status(message=f"{names.get(pid, pid)}'s positions and what they assume:\n{positions_text(positions)}")
         self.assumption_cruxes = worldview_cruxes(view)
+        # In the result at once, so a debate a guard ends early keeps them; the end of a
+        # debate lists them again after the cards' cruxes.
+        self.ctx.result.cruxes = list(self.assumption_cruxes)
         for c in self.assumption_cruxes:
             who = " vs ".join(names.get(p, p) for p in c.proposed_by)
             kind = c.disagreement_type.value if c.disagreement_type else "premise"
