@@ -65,6 +65,10 @@ async def test_prompt_measures_switch_independently() -> None:
         assert any(marker in u for _, _, u in speech_prompts(on))
         assert not any(marker in u for _, _, u in speech_prompts(off))
     assert any("Conceding this would mean abandoning" in u for _, _, u in speech_prompts(on))
+    # before a persona has said anything there is no position to hold or update
+    openings = [q.user for q in on.requests if q.purpose == "opening"]
+    assert len(openings) == len(PERSONA_IDS)
+    assert not any(markers["position_statement"] in u or markers["update_rule"] in u for u in openings)
     only_anchor_off = {"belief_anchoring": False}
     _, b = await run(only_anchor_off)
     prompts = [u for _, _, u in speech_prompts(b)]

@@ -183,10 +183,13 @@ class Speakers:
     def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str]) -> str:
         blocks = [context]
         blocks.append(self.claims_block(claims))
-        if self.antisyc.position_statement:
-            last = self.tracker.committed_text.get(persona_id)
-            blocks.append(prompts.POSITION_STATEMENT.format(last=f': "{last[:300]}"' if last else ""))
-        if self.antisyc.update_rule:
+        # Commitment and the update rule only once the persona has said something: before its
+        # first turn there is nothing to hold, and a small model told to keep or update a
+        # position it never stated talks about changing its mind, or restates the topic.
+        last = self.tracker.committed_text.get(persona_id)
+        if last and self.antisyc.position_statement:
+            blocks.append(prompts.POSITION_STATEMENT.format(last=f': "{last[:300]}"'))
+        if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
         blocks.append(instruction)
         blocks.append(prompts.JSON_SPEECH)
