@@ -296,6 +296,9 @@ class SideGuard:
     sides: Callable[[Any], list[Side]]
     said: Mapping[str, Sequence[str]]
     names: Mapping[str, str]
+    # other problems of the reply to send back with the same one repair (a crystallization's
+    # stances on a dispute it never declared); they are not firings of this guard
+    more: Callable[[Any], list[str]] | None = None
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
 
@@ -322,11 +325,12 @@ class SideGuard:
         if self.asked:
             return
         bad = self.ungrounded(reply)
-        if bad:
+        other = self.more(reply) if self.more is not None else []
+        if bad or other:
             self.asked = True
             for s, p in bad:
                 self.fired.append(Finding("sides", s.persona_id or "", p, s.quote, s.key))
-            raise ValueError("; ".join(p for _, p in bad))
+            raise ValueError("; ".join([*(p for _, p in bad), *other]))
 
     def verdict(self, reply: Any) -> list[tuple[Side, str]]:
         """The final reply's ungrounded sides (the engine drops them), recorded as firings."""

@@ -153,6 +153,41 @@ def test_a_dcg_stance_quoting_the_wrong_speaker_is_dropped_by_dispute() -> None:
     assert drop == {("new-1", "peter-schiff")}
 
 
+def test_a_crystallization_with_stances_on_an_undeclared_dispute_is_sent_back_once() -> None:
+    # Qwen's reply on the Saylor-Schiff cassette: both stances under "new-1", no new_disputes,
+    # Saylor's quote taken from the reason his turn named (which the crystallizer is shown)
+    from pydantic import ValidationError
+
+    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+    from crux_lab.models import DialogueTurn
+
+    turns = [
+        DialogueTurn(id="t0", turn_index=0, persona_id="michael-saylor", phase="opening", dialogue=SAYLOR,
+                     named_reason="Gold is hard to move, verify and divide, and its supply keeps growing"),
+        DialogueTurn(id="t1", turn_index=1, persona_id="peter-schiff", phase="opening", dialogue=SCHIFF),
+    ]
+    guard = DCGCrystallizer(TOPIC, list(NAMES), NAMES).side_guard(turns)
+    assert guard is not None
+    stances = [
+        {"dispute_id": "new-1", "speaker_id": "michael-saylor", "side": "YES", "statement": "s",
+         "quote": "Gold is hard to move, verify and divide", "derived_from_turns": [0]},
+        {"dispute_id": "new-1", "speaker_id": "peter-schiff", "side": "NO", "statement": "s",
+         "quote": "Bitcoin has no intrinsic value", "derived_from_turns": [1]},
+    ]
+    with pytest.raises(ValidationError) as sent_back:
+        DCGCrystallizationResult.model_validate({"upsert_stances": stances}, context=guard.context())
+    assert '"new-1"' in str(sent_back.value) and "add it to new_disputes" in str(sent_back.value)
+    assert guard.fired == []  # both quotes are their speakers' own words: no side is at fault
+    # a repair that still names it passes (the graph refuses those stances later, with a warning)
+    assert DCGCrystallizationResult.model_validate({"upsert_stances": stances}, context=guard.context())
+    # a reply that declares the dispute is not sent back at all
+    fresh = DCGCrystallizer(TOPIC, list(NAMES), NAMES).side_guard(turns)
+    assert fresh is not None
+    fixed = {"new_disputes": [{"id": "new-1", "question": "Does gold's growing supply erode its value?"}], "upsert_stances": stances}
+    assert DCGCrystallizationResult.model_validate(fixed, context=fresh.context()).new_disputes
+    assert not fresh.asked
+
+
 # -- the one repair, through a real backend's repair path ---------------------
 
 

@@ -29,7 +29,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DiscoveryResult,
 )
 from crux_lab.engines.guards import Side, SideGuard
-from crux_lab.engines.names import persona_ref, quote
+from crux_lab.engines.names import persona_ref, quote, same_reply_id
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models import (
     Argument,
@@ -491,12 +491,29 @@ class DCGCrystallizer(Crystallizer):
         """The grounded-sides guard of a crystallization: each stance quotes its speaker's turns."""
         said: dict[str, list[str]] = {pid: [] for pid in self.persona_ids}
         for t in turns:
-            said.setdefault(t.persona_id, []).append(t.dialogue)
+            # the crystallizer is shown a turn's words and the reason it named (turn_line)
+            said.setdefault(t.persona_id, []).extend([t.dialogue, *([t.named_reason] if t.named_reason else [])])
         return SideGuard(
             lambda r: [Side(u.speaker_id, persona_ref(u.speaker_id, self.names), u.quote, u.dispute_id) for u in r.upsert_stances],
             said,
             self.names,
+            more=self.undeclared,
         )
+
+    def undeclared(self, reply: DCGCrystallizationResult) -> list[str]:
+        """The dispute ids the reply's stances and reasons name that are neither in the graph
+        nor among its new disputes, as a problem the model can fix."""
+        ids = {d.id: d.id for d in self.holder.state.disputes} | {nd.id: nd.id for nd in reply.new_disputes}
+        order = [nd.id for nd in reply.new_disputes]
+        named = [*(u.dispute_id for u in reply.upsert_stances), *(r.dispute_id for r in reply.new_reasons)]
+        missing = list(dict.fromkeys(x for x in named if same_reply_id(x, ids, order) is None))
+        if not missing:
+            return []
+        which = ", ".join(f'"{x}"' for x in missing)
+        return [
+            f"your stances name the dispute {which}, which is not in the graph and not in new_disputes: "
+            "add it to new_disputes with its question (the premise under the disagreement), or use a graph id"
+        ]
 
     def without_sides(self, reply: DCGCrystallizationResult, drop: set[tuple[str, str]]) -> DCGCrystallizationResult:
         """``reply`` without the stances the guard dropped, as (dispute id, persona id)."""
