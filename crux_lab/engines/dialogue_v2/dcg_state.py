@@ -110,7 +110,7 @@ class DCGHolder:
     >>> ch = h.apply(R.model_validate({"upsert_stances": [
     ...     {"dispute_id": "d-7", "speaker_id": "hayes", "side": "YES", "statement": "x", "derived_from_turns": [2]}]}))
     >>> print(*ch.refused)
-    stance of hayes "x": [stance-dispute] stance 's-2' references unknown dispute 'd-7'
+    stance of hayes "x": its dispute 'd-7' is not in the graph, and the reply does not create it in new_disputes
     >>> ch = h.apply(R.model_validate({
     ...   "new_disputes": [{"id": "n1", "question": "Is supply fixed?"}],
     ...   "upsert_stances": [
@@ -217,6 +217,9 @@ class DCGHolder:
             for up in ups:
                 did = alias.get(key, key)
                 what = f"stance of {up.speaker_id} {quote(up.statement)}"
+                if not any(d.id == did for d in self.state.disputes):
+                    change.refused.append(f"{what}: its dispute {key!r} is not in the graph, and the reply does not create it in new_disputes")
+                    continue
                 if not turns_ok(up.derived_from_turns, what):
                     continue
                 old = self.stance_of(did, up.speaker_id)
