@@ -49,6 +49,8 @@ from crux_lab.engines.claims import (
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
+    in_order,
+    my_turn,
     said_of,
     stop_if_too_weak,
     turn_outcome,
@@ -160,6 +162,7 @@ async def board_turn(
         validation=guard.context(),
     )
     response, warning = await ctx.call_or_warn(request)
+    await my_turn()
     if response is None:
         return None, turn_outcome(ctx.scratch, guard, None, names)[1] + ([warning] if warning else [])
     reply = response.parsed
@@ -297,7 +300,7 @@ class BlitzEngine:
             active = [b for b in boards if not b.converged]
             yield Status(message=f"Round {round_number}: {sum(len(b.persona_ids) for b in active)} agents in parallel")
             jobs = [(b, pid, b.focus_claim(round_number)) for b in active for pid in b.persona_ids]
-            replies = await asyncio.gather(*(board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs))
+            replies = await in_order([board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs])
             for (board, pid, focus), (reply, warnings) in zip(jobs, replies, strict=True):
                 for warning in warnings:
                     yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})

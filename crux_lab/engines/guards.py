@@ -24,10 +24,12 @@ that keeps a persona's turns out :data:`GIVE_UP_AFTER` times in a row ends the d
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from crux_lab.llm.base import LLMError
 from crux_lab.models import DialogueTurn, EngineError
@@ -380,6 +382,46 @@ class GuardTally:
                 f"debate ended early: the {kept_out.guard} guard kept out {self.streak} persona turns in a row "
                 f"(last: {kept_out.problem}); the model does not play its personas"
             )
+
+
+T = TypeVar("T")
+# the event of the parallel turn started just before this one (set by in_order)
+_BEFORE: ContextVar[asyncio.Event | None] = ContextVar("guard_turn_before", default=None)
+
+
+async def in_order(awaitables: Sequence[Awaitable[T]]) -> list[T]:
+    """``asyncio.gather`` for persona turns run in parallel, whose guard outcomes settle in the
+    order the turns were started (:func:`my_turn`), not the order their replies came back: a
+    guard's streak, and so whether a debate ends early, never depends on a server's timing
+    (a cassette replays the recording's order).
+
+    >>> async def turn(i, delay, seen):
+    ...     await asyncio.sleep(delay)
+    ...     await my_turn()
+    ...     seen.append(i)
+    >>> seen = []
+    >>> _ = asyncio.run(in_order([turn(0, 0.02, seen), turn(1, 0.0, seen)]))
+    >>> seen
+    [0, 1]
+    """
+    done = [asyncio.Event() for _ in awaitables]
+
+    async def run(i: int, aw: Awaitable[T]) -> T:
+        _BEFORE.set(done[i - 1] if i else None)
+        try:
+            return await aw
+        finally:  # set whatever happened, so a later turn never waits for ever
+            done[i].set()
+
+    return list(await asyncio.gather(*(run(i, a) for i, a in enumerate(awaitables))))
+
+
+async def my_turn() -> None:
+    """Wait until the parallel turns started before this one have settled (at once outside
+    :func:`in_order`). Call it after the reply, before :func:`turn_outcome`."""
+    before = _BEFORE.get()
+    if before is not None:
+        await before.wait()
 
 
 def tally(scratch: dict[str, Any]) -> GuardTally:

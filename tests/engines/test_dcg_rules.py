@@ -56,7 +56,7 @@ def test_free_floating_stances_and_reasons_are_refused() -> None:
         new_reasons=[{"dispute_id": "d-0", "speaker_id": "c", "claim": "orphan", "derived_from_turns": [1]}],
     ))
     assert len(ch.refused) == 2
-    assert "stance-dispute" in ch.refused[0] and "free-floating" in ch.refused[1]
+    assert "is not in the graph" in ch.refused[0] and "new_disputes" in ch.refused[0] and "free-floating" in ch.refused[1]
     assert {s.speaker_id for s in h.state.stances} == {"a", "b"} and not h.state.reasons
 
 

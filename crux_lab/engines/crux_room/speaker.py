@@ -27,7 +27,7 @@ from crux_lab.engines.crux_room.antisyc import (
 )
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, said_of, turn_outcome
+from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, my_turn, said_of, turn_outcome
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.models import DialogueTurn, EngineError, TurnPhase
 from crux_lab.personas.loader import propositions_for
@@ -243,11 +243,13 @@ class Speakers:
         try:
             response = await self.call(request)
         except LLMOutputError as exc:
+            await my_turn()
             self.pending += turn_outcome(self.ctx.scratch, guard, None, self.names)[1]
             self.warn(purpose, f"a {purpose} turn of {self.ctx.personas[persona_id].name} was skipped: its reply "
                                f"could not be repaired ({str(exc)[:240]})")
             return None
         turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to, schema)
+        await my_turn()
         try:
             kept_out, events = turn_outcome(self.ctx.scratch, guard, self._parsed(response, schema), self.names)
         except TooWeakToPlay as exc:  # the warnings not yet yielded go with the error

@@ -8,12 +8,13 @@ then the sum over stages of the longest chain in that stage.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
+
+from crux_lab.engines.guards import in_order
 
 T = TypeVar("T")
 
@@ -40,7 +41,8 @@ class Timeline:
             self.stages.append(Stage("sequential", [[seq]]))
 
     async def parallel(self, name: str, awaitables: Sequence[Awaitable[T]]) -> list[T]:
-        """Run ``awaitables`` truly concurrently (asyncio.gather), one chain each."""
+        """Run ``awaitables`` truly concurrently, one chain each; persona turns among them
+        settle their guards in the order given (:func:`crux_lab.engines.guards.in_order`)."""
         stage = Stage(name)
         self.stages.append(stage)
 
@@ -52,7 +54,7 @@ class Timeline:
 
         started = time.perf_counter()
         try:
-            return list(await asyncio.gather(*(asyncio.ensure_future(run(a)) for a in awaitables)))
+            return await in_order([run(a) for a in awaitables])
         finally:
             stage.wall_s = time.perf_counter() - started
 

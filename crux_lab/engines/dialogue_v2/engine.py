@@ -7,7 +7,6 @@ crystallization -> insights. The two engines differ only in their :class:`Crysta
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Literal
 
@@ -26,7 +25,15 @@ from crux_lab.engines.dialogue_v2.controller import (
 )
 from crux_lab.engines.dialogue_v2.crystallizer import Applied, Crystallizer, Insights, parse_reply
 from crux_lab.engines.dialogue_v2.schemas import TurnOutput
-from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, said_of, side_outcome, turn_outcome
+from crux_lab.engines.guards import (
+    TooWeakToPlay,
+    TurnGuard,
+    in_order,
+    my_turn,
+    said_of,
+    side_outcome,
+    turn_outcome,
+)
 from crux_lab.llm.base import Hints, LLMOutputError
 from crux_lab.models import (
     Concession,
@@ -191,8 +198,10 @@ class DialogueRun:
             resp = await self.ctx.call(req)
             out: TurnOutput = parse_reply(purpose, resp, TurnOutput)
         except LLMOutputError:
+            await my_turn()
             self.pending += turn_outcome(self.ctx.scratch, guard, None, self.names)[1]
             raise
+        await my_turn()
         try:
             kept_out, events = turn_outcome(self.ctx.scratch, guard, out, self.names)
         except TooWeakToPlay as exc:  # the warnings not yet yielded go with the error
@@ -397,7 +406,7 @@ class DialogueRun:
             except LLMOutputError as exc:  # skipped below with a warning; the others still speak
                 return exc
 
-        spoken = await asyncio.gather(*(attempt(i, pid) for i, pid in enumerate(self.ids)))
+        spoken = await in_order([attempt(i, pid) for i, pid in enumerate(self.ids)])
         for ev in self._drain():
             yield ev
         for pid, turn in zip(self.ids, spoken, strict=True):

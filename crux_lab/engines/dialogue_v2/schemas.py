@@ -6,7 +6,8 @@ extra keys and about move spelling, and the engine maps them onto :mod:`crux_lab
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -119,6 +120,10 @@ class DiscoveryResult(LLMOutput):
 # ---------------------------------------------------------------------------
 
 
+DisputeType = Literal["evidence", "values", "definition", "horizon", "premise", "claim"]
+_DISPUTE_TYPES = get_args(DisputeType)
+
+
 class NewDispute(LLMOutput):
     """A binary question on the premise under a disagreement (never the debate topic itself).
     ``id`` is a provisional handle that stances in the same reply cite; ``disagreement_type``
@@ -130,7 +135,25 @@ class NewDispute(LLMOutput):
     horizon: str | None = None
     resolution_criteria: list[str] = Field(default_factory=list)
     created_from_turns: list[int] = Field(default_factory=list)
-    disagreement_type: str | None = None
+    # One word from a closed list, so a server that enforces the schema cannot run on here
+    # (Qwen 1.5B wrote a type of 700 tokens, "values or definition: ... or ...", to its cap).
+    disagreement_type: DisputeType | None = None
+
+    @field_validator("disagreement_type", mode="before")
+    @classmethod
+    def _first_known_type(cls, value: object) -> object:
+        """A free-form answer (a server that does not enforce the schema) is read as the first
+        known type it names, else no type.
+
+        >>> NewDispute(id="n", question="Q?", disagreement_type="Values or definition: ...").disagreement_type
+        'values'
+        >>> NewDispute(id="n", question="Q?", disagreement_type="a mix").disagreement_type is None
+        True
+        """
+        if not isinstance(value, str):
+            return value
+        words = re.findall(r"[a-z]+", value.lower())
+        return next((w for w in words if w in _DISPUTE_TYPES), None)
 
 
 class DisputeUpdate(LLMOutput):
