@@ -1,4 +1,4 @@
-"""Shared first steps of the blitz, classical and graph engines (seed 02 §1, seed 03).
+"""Shared first steps of the blitz, classical and graph engines.
 
 topic -> 2-4 testable sub-claims (fast tier) -> tables of 3-5 personas -> initial stances
 (one strong-tier call per persona, in parallel).
@@ -113,9 +113,9 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> t
 
 
 def assign_tables(persona_ids: Sequence[str], seed: int = 0, size: int = 5) -> list[list[str]]:
-    """Split personas into tables of 3-5 (seed 02 "Table Assigner"); fewer than 6 share one table.
+    """Split personas into tables of 3-5; fewer than 6 share one table.
 
-    Tables are as even as possible; the seed shuffles who sits where.
+    Tables are as even as possible; ``seed`` shuffles who sits where.
 
     >>> assign_tables(["a", "b", "c", "d"])
     [['a', 'b', 'c', 'd']]

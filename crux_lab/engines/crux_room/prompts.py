@@ -1,8 +1,8 @@
 """Prompt text of the crux engines: the persona system prompt and per-phase instructions.
 
-The system prompt is the consolidated single block of seed 05 §1.3 (identity, how you think,
-what changes your mind, voice, grounding) from :mod:`crux_lab.personas.prompt`; the per-turn
-instructions follow seed 05 §2.2-2.8 and seed 04 §3-5.
+The system prompt is the persona's consolidated single block (identity, how you think, what
+changes your mind, voice, grounding) from :mod:`crux_lab.personas.prompt`; the per-turn
+instructions cover the panel's rounds, clashes, crux-room phases and belief revision.
 """
 
 from __future__ import annotations
