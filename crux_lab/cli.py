@@ -547,7 +547,7 @@ def debate(
 def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
-    """List the debate engines installed, with one line each."""
+    """List the debate engines, with one line each."""
     from crux_lab.engines import available
 
     try:
