@@ -15,7 +15,7 @@ from crux_lab.personas.prompt import build_system_prompt
 
 
 def persona_system_prompt(persona: Persona, propositions: Mapping[str, Proposition] | None = None) -> str:
-    """The persona's consolidated system block (≤ 2,200 tokens), built by the persona issue's
+    """The persona's consolidated system block (≤ 2,200 tokens), built by
     :func:`crux_lab.personas.prompt.build_system_prompt`; cached across the persona's calls."""
     return build_system_prompt(persona, propositions=propositions)
 
