@@ -1,5 +1,5 @@
 """Compare every installed engine on one shipped deck (simulated backend), and measure graph
-mode's LLM call budget against seed 03's table (20 calls for 4 personas and 3 rounds).
+mode's LLM call budget (20 calls for 4 personas and 3 rounds).
 
     .venv/bin/python benchmarks/compare_engines.py [--deck crypto] [--seeds 5]
 
@@ -31,8 +31,8 @@ from crux_lab.personas.loader import get_deck, load_decks, load_personas
 from crux_lab.runner import run_debate
 
 RESULTS = Path(__file__).resolve().parent / "results"
-SEED_03_BUDGET = 20  # 1 + 4 + 3 * (4 + 1)
-SEED_02_BLITZ = (26, 31)
+GRAPH_BUDGET = 20  # 1 decomposition + 4 openings + 3 rounds * (4 attack calls + 1 validation)
+ORIGINAL_BLITZ_CALLS = (26, 31)  # what the original blitz engine was reported to use
 
 
 def contested(persona_ids: list[str]) -> set[str]:
@@ -103,7 +103,7 @@ def main() -> None:
     for label, knobs in [("default", SimulatorKnobs()), ("missed_attack=0.3", SimulatorKnobs(missed_attack=0.3)),
                          ("drift=0.3", SimulatorKnobs(drift=0.3))]:
         budget[label] = asyncio.run(graph_budget(ids, topic, args.seeds, knobs))
-    bt = Table(title=f"Graph mode LLM calls, 4 personas, max 3 rounds (seed 03 budget: {SEED_03_BUDGET})", header_style="bold")
+    bt = Table(title=f"Graph mode LLM calls, 4 personas, max 3 rounds (budget: {GRAPH_BUDGET})", header_style="bold")
     for col in ("simulator", "runs", "calls mean", "calls min-max", "rounds mean", "vs budget", "cost $ mean"):
         bt.add_column(col, justify="left" if col == "simulator" else "right")
     summary = {}
@@ -111,15 +111,15 @@ def main() -> None:
         calls = [r["calls"] for r in rows]
         mean = statistics.mean(calls)
         summary[label] = {"mean_calls": mean, "min": min(calls), "max": max(calls),
-                          "ratio_to_seed_budget": round(mean / SEED_03_BUDGET, 3)}
+                          "ratio_to_budget": round(mean / GRAPH_BUDGET, 3)}
         bt.add_row(label, str(len(rows)), f"{mean:.1f}", f"{min(calls)}-{max(calls)}",
-                   f"{statistics.mean(r['rounds'] for r in rows):.1f}", f"{mean / SEED_03_BUDGET:.2f}x",
+                   f"{statistics.mean(r['rounds'] for r in rows):.1f}", f"{mean / GRAPH_BUDGET:.2f}x",
                    f"{statistics.mean(r['cost_usd'] for r in rows):.4f}")
     console.print(bt)
     blitz = next((r for r in outcome.results if r.engine == "blitz"), None)
     if blitz is not None:
-        console.print(f"blitz: {blitz.usage.calls} calls (seed 02 reports {SEED_02_BLITZ[0]}-{SEED_02_BLITZ[1]} "
-                      f"for the original blitz; ratio to the low end {blitz.usage.calls / SEED_02_BLITZ[0]:.2f}x)")
+        console.print(f"blitz: {blitz.usage.calls} calls (the original blitz was reported at {ORIGINAL_BLITZ_CALLS[0]}-{ORIGINAL_BLITZ_CALLS[1]} "
+                      f"calls; ratio to the low end {blitz.usage.calls / ORIGINAL_BLITZ_CALLS[0]:.2f}x)")
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "compare_engines.json"
@@ -134,7 +134,7 @@ def main() -> None:
             for r in outcome.results
         ],
         "skipped": outcome.skipped,
-        "graph_call_budget": {"seed_03": SEED_03_BUDGET, "runs": budget, "summary": summary},
+        "graph_call_budget": {"budget": GRAPH_BUDGET, "runs": budget, "summary": summary},
     }, indent=1))
     console.print(f"wrote {out}")
 

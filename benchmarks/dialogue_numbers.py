@@ -1,11 +1,11 @@
-"""Seed 01 "Performance" numbers for the dialogue (v2) and dcg engines, simulated backend.
+"""Performance numbers for the dialogue and dcg engines against their design figures, simulated backend.
 
 For Saylor vs Hayes on "Bitcoin is digital gold" (2 personas, max 30 turns), several seeds:
 turns taken, phases reached, crystallizations, graph size (after phase 1, peak, final;
-arguments/attacks for v2, disputes/stances/reasons for the DCG), concessions, LLM calls, and
-input/output tokens per call by purpose from the call ledger. The seed's own figures are the
+arguments/attacks for the Dung graph, disputes/stances/reasons for the DCG), concessions, LLM calls, and
+input/output tokens per call by purpose from the call ledger. The design's figures are the
 peer: ~24 turns, ~30-35 calls, 25-35k input and 3-5k output tokens, final graph 4-8 arguments
-and 6-12 attacks, 1-3 concessions, 60-90 s. Ratios to the seed's midpoints are printed.
+and 6-12 attacks, 1-3 concessions, 60-90 s. Ratios to their midpoints are printed.
 
 Token counts are the simulator's estimate with the project's one token counter over the real
 prompts (persona system prompt + user message), so they are what a real run would send.
@@ -43,12 +43,13 @@ from crux_lab.tokens import count_tokens
 PAIR = ["michael-saylor", "arthur-hayes"]
 TOPIC = "Bitcoin is digital gold"
 OUT = Path(__file__).parent / "results" / "dialogue_numbers.json"
-SEED_01 = {"turns": 24, "calls": 32.5, "input_tokens": 30000, "output_tokens": 4000,
+# The dialogue design's figures for one 2-persona, 30-turn debate.
+DESIGN = {"turns": 24, "calls": 32.5, "input_tokens": 30000, "output_tokens": 4000,
            "final_args": (4, 8), "final_attacks": (6, 12), "concessions": (1, 3), "duration_s": (60, 90)}
 
 
 def graph_sizes(r: DebateResult) -> tuple[int, int, int]:
-    """(after phase 1, peak, final) node counts: arguments (v2) or disputes+stances (DCG)."""
+    """(after phase 1, peak, final) node counts: arguments (Dung graph) or disputes+stances (DCG)."""
     sizes, after_opening = [], None
     for ev in r.events:
         if isinstance(ev, GraphUpdated):
@@ -137,12 +138,12 @@ def main() -> None:
                 purposes[p].append(v)
         summary["per_purpose"] = {p: {k: round(statistics.mean(x[k] for x in v), 1) for k in ("calls", "mean_in", "mean_out")}
                                   for p, v in purposes.items()}
-        summary["vs_seed"] = {
-            "turns": round(summary["turns"] / SEED_01["turns"], 2),
-            "calls": round(summary["calls"] / SEED_01["calls"], 2),
-            "input_tokens": round(summary["input_tokens"] / SEED_01["input_tokens"], 2),
-            "input_uncached_est": round(summary["input_uncached_est"] / SEED_01["input_tokens"], 2),
-            "output_tokens": round(summary["output_tokens"] / SEED_01["output_tokens"], 2),
+        summary["vs_design"] = {
+            "turns": round(summary["turns"] / DESIGN["turns"], 2),
+            "calls": round(summary["calls"] / DESIGN["calls"], 2),
+            "input_tokens": round(summary["input_tokens"] / DESIGN["input_tokens"], 2),
+            "input_uncached_est": round(summary["input_uncached_est"] / DESIGN["input_tokens"], 2),
+            "output_tokens": round(summary["output_tokens"] / DESIGN["output_tokens"], 2),
         }
         results.append({"engine": engine, "knobs": label, "summary": summary, "runs": rows})
         print(f"{engine:9} {label:16} " + " ".join(f"{summary[c]:>11}" for c in cols))
@@ -150,21 +151,21 @@ def main() -> None:
     for res in results:
         s = res["summary"]
         print(f"{res['engine']} / {res['knobs']}: all four phases in {s['phases_all_four']:.0%} of runs; "
-              f"regimes {s['regimes']}; ratio to seed 01 (turns, calls, input, input without cached "
-              f"system prompts, output): {s['vs_seed']['turns']}, {s['vs_seed']['calls']}, {s['vs_seed']['input_tokens']}, "
-              f"{s['vs_seed']['input_uncached_est']}, {s['vs_seed']['output_tokens']}")
+              f"regimes {s['regimes']}; ratio to the design (turns, calls, input, input without cached "
+              f"system prompts, output): {s['vs_design']['turns']}, {s['vs_design']['calls']}, {s['vs_design']['input_tokens']}, "
+              f"{s['vs_design']['input_uncached_est']}, {s['vs_design']['output_tokens']}")
         print(f"   ends: {s['ends']}")
         if res["engine"] == "dialogue":
-            lo, hi = SEED_01["final_args"]
+            lo, hi = DESIGN["final_args"]
             finals = [r["args"] for r in res["runs"]]
-            print(f"   final arguments per run {finals} (seed 01: {lo}-{hi}; within in {sum(lo <= n <= hi for n in finals)}/{len(finals)}); "
+            print(f"   final arguments per run {finals} (design: {lo}-{hi}; within in {sum(lo <= n <= hi for n in finals)}/{len(finals)}); "
                   f"peak {[r['size_peak'] for r in res['runs']]}, so the graph shrank in "
                   f"{sum(r['args'] < r['size_peak'] for r in res['runs'])}/{len(finals)}")
         print("   per call by purpose (calls / mean input / mean output tokens): " + "; ".join(
             f"{p} {v['calls']}/{v['mean_in']:.0f}/{v['mean_out']:.0f}" for p, v in s["per_purpose"].items()))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"topic": TOPIC, "pair": PAIR, "max_turns": 30, "seeds": args.seeds,
-                               "seed_01": {k: list(v) if isinstance(v, tuple) else v for k, v in SEED_01.items()},
+                               "design": {k: list(v) if isinstance(v, tuple) else v for k, v in DESIGN.items()},
                                "results": results}, indent=2))
     print(f"wrote {OUT}")
 

@@ -1,6 +1,6 @@
-"""Fake-consensus experiment: v2 (Dung graph) vs DCG on polarized persona pairs.
+"""Fake-consensus experiment: the dialogue engine (Dung graph) vs DCG on polarized persona pairs.
 
-Seed 01: the v2 crystallizer can extract contradictory claims without an attack edge between
+The Dung-graph crystallizer can extract contradictory claims without an attack edge between
 them; Dung semantics then put both in the grounded extension and a polarized debate is
 reported as "consensus" (or contradictory claims as common ground). The DCG forces every
 claim onto a binary dispute, so that cannot happen.
@@ -20,7 +20,7 @@ learn only what their prompts asked the simulator to state.
 - ``contested_cg``: mean number of common-ground items on propositions the pair disputes,
   including one-sided claims nobody attacked (a broader, weaker signal);
 - ``crux_recall``: the cost side, the share of contested propositions both sides spoke to that
-  ended as a structural crux (DCG dispute; v2 symmetric difference or ranked assumption).
+  ended as a structural crux (DCG dispute; Dung-graph symmetric difference or ranked assumption).
 
     .venv/bin/python benchmarks/fake_consensus.py            # full grid
     .venv/bin/python benchmarks/fake_consensus.py --quick    # 1 pair, 2 seeds
@@ -101,7 +101,7 @@ def main() -> None:
                 for seed in range(args.seeds):
                     rows.append(asyncio.run(one(engine, topic, (a, b), missed, seed)))
             done = [r for r in rows if r["pair"] == [a, b] and r["missed_attack"] == missed]
-            print(f"  {a} vs {b}, missed_attack={missed}: fake v2 {sum(r['fake'] for r in done if r['engine'] == 'dialogue')}"
+            print(f"  {a} vs {b}, missed_attack={missed}: fake dialogue {sum(r['fake'] for r in done if r['engine'] == 'dialogue')}"
                   f"/{args.seeds}, dcg {sum(r['fake'] for r in done if r['engine'] == 'dcg')}/{args.seeds}", flush=True)
     summary = []
     header = f"{'engine':9} {'missed':>6} {'runs':>4} {'fake':>6} {'consensus':>9} {'contradict':>10} {'contested_cg':>12} {'crux_recall':>11}  regimes"
@@ -127,7 +127,7 @@ def main() -> None:
     for missed in LEVELS:
         v2, dcg = by[("dialogue", missed)], by[("dcg", missed)]
         ratio = "n/a (dcg 0)" if dcg == 0 else f"{v2 / dcg:.2f}"
-        print(f"missed_attack={missed}: fake-consensus rate v2 {v2:.2f} vs dcg {dcg:.2f} (ratio v2/dcg: {ratio})")
+        print(f"missed_attack={missed}: fake-consensus rate dialogue {v2:.2f} vs dcg {dcg:.2f} (ratio dialogue/dcg: {ratio})")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({
         "pairs": [{"topic": t, "a": a, "b": b, "contested": n} for t, a, b, n in pairs],

@@ -1,11 +1,11 @@
-"""Panel at the seeds' shape (4 personas, 3 aspects) against the seeds' budget, on any backend.
+"""Panel at its design shape (4 personas, 3 aspects) against its design budget, on any backend.
 
 The debate of the budget issue: michael-saylor, arthur-hayes, peter-schiff and
 vitalik-buterin on "Should the US create a strategic Bitcoin reserve?". Per seed it writes:
 
 - ``calls`` and ``calls_by_purpose``;
 - ``prompt_tokens`` (every input token: uncached + cache reads + cache writes, the figure the
-  seeds' ~175k budgets), ``uncached_input_tokens``, ``cache_read_tokens``,
+  design's ~175k budgets), ``uncached_input_tokens``, ``cache_read_tokens``,
   ``cache_write_tokens`` and ``output_tokens``;
 - ``cached_share``: cache reads / prompt tokens; ``persona_cached_share``: of the persona
   system blocks sent (the calls that mark theirs for caching), the share read from cache.
@@ -56,7 +56,8 @@ from crux_lab.tokens import count_tokens  # noqa: E402
 
 TOPIC = "Should the US create a strategic Bitcoin reserve?"
 PERSONAS = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]
-SEEDS_BUDGET = {"calls": 63, "prompt_tokens": 175_000, "cost_usd": 0.55, "wall_s": 180}
+# The panel design's budget for 4 personas and 3 aspects, and this project's goal.
+BUDGET = {"calls": 63, "prompt_tokens": 175_000, "cost_usd": 0.55, "wall_s": 180}
 GOAL = {"calls": 50, "prompt_tokens": 120_000, "persona_cached_share": 0.6, "wall_over_critical": 1.15}
 
 
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
             "label": args.label, "backend": args.backend, "topic": TOPIC, "personas": PERSONAS, "params": params,
             "latency_scale": args.latency_scale if args.backend == "simulated" else None,
             "base_url": args.base_url if args.backend == "openai" else None,
-            "seeds_budget": SEEDS_BUDGET, "goal": GOAL, "per_seed": rows, "mean": summary(rows),
+            "budget": BUDGET, "goal": GOAL, "per_seed": rows, "mean": summary(rows),
         }
         out.write_text(json.dumps(payload, indent=1), encoding="utf-8")  # after each seed
     print(json.dumps(payload["mean"], indent=1))

@@ -1,13 +1,13 @@
-"""Panel (and crux_rooms) numbers on the simulated backend, against seed 05 Part 7.
+"""Panel (and crux_rooms) numbers on the simulated backend, against the panel's design budget.
 
 For 4 personas and 3 aspects:
 
-- calls, input / output / cached tokens and cost per debate, from the ledger, vs seed 05 §7.1
-  (~63 calls, ~175k input tokens, ~$0.55 uncached). The simulator does not model prompt
+- calls, input / output / cached tokens and cost per debate, from the ledger, vs the design
+  budget (~63 calls, ~175k input tokens, ~$0.55 uncached). The simulator does not model prompt
   caching, so the ledger's cached tokens are 0; the table adds an *estimate*: every call that
   marks its persona system block for caching reads it from cache after that system block's
   first use (what the Anthropic backend would report), priced with crux_lab/data/prices.json;
-- messages per debate vs §7.2 (50-60);
+- messages per debate vs the design's 50-60;
 - wall time vs the critical path of the call graph, with the simulator's modelled latency in
   realtime mode (scaled by LATENCY_SCALE so the benchmark stays short): ratio wall/critical
   path (1.0 = perfect overlap of parallel rounds) and the overlap factor serial-sum/wall;
@@ -58,7 +58,8 @@ from tests.engines.crux_deck import TOPIC as TEST_TOPIC  # noqa: E402
 from tests.engines.crux_deck import write_test_deck  # noqa: E402
 from tests.engines.scripted import ScriptedBackend  # noqa: E402
 
-SEED_05 = {"calls": 63, "input_tokens": 175_000, "cost_usd": 0.55, "messages": (50, 60), "wall_s": 180}
+# The panel design's budget for 4 personas and 3 aspects.
+BUDGET = {"calls": 63, "input_tokens": 175_000, "cost_usd": 0.55, "messages": (50, 60), "wall_s": 180}
 CRYPTO = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]
 CRYPTO_TOPIC = "Should companies hold Bitcoin on their balance sheets?"
 DEMO = ["michael-saylor", "peter-schiff", "arthur-hayes"]
@@ -189,7 +190,7 @@ async def main() -> None:
         decks.append(("crypto (shipped)", CRYPTO, CRYPTO_TOPIC))
     except Exception:  # the shipped library is optional for this benchmark
         pass
-    out: dict[str, Any] = {"seed_05": SEED_05, "latency_scale": args.latency_scale, "runs": {}}
+    out: dict[str, Any] = {"budget": BUDGET, "latency_scale": args.latency_scale, "runs": {}}
     import os
 
     lines = []
@@ -204,14 +205,14 @@ async def main() -> None:
         if root is not None:
             del os.environ["CRUX_LAB_PERSONAS"]
 
-    print(f"Seed 05 §7.1/7.2 reference: ~{SEED_05['calls']} calls, ~{SEED_05['input_tokens']:,} input tokens, ~${SEED_05['cost_usd']} uncached, 50-60 messages")
-    print(f"means over {args.seeds} seeds (3 aspects); ratio = ours / seed 05")
+    print(f"design budget: ~{BUDGET['calls']} calls, ~{BUDGET['input_tokens']:,} input tokens, ~${BUDGET['cost_usd']} uncached, 50-60 messages")
+    print(f"means over {args.seeds} seeds (3 aspects); ratio = ours / budget")
     head = f"{'deck/engine':<28}{'calls':>7}{'ratio':>7}{'input':>9}{'ratio':>7}{'output':>8}{'cached*':>9}{'$ uncached':>11}{'$ cached*':>10}{'msgs':>6}{'cards':>6}{'topic':>6}{'match':>7}{'type ok':>8}{'distinct':>9}{'planted':>8}{'ctx max':>8}"
     print(head)
     for label, engine, rows, _ in lines:
         print(
-            f"{label + '/' + engine:<28}{mean(rows, 'calls'):>7.1f}{mean(rows, 'calls') / SEED_05['calls']:>7.2f}"
-            f"{mean(rows, 'input_tokens'):>9,.0f}{mean(rows, 'input_tokens') / SEED_05['input_tokens']:>7.2f}"
+            f"{label + '/' + engine:<28}{mean(rows, 'calls'):>7.1f}{mean(rows, 'calls') / BUDGET['calls']:>7.2f}"
+            f"{mean(rows, 'input_tokens'):>9,.0f}{mean(rows, 'input_tokens') / BUDGET['input_tokens']:>7.2f}"
             f"{mean(rows, 'output_tokens'):>8,.0f}{mean(rows, 'cached_tokens_estimate'):>9,.0f}"
             f"{mean(rows, 'cost_usd'):>11.3f}{mean(rows, 'cost_usd_cached_estimate'):>10.3f}{mean(rows, 'messages'):>6.1f}"
             f"{mean(rows, 'cards'):>6.1f}{mean(rows, 'cards_restating_topic'):>6.1f}{mean(rows, 'cards_matching_planted'):>7.1f}{mean(rows, 'cards_type_correct'):>8.1f}"

@@ -5,7 +5,7 @@
 Prints tables and writes benchmarks/results/personas_library.json.
 
 - System prompt tokens for every shipped persona (second- and third-person framing) against the
-  2,200-token budget and against the seeds' old layered prompt (~4,400 tokens, seed 04 audit):
+  2,200-token budget and against the old layered prompt it replaces (~4,400 tokens per turn):
   the ratio is ours / theirs.
 - Per-turn user message for a late-debate history (40 turns, 3 cards, retrieval block) against
   the 800-token budget.
@@ -49,7 +49,7 @@ from crux_lab.personas.prompt import (  # noqa: E402
 from crux_lab.tokens import count_tokens  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-SEED_OLD_PROMPT = 4400  # seed 04 "What's actually happening under the hood": ~4,400 tokens per turn
+OLD_PROMPT = 4400  # the old layered persona prompt: ~4,400 tokens per turn
 console = Console()
 
 
@@ -65,7 +65,7 @@ def prompt_numbers() -> dict[str, Any]:
                      "nodes": len(g.nodes) if g else 0, "edges": len(g.edges) if g else 0, "chunks": len(p.corpus)})
     allv = [r["system_second"] for r in rows] + [r["system_third"] for r in rows]
     summary = {"min": min(allv), "median": statistics.median(allv), "max": max(allv), "budget": SYSTEM_BUDGET,
-               "seed_old_prompt": SEED_OLD_PROMPT, "median_ratio_vs_old": round(statistics.median(allv) / SEED_OLD_PROMPT, 3)}
+               "old_prompt": OLD_PROMPT, "median_ratio_vs_old": round(statistics.median(allv) / OLD_PROMPT, 3)}
     return {"personas": rows, "system_prompt_tokens": summary}
 
 
@@ -187,7 +187,7 @@ def main() -> None:
     console.print(t)
     s = out["system_prompt_tokens"]
     console.print(f"system prompt tokens: min {s['min']}, median {s['median']}, max {s['max']} (budget {s['budget']}); "
-                  f"median / seeds' old 4,400-token prompt = {s['median_ratio_vs_old']}")
+                  f"median / old 4,400-token prompt = {s['median_ratio_vs_old']}")
     out["turn"] = turn_numbers()
     console.print(f"turn message (40-turn history, 3 cards, grounding): {out['turn']['turn_message_tokens']} tokens "
                   f"(budget {TURN_BUDGET}; untrimmed history {out['turn']['full_history_tokens_untrimmed']}), built in {out['turn']['build_ms']} ms")

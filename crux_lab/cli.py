@@ -1,7 +1,7 @@
 """The ``crux-lab`` command line (also ``python -m crux_lab``).
 
 Commands: ``debate``, ``engines``, ``personas list|show``, ``db ingest|query|path|info``, plus
-sub-apps other packages provide (``af``, ``sweep``, ...), mounted when their module exists.
+sub-apps other packages provide (``af``, ``sweep``, ...).
 
 Bad input exits with code 2 and a one-paragraph message on stderr (never a traceback);
 a debate that ran but ended in an engine error exits with code 1 after saving what it has.
@@ -61,9 +61,8 @@ def note(message: str) -> None:
 
 # ---------------------------------------------------------------------------
 # Sub-apps provided by other packages: (module, attribute, command name).
-# A module that does not exist yet is skipped; one that fails to import is mounted as a stub
-# that reports the import error, so one broken package never breaks the whole CLI.
-# Later issues add their line here (convention: ``crux_lab/<package>/cli.py``).
+# A module that fails to import is mounted as a stub that reports the import error, so one
+# broken package never breaks the whole CLI. Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
 # The attribute is a typer.Typer (mounted as a command group) or a plain function (registered
 # as a single command, so `crux-lab sweep FILE --report` parses options after the argument,
@@ -73,7 +72,6 @@ SUBAPPS: list[tuple[str, str, str]] = [
     ("crux_lab.argumentation.cli", "af_app", "af"),
     ("crux_lab.sweep.cli", "sweep", "sweep"),
     ("crux_lab.sweep.cli", "report", "report"),
-    ("crux_lab.analysis.cli", "app", "report"),
     ("crux_lab.engines.compare", "compare_command", "compare"),
     ("crux_lab.analysis.eval_cli", "app", "eval"),
     ("crux_lab.local_model.cli", "app", "local-model"),
@@ -91,14 +89,11 @@ def _stub_app(name: str, problem: str) -> typer.Typer:
     return stub
 
 
-def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | Callable[..., Any] | None:
-    """The Typer app (or command function) at ``module_name:attr``; None when the module does not exist yet."""
+def load_subapp(module_name: str, attr: str, name: str) -> typer.Typer | Callable[..., Any]:
+    """The Typer app (or command function) at ``module_name:attr``, or a stub that reports why
+    it cannot be loaded."""
     try:
         module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_name.startswith(exc.name):
-            return None
-        return _stub_app(name, f"{module_name} failed to import ({exc})")
     except Exception as exc:  # a bug in that package: report it when the command is used
         return _stub_app(name, f"{module_name} failed to import ({type(exc).__name__}: {exc})")
     sub = getattr(module, attr, None)
@@ -552,7 +547,7 @@ def debate(
 def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
-    """List the debate engines installed, with one line each."""
+    """List the debate engines, with one line each."""
     from crux_lab.engines import available
 
     try:
@@ -722,12 +717,10 @@ def _root(
 
 
 def mount_subapps(target: typer.Typer, subapps: Sequence[tuple[str, str, str]]) -> list[str]:
-    """Mount each available sub-app (or command function) on ``target``; returns the names mounted."""
+    """Mount each sub-app (or command function) on ``target``; returns the names mounted."""
     mounted: list[str] = []
     for module_name, attr, name in subapps:
         sub = load_subapp(module_name, attr, name)
-        if sub is None or name in mounted:
-            continue
         if isinstance(sub, typer.Typer):
             target.add_typer(sub, name=name)
         else:

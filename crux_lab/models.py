@@ -4,9 +4,9 @@ Everything that is persisted (event logs, result JSON, DuckDB rows) is one of th
 pydantic v2 models. JSON keys are snake_case. Every model round-trips losslessly:
 ``Model.model_validate_json(m.model_dump_json()) == m``.
 
-Shapes follow the seeds (``../shared/seeds``): seed 01 for dialogue turns, arguments,
-concessions and the dispute-centric graph; seed 03 for attacks; seed 05 for crux cards,
-aspects, panel events and position shifts.
+Sections: dialogue turns and moves, argument graphs (Dung: arguments and typed attacks), the
+dispute-centric graph, cruxes and crux cards, the result every engine fills, and the events
+engines stream.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Model(BaseModel):
 
 
 class Move(StrEnum):
-    """Dialogue moves (seed 01)."""
+    """Dialogue moves: what a turn does (challenge, concede, reframe, propose a crux...)."""
 
     CLAIM = "CLAIM"
     CHALLENGE = "CHALLENGE"
@@ -45,7 +45,7 @@ class Move(StrEnum):
 
 
 class DisagreementType(StrEnum):
-    """Crux taxonomy (seed 05 §3.2)."""
+    """Crux taxonomy: what kind of disagreement a crux is."""
 
     premise = "premise"
     evidence = "evidence"
@@ -105,8 +105,9 @@ class ConcessionKind(StrEnum):
     scope = "scope"
 
 
-# Phases a turn can belong to. Dialogue engines use the four seed-01 phases; the panel
-# and crux-room engines use the seed-05 message phases; blitz/classical/graph use rounds.
+# Phases a turn can belong to. The dialogue engines use their four phases (opening, free
+# exchange, crux seeking, resolution); the panel and crux-room engines use the message phases
+# (take, clash, closing, crux room, channel...); blitz/classical/graph use rounds.
 TurnPhase = Literal[
     "opening",
     "free_exchange",
@@ -129,7 +130,7 @@ DIALOGUE_PHASES: tuple[TurnPhase, ...] = ("opening", "free_exchange", "crux_seek
 
 
 class DialogueTurn(Model):
-    """One utterance of one persona (seed 01 transcript entry, seed 05 DialogueMessage)."""
+    """One utterance of one persona (a transcript entry)."""
 
     id: str
     turn_index: int
@@ -155,7 +156,7 @@ class DialogueTurn(Model):
 
 
 class Aspect(Model):
-    """A debatable sub-question of the topic (seed 05 §2.3)."""
+    """A debatable sub-question of the topic."""
 
     id: str
     label: str
@@ -163,7 +164,7 @@ class Aspect(Model):
 
 
 # ---------------------------------------------------------------------------
-# Argument graph (seed 01 / seed 03)
+# Argument graph (Dung)
 # ---------------------------------------------------------------------------
 
 
@@ -219,7 +220,7 @@ class ArgumentGraph(Model):
 
 
 # ---------------------------------------------------------------------------
-# Dispute-centric graph (seed 01 "Planned Upgrade: DCG")
+# Dispute-centric graph (DCG)
 # ---------------------------------------------------------------------------
 
 
@@ -275,8 +276,8 @@ class CruxSide(Model):
 class Crux(Model):
     """A crux found by any engine, in one common shape.
 
-    ``source`` says how it was found: ``proposed`` (PROPOSE_CRUX, seed 01),
-    ``symmetric_difference`` / ``assumption`` (Dung, seed 03), ``dispute`` (DCG),
+    ``source`` says how it was found: ``proposed`` (a PROPOSE_CRUX turn),
+    ``symmetric_difference`` / ``assumption`` (Dung semantics), ``dispute`` (DCG),
     ``card`` (a crux card), ``blackboard`` (blitz/classical).
     """
 
@@ -365,7 +366,8 @@ class CruxCardPosition(Model):
 
 
 class CruxCard(Model):
-    """The crux card of seed 05 §3.1."""
+    """A crux card: the question under a disagreement, its type and diagnosis, and each
+    persona's position with its reasoning and falsifier."""
 
     id: str
     question: str
@@ -538,7 +540,7 @@ class DebateConfig(Model):
 
 
 # ---------------------------------------------------------------------------
-# Events (seed 01 "Events Streamed", seed 03 graph events, seed 05 §6.1)
+# Events
 # ---------------------------------------------------------------------------
 
 
@@ -547,7 +549,7 @@ class EventBase(Model):
     ts: float = Field(default_factory=time.time)
 
 
-# seed 01 (dialogue v2 / dcg)
+# dialogue / dcg
 class EngineStart(EventBase):
     type: Literal["engine_start"] = "engine_start"
     engine: str
@@ -644,7 +646,7 @@ class EngineError(EventBase):
     error: str
 
 
-# seed 05 §6.1 (panel / crux rooms)
+# panel / crux rooms
 class DebateStart(EventBase):
     type: Literal["debate_start"] = "debate_start"
     topic: str
@@ -653,7 +655,7 @@ class DebateStart(EventBase):
 
 
 class DebateOutput(Model):
-    """seed 03 ``mapToDebateOutput``: the common output, carried by ``debate_complete`` so the
+    """The output every engine fills, carried by ``debate_complete`` so the
     event log alone rebuilds it."""
 
     cruxes: list[Crux] = Field(default_factory=list)
@@ -745,7 +747,7 @@ class DisagreementDetected(EventBase):
     votes: int = 0
 
 
-# seed 03 (graph mode) and seed 02 (blitz / classical)
+# graph mode and blitz / classical
 class ArgumentsSubmitted(EventBase):
     type: Literal["arguments_submitted"] = "arguments_submitted"
     persona_id: str
@@ -959,7 +961,7 @@ class DebateResult(Model):
     structured: StructuredCheck | None = Field(default=None, exclude_if=lambda v: v is None)
     positions: list[PersonaPosition] = Field(default_factory=list)
     position_shifts: list[PositionShift] = Field(default_factory=list)
-    # seed 03 "mapToDebateOutput": the common output every engine maps to
+    # the output every engine fills
     fault_lines: list[str] = Field(default_factory=list)
     flip_conditions: dict[str, list[str]] = Field(default_factory=dict)
     resolution_paths: list[str] = Field(default_factory=list)

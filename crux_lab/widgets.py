@@ -1,6 +1,6 @@
 """The live debate console for JupyterLab: ``DebateConsole()``.
 
-It is the workbench's form of the seeds' web UI: pick a deck and its personas, a topic, an
+It is the workbench's debate page: pick a deck and its personas, a topic, an
 engine, a backend and a seed; press run; the transcript streams as events arrive, with live
 IN/OUT/UNDEC counts, crux cards as they post and the cost so far; stop ends the debate at
 its next event (the partial result is kept, ``complete=False``).

@@ -1,4 +1,4 @@
-"""Insight structures built from crux cards (seed 05 §3.3): the alignment matrix and camps.
+"""Insight structures built from crux cards: the alignment matrix and camps.
 
 Every computation goes through the shared stance-matrix analysis of
 :mod:`crux_lab.analysis.alignment` (the same functions the Polis check uses); this module only
@@ -37,7 +37,7 @@ from crux_lab.analysis.alignment import (
 )
 from crux_lab.models import Camp, CruxCard, DebateResult, DisagreementType
 
-# Which crux types are disputes of fact and which of values (seed 05 §3.2 "Resolvable?"):
+# Which crux types are disputes of fact and which of values (can evidence resolve them?):
 # premise, evidence, horizon and claim disputes can be settled or narrowed with evidence;
 # values disputes can only be acknowledged; definition disputes are settled by agreeing on terms.
 CATEGORY: dict[DisagreementType, str] = {

@@ -1,4 +1,4 @@
-"""Per-debate metrics of seed 05 Part 8, computable for every run of every engine.
+"""Per-debate metrics, computable for every run of every engine.
 
 Each metric is a pure function of a :class:`~crux_lab.models.DebateResult` (and, where it needs
 ground truth, of the debate's personas: their ``stances.json`` is the planted truth). A metric
@@ -140,7 +140,7 @@ def _mean(values: Iterable[float]) -> float:
 def topic_coverage(result: DebateResult) -> float:
     """Share of the decomposed aspects that at least one turn addressed (``turn.aspect_id``).
 
-    Seed 05 §8.1 "Did the debate address all decomposed aspects?". ``nan`` when the engine
+    Did the debate address all decomposed aspects? ``nan`` when the engine
     did not decompose the topic into aspects (every engine but panel).
     """
     if not result.aspects:
@@ -194,7 +194,7 @@ def _content_words(text: str) -> list[str]:
 
 
 def question_specificity(question: str, topic: str = "") -> float:
-    """Crux specificity proxy in [0, 1]: the mean of four checks (seed 05 §8.1 "Specificity").
+    """Crux specificity proxy in [0, 1]: the mean of four checks.
 
     1. *answerable*: a yes/no question (starts with an auxiliary verb) scores 1; a declarative
        claim or an open (wh-) question 0.5 (answerable, but not by one observation).
@@ -291,7 +291,7 @@ def _opening_turns(result: DebateResult) -> list[DialogueTurn]:
 
 
 def disagreement_compression(result: DebateResult) -> float:
-    """Seed 05 §8.1: crux specificity relative to the breadth of the initial claims.
+    """Crux specificity relative to the breadth of the initial claims.
 
     ``mean specificity of the final crux questions / mean specificity of the opening turns``
     (each persona's first turn when the engine has no opening phase). Above 1: the debate
@@ -375,7 +375,7 @@ def turn_names_reason(turn: DialogueTurn) -> bool:
 
 
 def sycophancy_rate(result: DebateResult) -> float:
-    """Share of agreements not accompanied by a named reason for updating (seed 05 §8.1).
+    """Share of agreements not accompanied by a named reason for updating.
 
     Agreements are the engine's concession records and every ``CONCEDE`` turn (one per
     persona and turn). A reason is named when the concession record carries one, the
@@ -432,7 +432,7 @@ def belief_consistency_line(result: DebateResult) -> float:
 
 def corpus_grounding(result: DebateResult, personas: Mapping[str, Persona]) -> float:
     """Share of crux-card entries (one persona's position on one card) whose ``grounding_quotes``
-    are non-empty and all resolve to real corpus chunk ids of that persona (seed 05 §8.1).
+    are non-empty and all resolve to real corpus chunk ids of that persona.
     ``nan`` when the run wrote no crux cards."""
     entries = [(pid, pos) for card in result.crux_cards for pid, pos in card.personas.items()]
     if not entries:

@@ -1,4 +1,4 @@
-"""Crux and persona quality metrics of seed 05 Part 8 that need more than counting.
+"""Crux and persona quality metrics that need more than counting.
 
 - :func:`restates_topic_rate` and :func:`mark_restates_topic`: cruxes that restate the topic
   (:mod:`crux_lab.analysis.restates`);
@@ -143,7 +143,7 @@ def falsifiers_of(result: DebateResult) -> list[str]:
 
 
 def falsifier_concreteness(result: DebateResult) -> float:
-    """Falsifier concreteness (seed 05 §8.1 "Are flip conditions actionable?"): the mean
+    """Falsifier concreteness (are flip conditions actionable?): the mean
     :func:`falsifier_score` of the run's falsifiers (:func:`falsifiers_of`). ``nan`` when the
     run states none."""
     return _mean([falsifier_score(f) for f in falsifiers_of(result)])
@@ -199,7 +199,7 @@ VOICE_MAX_TURNS = 30
 
 
 def voice_fidelity(result: DebateResult, personas: Mapping[str, Persona], encoder: Any = None) -> float:
-    """"Who said this?" (seed 05 §8.1 Voice Fidelity) as attribution accuracy: a logistic
+    """Voice fidelity ("who said this?") as attribution accuracy: a logistic
     regression on MiniLM embeddings, fitted on each debate persona's corpus (its chunks and
     voice examples), names the speaker of each turn (the first :data:`VOICE_MAX_TURNS`);
     the share named right. Chance is 1 / the number of personas. ``nan`` with fewer than two
@@ -262,8 +262,8 @@ def structure_features(text: str) -> list[float]:
 
 
 def reasoning_differentiation(result: DebateResult, min_turns: int = 3) -> float:
-    """Are different personas' reasoning chains structurally distinguishable? (seed 05 §8.1,
-    after the LOT classifier of arXiv:2509.24147.) A logistic regression on content-free
+    """Are different personas' reasoning chains structurally distinguishable? (After
+    the LOT classifier of arXiv:2509.24147.) A logistic regression on content-free
     features of each turn (:func:`structure_features`: how it reasons, not what about)
     predicts the speaker under stratified cross-validation; the score is the accuracy above
     chance, ``(acc - 1/k) / (1 - 1/k)`` for ``k`` personas: 0 = indistinguishable, 1 = always

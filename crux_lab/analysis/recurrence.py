@@ -1,4 +1,4 @@
-"""Cross-debate crux recurrence (seed 05 §3.3 "Crux Graph", §8.1 "Cross-Debate Recurrence").
+"""Cross-debate crux recurrence: which cruxes come back across debates, as a graph of clusters.
 
 Crux questions from many debates are embedded (all-MiniLM-L6-v2, :mod:`crux_lab.embed`) and
 clustered by average-linkage agglomerative clustering on cosine distance, cut where the

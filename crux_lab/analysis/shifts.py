@@ -1,4 +1,4 @@
-"""Position shifts from opening to closing, and the position-shift timeline (seed 05 §3.3).
+"""Position shifts from opening to closing, and the position-shift timeline.
 
 Inputs are plain observations: every stance a persona expressed on a proposition, in turn
 order, with the crux room it was said in (if any) and the reason it named (if any). For each

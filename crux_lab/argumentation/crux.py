@@ -1,4 +1,4 @@
-"""Crux extraction from an argumentation framework (seed 03 Phase 5, seed 01 regimes).
+"""Crux extraction from an argumentation framework, and the debate's regime.
 
 Input: an :class:`ArgumentFramework`, a map ``argument -> speaker`` and
 optionally ``argument -> assumptions``. Output: a :class:`CruxReport` of plain
@@ -86,7 +86,7 @@ class SideClaims:
 
 @dataclass(frozen=True)
 class CruxAssumption:
-    """An assumption under disputed arguments (seed 03 ``CruxAssumption``)."""
+    """An assumption under disputed arguments."""
 
     assumption: str
     dependent_args: tuple[Arg, ...]
@@ -300,7 +300,7 @@ def classify_af_regime(
     polarized_share: float = 0.25,
     camps: int | None = None,
 ) -> RegimeResult:
-    """Seed 01 regimes for a Dung graph.
+    """The regime of a Dung graph.
 
     * consensus: a single preferred extension (one coherent worldview);
     * polarized: several preferred extensions and the grounded extension holds

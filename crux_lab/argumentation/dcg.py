@@ -1,4 +1,4 @@
-"""Dispute-centric graph (seed 01 "Planned Upgrade: DCG").
+"""Dispute-centric graph (DCG).
 
 ``Dispute (binary question) -> Stance (YES/NO) -> Reason (SUPPORT/ATTACK)``
 over the pydantic models of :mod:`crux_lab.models`. All functions are pure:
@@ -14,13 +14,13 @@ silently repaired):
    created"). It is checked when a dispute enters the graph
    (:func:`create_dispute`, ``new_disputes`` of :func:`apply_update`); later
    concessions may move every stance to one side, and exactly those disputes
-   are the seed's common ground. A dispute that is split is a crux.
+   are common ground. A dispute that is split is a crux.
 4. ``free-floating``: no free-floating claims: a Reason may only attack
    reasons of the same dispute; ids are unique; a speaker has at most one
    stance per dispute (concessions update it instead of adding a second).
 
-Analysis functions follow the seed's ``dcg-analysis.ts`` code exactly:
-:func:`compute_cruxes`, :func:`compute_common_ground`, :func:`classify_regime`.
+Analysis functions: :func:`compute_cruxes`, :func:`compute_common_ground`,
+:func:`classify_regime`.
 Dung semantics are applied only *within* one dispute (:func:`analyze_dispute`).
 
 >>> from crux_lab.models import Dispute, Stance, Side
@@ -179,7 +179,7 @@ def apply_update(
     removed_reason_ids: Sequence[str] = (),
     updated_disputes: Sequence[Dispute] = (),
 ) -> DCGState:
-    """Apply one crystallizer update atomically (seed 01 Phase 2 output shape).
+    """Apply one crystallizer update atomically.
 
     Stances with an existing id replace it (concessions); new ones are added.
     Removing a reason also removes reason-layer attacks that point at it.
@@ -257,7 +257,7 @@ def remove_reason(state: DCGState, reason_id: str) -> DCGState:
 
 
 # ---------------------------------------------------------------------------
-# Analysis (seed 01 Phase 3, exactly)
+# Analysis
 # ---------------------------------------------------------------------------
 
 

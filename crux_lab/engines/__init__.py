@@ -21,35 +21,22 @@ _REGISTRY: dict[str, str] = {
 }
 
 
-def _load(name: str) -> Engine | None:
+def _load(name: str) -> Engine:
     module_name, _, cls_name = _REGISTRY[name].partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None  # not built yet
-        raise
-    engine: Engine = getattr(module, cls_name)()
+    engine: Engine = getattr(importlib.import_module(module_name), cls_name)()
     return engine
 
 
 def available() -> dict[str, str]:
-    """Engines that are installed, with a one-line description each."""
-    out: dict[str, str] = {}
-    for name in _REGISTRY:
-        engine = _load(name)
-        if engine is not None:
-            out[name] = engine.description
-    return out
+    """Every engine, with a one-line description each."""
+    return {name: _load(name).description for name in _REGISTRY}
 
 
 def get(name: str) -> Engine:
     """The engine called ``name``; an unknown name gets an error listing the valid ones."""
-    engine = _load(name) if name in _REGISTRY else None
-    if engine is None:
-        valid = ", ".join(available()) or "(none installed)"
-        raise EngineConfigError(f"unknown engine '{name}'. Valid engines: {valid}.")
-    return engine
+    if name not in _REGISTRY:
+        raise EngineConfigError(f"unknown engine '{name}'. Valid engines: {', '.join(_REGISTRY)}.")
+    return _load(name)
 
 
 __all__ = ["Engine", "EngineConfigError", "available", "get"]

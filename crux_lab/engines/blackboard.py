@@ -1,11 +1,11 @@
-"""The shared blackboard of the blitz and classical engines (seed 02 §1).
+"""The shared blackboard of the blitz and classical engines.
 
 A blackboard belongs to one table. It holds the claims, every agent's stance history, the
 arguments posted, dispute tracking (claims with both a pro and a con), crux candidates (with
 how many summaries named them), flip conditions per agent, and the running summary written by
 the ``blackboard_summary`` call (fast tier).
 
-Convergence (seed 02 "convergence.ts") is pure: the entropy of the stance distribution per
+Convergence is pure code: the entropy of the stance distribution per
 claim, and the confidence-weighted distance between agents. A table stops when entropy drops
 below a threshold (consensus), when the distance stays high without shrinking (divergence), or
 at max rounds.
@@ -300,7 +300,7 @@ when an agent stated one. Return JSON:
 def turn_prompt(
     board: Blackboard, persona_id: str, focus: Claim, intent: str = "", grounding: str = "", topic: str = ""
 ) -> str:
-    """The per-turn context of seed 02 "context.ts": topic, claims, summary, own past stances,
+    """The per-turn context: topic, claims, summary, own past stances,
     the round's claim, the persona's belief grounding, and the fields the reply must state."""
     intent_line = f"\nYour intent this turn: {intent}." if intent else ""
     topic_line = f"Topic: {topic}\n" if topic else ""

@@ -1,4 +1,4 @@
-"""Blitz mode (seed 02 §1): the original engine, kept for comparison.
+"""Blitz mode: the original engine, kept for comparison.
 
 Topic -> claim decomposition (2-4 testable sub-claims, fast tier) -> tables of 3-5 ->
 initial stances (parallel) -> rounds in which every agent of every table answers the round's
@@ -6,7 +6,7 @@ claim in parallel over its table's blackboard -> blackboard merge (summary, crux
 flip conditions; fast tier) -> convergence (stance entropy, confidence-weighted distance,
 divergence, max rounds) -> one final output pass (fast tier).
 
-Its known weakness is the seed's own: agents answer the blackboard, not each other, so a run
+Its known weakness is the design's own: agents answer the blackboard, not each other, so a run
 reads as parallel monologues. That is the point of keeping it: the comparison shows it.
 """
 

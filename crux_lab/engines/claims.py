@@ -1,4 +1,4 @@
-"""Shared first steps of the blitz, classical and graph engines (seed 02 §1, seed 03).
+"""Shared first steps of the blitz, classical and graph engines.
 
 topic -> 2-4 testable sub-claims (fast tier) -> tables of 3-5 personas -> initial stances
 (one strong-tier call per persona, in parallel).
@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from crux_lab.engines.base import EngineContext
 from crux_lab.llm.base import Hints
 from crux_lab.models import EngineError
+from crux_lab.personas.prompt import build_system_prompt
 
 StanceWord = Literal["pro", "con", "uncertain"]
 
@@ -81,26 +82,9 @@ premise the answer depends on, never the topic restated. No compound claims, no 
 
 
 def persona_system(ctx: EngineContext, persona_id: str, *, positions: bool = True) -> str:
-    """The persona's system prompt: the consolidated prompt when the library provides one.
-    ``positions=False`` leaves the persona's stated positions out (a call that decides when
-    to speak, not what to say)."""
-    persona = ctx.personas[persona_id]
-    try:  # the persona issue's consolidated prompt builder (optional until it lands)
-        from crux_lab.personas import prompt as prompt_mod
-
-        build = getattr(prompt_mod, "build_system_prompt", None)
-        if callable(build):
-            return str(build(persona, include_positions=positions))
-    except ImportError:
-        pass
-    c = persona.contract
-    return (
-        f"You are {c.name}. {c.personality}\n"
-        f"Epistemology: {c.epistemology}\nTime horizon: {c.time_horizon}\n"
-        f"Stakes: {c.stakes}\nKnown bias: {c.bias}\n"
-        f"What would change your mind: {c.flip_conditions}\n"
-        "Stay in character; argue for what you actually believe."
-    )
+    """The persona's consolidated system prompt. ``positions=False`` leaves the persona's stated
+    positions out (a call that decides when to speak, not what to say)."""
+    return build_system_prompt(ctx.personas[persona_id], include_positions=positions)
 
 
 def names(ctx: EngineContext, persona_ids: Sequence[str] | None = None) -> str:
@@ -129,9 +113,9 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> t
 
 
 def assign_tables(persona_ids: Sequence[str], seed: int = 0, size: int = 5) -> list[list[str]]:
-    """Split personas into tables of 3-5 (seed 02 "Table Assigner"); fewer than 6 share one table.
+    """Split personas into tables of 3-5; fewer than 6 share one table.
 
-    Tables are as even as possible; the seed shuffles who sits where.
+    Tables are as even as possible; ``seed`` shuffles who sits where.
 
     >>> assign_tables(["a", "b", "c", "d"])
     [['a', 'b', 'c', 'd']]

@@ -1,8 +1,8 @@
-"""Classical mode (seed 02 §1): sequential turns chosen by urgency, with intent tracking.
+"""Classical mode: sequential turns chosen by urgency, with intent tracking.
 
 Same front half as blitz (claims, tables, initial stances, blackboard), but the debate is a
 sequence of turns: before every turn each agent of the table scores its urgency to speak
-(one fast-tier ``urgency`` call per agent, the cost the seed complains about) and declares an
+(one fast-tier ``urgency`` call per agent, the mode's known cost) and declares an
 intent (challenge, defend, concede, clarify, propose_crux, pass) and the claim it wants to
 address. The most urgent agent speaks with that intent. One round is as many turns as the
 table has agents; after each round the blackboard is summarised and convergence is checked.

@@ -1,7 +1,7 @@
 """Cross-engine run: the same topic, personas and seed through several engines.
 
-``compare(...)`` runs each engine in turn (engines not installed yet are skipped with a clear
-message), writes one run folder per engine and ingests them into DuckDB in one step (the
+``compare(...)`` runs each engine in turn (an unknown engine name is skipped with a message
+listing the valid ones), writes one run folder per engine and ingests them into DuckDB in one step (the
 store's single-writer rule), and returns the results. ``comparison_table`` renders the
 side-by-side view: cruxes and cards found beside the calls, tokens and cost they took, with
 regime, turns and wall time (what each engine's extra calls buy).
@@ -139,15 +139,14 @@ def run_comparison(
     """Run every engine on the same input; see the module docstring."""
     say = on_message or (lambda _m: None)
     names = parse_engine_list(list(engines))
-    installed = available()
+    known = available()
     params = params or {}
     out = Comparison()
     configs: list[DebateConfig] = []
     for name in names:
-        if name not in installed:
-            reason = "unknown engine" if name not in ALL_ENGINES else "not installed yet"
-            out.skipped[name] = reason
-            say(f"skipping engine '{name}': {reason} (installed: {', '.join(installed) or 'none'})")
+        if name not in known:
+            out.skipped[name] = "unknown engine"
+            say(f"skipping engine '{name}': unknown engine (valid: {', '.join(known)})")
             continue
         try:
             configs.append(

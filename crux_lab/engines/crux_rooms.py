@@ -1,18 +1,19 @@
-"""The ``crux_rooms`` engine: the deployed Dialogue + Crux Room system (seed 02 §5), with the
-fixes the Feb 17 quality pass planned (§6 Areas 5-6).
+"""The ``crux_rooms`` engine: a dialogue channel that spawns crux rooms, with two fixes over the
+first version: rooms spawn only on repeated detections (staged commitment), and a room is a
+conversation rather than a fixed script.
 
 - A main channel where the personas take turns round-robin, 1-2 sentences each.
 - A disagreement detector every 3 messages over a sliding window of the last 6 (boolean
   decomposition; one call per window).
-- Staged commitment (Area 6): a candidate only becomes a room when it was seen in 3+
+- Staged commitment: a candidate only becomes a room when it was seen in 3+
   consecutive windows, its pair never had a room on that claim, and the pair's cooldown has
   passed. One-off quibbles never spawn rooms; the same argument never spawns twice. "The same
   claim" is decided from the claim's text as the detector worded it (:mod:`.crux_room.claims`).
-- Crux rooms as a conversation (Area 5): entry statements, free alternating exchange, a
+- Crux rooms as a conversation: entry statements, free alternating exchange, a
   fast-tier exit check after each exchange, a safety cap of 20 turns, then one strong-tier card
   extraction over the full room conversation.
 - Cards are posted back to the channel (``crux_card_posted``) and enter the channel's context
-  as evidence, not verdicts (seed 04 "crux cards posted back").
+  as evidence, not verdicts.
 
 It shares rooms, cards, anti-sycophancy and the insight output with the ``panel`` engine, so
 researchers can compare the two on the same personas.

@@ -1,4 +1,4 @@
-"""The ``dialogue`` (seed 01 v2) and ``dcg`` (seed 01 "Planned Upgrade") engines.
+"""The ``dialogue`` and ``dcg`` engines: one moderated dialogue, two kinds of graph.
 
 Both run the same dialogue layer, controller and four phases
 (:mod:`crux_lab.engines.dialogue_v2`); they differ only in what the crystallizer writes:
@@ -34,11 +34,11 @@ from crux_lab.models import DebateEvent
 
 
 class DialogueEngine:
-    """Seed 01 v2: short move-tagged dialogue, periodic crystallization into a Dung graph."""
+    """Short move-tagged dialogue, periodically crystallized into a sparse Dung argument graph."""
 
     name: ClassVar[str] = "dialogue"
     description: ClassVar[str] = (
-        "Dialogue v2: short move-tagged exchanges, a moderator, and a crystallizer that distills "
+        "Dialogue: short move-tagged exchanges, a moderator, and a crystallizer that distills "
         "them into a sparse Dung argument graph."
     )
     params_model: ClassVar[type[EngineParams]] = DialogueParams
@@ -64,12 +64,12 @@ class DialogueEngine:
 
 
 class DCGEngine(DialogueEngine):
-    """Seed 01 DCG upgrade: the same dialogue, crystallized into disputes, stances and reasons."""
+    """The same dialogue, crystallized into disputes, stances and reasons instead."""
 
     name: ClassVar[str] = "dcg"
     description: ClassVar[str] = (
-        "Dispute-centric graph: the v2 dialogue crystallized into binary disputes with YES/NO "
-        "stances and reasons, so contradictions are cruxes and never fake common ground."
+        "Dispute-centric graph: the dialogue engine's exchanges crystallized into binary disputes "
+        "with YES/NO stances and reasons, so contradictions are cruxes and never fake common ground."
     )
 
     def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:

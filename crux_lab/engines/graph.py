@@ -1,6 +1,6 @@
-"""Graph mode (seed 03): structured arguments, typed attacks, Dung semantics.
+"""Graph mode: structured arguments, typed attacks, Dung semantics.
 
-Pipeline (``runGraph`` of the seed):
+Pipeline:
 
 1. decompose the topic into claims (reused from blitz, fast tier);
 2. round 0: each persona submits 2-4 structured arguments (claim + premises + assumptions +
@@ -21,17 +21,17 @@ Every argument and attack reply states which of the engine's claims (``c1``...) 
 and the stance it takes on it; attacks name their target by the argument id the prompt
 showed. Those stated fields are all the engine knows about who holds what.
 
-Common ground is stricter than the seed's "common ground = grounded extension", because it
-must never be fake: a grounded argument counts only when it is uncontested, i.e. in no attack
+Common ground is stricter than "common ground = grounded extension", because it must never
+be fake: a grounded argument counts only when it is uncontested, i.e. in no attack
 with another persona's argument and opposed by no other persona's argument of the opposite
 stated stance on the same claim. Grounded arguments that won a conflict are reported
 separately as ``result.accepted_claims`` (:class:`crux_lab.models.AcceptedClaim`: who
 attacked, who defended, what it attacks). Camps are groups of personas by the stances they
 argued; preferred extensions are reported as extensions, with their count.
 
-Backward-compatible events as in the seed: debate_start, table_assigned, status,
-initial_stance (derived from round 0), agent_turn (one per validated attack),
-convergence_update, blackboard_update, debate_complete.
+Besides its graph events it sends the events of the blitz and classical engines:
+debate_start, table_assigned, status, initial_stance (derived from round 0), agent_turn (one
+per validated attack), convergence_update, blackboard_update, debate_complete.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class ValidationReply(BaseModel):
 
 
 # ---------------------------------------------------------------------------
-# Prompts (seed 03 Phase 3)
+# Prompts
 # ---------------------------------------------------------------------------
 
 
@@ -373,7 +373,8 @@ class GraphEngine:
                 yield EngineError(level="warning", purpose="validate_attacks", error=problem)
             yield ValidationComplete(round=rnd, results=results)
 
-            # Defence in depth: the seed's hard rules hold even if a validator lets them through.
+            # Defence in depth: no attack on a missing argument or on the speaker's own, even if the
+            # validator lets one through.
             by_id = {a.id: a for a in state.arguments}
             verdict = {r.attack_id: r for r in results}
             accepted: list[tuple[Attack, Argument, ArgMeta]] = []

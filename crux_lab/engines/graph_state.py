@@ -1,9 +1,9 @@
-"""Graph-mode state and output (seed 03 Phases 4-5), pure code with no LLM.
+"""Graph-mode state and output extraction, pure code with no LLM.
 
 ``GraphState`` is immutable: every update returns a new state. Semantics come from
 :mod:`crux_lab.argumentation` (grounded labelling, preferred extensions, crux extraction);
 this module only builds the framework from validated attacks, deduplicates, and maps the
-crux report onto the common DebateResult fields (seed 03 ``mapToDebateOutput``).
+crux report onto the DebateResult fields every engine fills.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class ArgMeta:
 
 @dataclass(frozen=True)
 class GraphState:
-    """ArgumentationGraphState of seed 03 (runtime; persisted as :class:`ArgumentGraph`)."""
+    """The graph engine's runtime state (persisted as :class:`ArgumentGraph`)."""
 
     topic: str
     arguments: tuple[Argument, ...] = ()
@@ -193,8 +193,8 @@ def labelling_stable(before: Mapping[str, Label], after: Mapping[str, Label]) ->
 
 def contradictory_pairs(state: GraphState, ids: Iterable[str]) -> list[tuple[str, str]]:
     """Pairs of arguments in ``ids`` whose replies stated opposite stances on the same claim but
-    that have no attack between them: the seed's fake-consensus bug (a contradiction nobody
-    turned into an edge)."""
+    that have no attack between them: a fake consensus (a contradiction nobody turned into an
+    edge, so both sides look uncontested)."""
     edges = {(k.from_arg_id, k.to_arg_id) for k in state.attacks}
     pool = sorted(ids)
     out = []
@@ -220,7 +220,7 @@ def cross_persona_conflicts(state: GraphState) -> tuple[dict[str, list[str]], di
     ``{argument id: [ids of other personas' arguments attacking it]}`` and
     ``{argument id: [ids of other personas' arguments it attacks]}``.
 
-    Seed 03 reads common ground off the grounded extension, but an argument that was attacked
+    The grounded extension alone is not common ground: an argument that was attacked
     and merely defended is not agreed by its attacker, and an attack left unanswered when the
     rounds ran out is not agreed by its target. Only grounded arguments in neither map are
     common ground (uncontested, and not opposed: :func:`opposing_arguments`); the rest are
@@ -364,7 +364,7 @@ def graph_regime(
     - consensus: the same, and every persona argued the same side of at least one claim
       (agreement on a named claim, never the mere absence of attacks);
     - polarized / partial: personas in conflict, with several preferred extensions, split by
-      how much of the graph is uncontested common ground (seed 01's rule);
+      how much of the graph is uncontested common ground (polarized below a quarter);
     - partial, when the conflicts were all decided in the graph (one preferred extension):
       one side's arguments were defeated, which is not agreement.
     """
@@ -485,7 +485,7 @@ def map_to_debate_output(
     result: DebateResult,
     claim_texts: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
-    """seed 03 ``mapToDebateOutput``: crux assumptions -> cruxes, per-persona evidence ->
+    """The graph mapped onto the result every engine fills: crux assumptions -> cruxes, per-persona evidence ->
     evidence ledger, settling questions and stated falsifiers -> resolution paths, defeated
     arguments -> flip conditions. Camps (groups of personas), fault lines and the regime come
     from the stances the replies stated (``claim_texts``: the engine's claims, id -> text).

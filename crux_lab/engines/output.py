@@ -1,9 +1,8 @@
-"""The final output of the blitz and classical engines (seed 02 "output.ts"), mapped onto the
-common DebateResult fields of seed 03 "mapToDebateOutput": cruxes, fault lines, flip
-conditions, resolution paths and evidence ledger.
+"""The final output of the blitz and classical engines, mapped onto the DebateResult fields
+every engine fills: cruxes, fault lines, flip conditions, resolution paths and evidence ledger.
 
 The cruxes, fault lines and resolution paths come from one fast-tier ``final_output`` call
-over the consolidated blackboards (the seed's "Final Table"); each crux names the engine's
+over the consolidated blackboards of all tables; each crux names the engine's
 claim it sits under by id. Common ground, camps and the regime are computed in pure code from
 the stances the agents stated, so a model cannot invent agreement.
 """
@@ -55,7 +54,7 @@ class PersonaNote(BaseModel):
 
 
 class DebateOutputReply(BaseModel):
-    """The structured DebateOutput of seed 02 (one fast-tier call)."""
+    """The structured final output of a blitz or classical debate (one fast-tier call)."""
 
     cruxes: list[CruxOut] = Field(default_factory=list)
     fault_lines: list[str] = Field(default_factory=list)

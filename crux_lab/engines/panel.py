@@ -1,4 +1,4 @@
-"""The ``panel`` engine: panel debate with crux rooms (seed 05 Part 2, seed 04 Part 2 §3-6).
+"""The ``panel`` engine: panel debate with crux rooms.
 
 Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
 concurrently; with the worldview step on, each opening also states the persona's positions
@@ -8,14 +8,14 @@ with ``detection_votes``), a queue of at most 2 contested claims with one oppose
 (``pairs_per_claim``), a clash of 2-3 rebuttals per queued pair, and a three-phase crux room
 that goes on from the clash when it does not resolve it -> round summary (fast tier) ->
 closing round (concurrently) -> position shifts, opening vs closing. This keeps a 4-persona,
-3-aspect debate within the seeds' budget (about 63 calls; docs/architecture.md).
+3-aspect debate within a budget of about 63 calls (docs/architecture.md).
 
 A clash is an exchange of at least two turns. When one side concedes in it, naming what moved
 it, the clash's card is extracted from the exchange and recorded as a resolved crux with that
 reason (it does not vanish); otherwise the pair goes to a crux room.
 
-Events follow seed 05 §6.1. The anti-sycophancy stack of Part 5 is on by default; every
-measure has its own switch in :class:`PanelParams`.
+The anti-sycophancy stack (:mod:`.crux_room.antisyc`) is on by default; every measure has
+its own switch in :class:`PanelParams`.
 """
 
 from __future__ import annotations

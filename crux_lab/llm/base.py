@@ -245,10 +245,11 @@ class Allocation:
     max_tokens: int
 
 
-# Model allocation per purpose: seed 05 §2.10 (panel), seed 01 (dialogue v2 on Sonnet),
-# seed 03 / seed 02 (graph, blitz, classical). DebateConfig.allocation overrides it.
+# Model allocation per purpose: the fast tier for reading, checking and summarising, the strong
+# tier for what a persona says and for cards and crystallization. DebateConfig.allocation
+# overrides it.
 ALLOCATION: dict[str, Allocation] = {
-    # panel (seed 05 §2.10)
+    # panel
     "decompose": Allocation(Tier.fast, 0.3, 600),
     "opening": Allocation(Tier.strong, 0.85, 400),
     "take": Allocation(Tier.strong, 0.85, 400),
@@ -259,12 +260,12 @@ ALLOCATION: dict[str, Allocation] = {
     "card": Allocation(Tier.strong, 0.3, 1200),
     "summarize": Allocation(Tier.fast, 0.3, 300),
     "closing": Allocation(Tier.strong, 0.85, 500),
-    # dialogue v2 / dcg (seed 01: everything on Sonnet)
+    # dialogue / dcg: everything on the strong tier
     "dialogue_turn": Allocation(Tier.strong, 0.85, 300),
     "crystallize": Allocation(Tier.strong, 0.3, 2000),
     "discovery": Allocation(Tier.strong, 0.3, 1500),
     "resolution": Allocation(Tier.strong, 0.85, 500),
-    # graph mode (seed 03) and blitz / classical (seed 02)
+    # graph mode and blitz / classical
     "initial_arguments": Allocation(Tier.strong, 0.7, 1500),
     "generate_attacks": Allocation(Tier.strong, 0.7, 1500),
     "validate_attacks": Allocation(Tier.fast, 0.2, 1500),
@@ -275,7 +276,7 @@ ALLOCATION: dict[str, Allocation] = {
     "urgency": Allocation(Tier.fast, 0.3, 200),
     "blackboard_summary": Allocation(Tier.fast, 0.3, 500),
     "final_output": Allocation(Tier.fast, 0.3, 1500),
-    # crux_rooms (seed 02 §5)
+    # crux_rooms
     "channel_message": Allocation(Tier.strong, 0.85, 200),
     # personas
     "extract_beliefs": Allocation(Tier.fast, 0.2, 800),

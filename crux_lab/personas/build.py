@@ -1,4 +1,4 @@
-"""Belief graph build pipeline: corpus -> causal triples -> ``beliefs.json`` (seed 04 §1, seed 05 §1.1).
+"""Belief graph build pipeline: corpus -> causal triples -> ``beliefs.json``.
 
 1. Chunk the corpus into ~280-token pieces (a long chunk is split at sentence boundaries; its
    pieces keep the original chunk id as their grounding, so confidence still counts
@@ -181,8 +181,8 @@ def aggregate(
     """Merge per-chunk extractions into one grounded :class:`BeliefGraph`.
 
     Node and edge confidence = density of independent grounding chunks. When more than
-    ``max_nodes`` concepts come out, the best-grounded are kept (seed 04: "keep only those
-    with multiple grounding sources").
+    ``max_nodes`` concepts come out, the best-grounded are kept (those with the most
+    independent grounding sources).
     """
     nodes: dict[str, _NodeAcc] = {}
     edges: dict[tuple[str, str], _EdgeAcc] = {}

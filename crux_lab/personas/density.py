@@ -1,4 +1,4 @@
-"""Belief confidence as corpus density (seed 05 §1.1, made honest).
+"""Belief confidence as corpus density.
 
 A node's or edge's confidence is how many *independent* corpus chunks ground it, mapped to
 [0, 1); it is never a number a model states about itself.

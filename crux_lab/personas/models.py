@@ -1,6 +1,6 @@
 """Persona file formats (one folder per persona under ``data/personas/<id>/``).
 
-Files use the seeds' camelCase keys (``timeHorizon``, ``anchorExcerpts``...); Python code uses
+Files use camelCase keys (``timeHorizon``, ``anchorExcerpts``...); Python code uses
 snake_case. ``stances.json`` is the ground truth the simulated backend acts from.
 """
 

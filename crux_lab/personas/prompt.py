@@ -1,11 +1,11 @@
-"""Consolidated persona prompts (seed 05 §1.3, §4.2) and the tiered debate history (04 §6, 05 §2.9).
+"""Consolidated persona prompts and the tiered debate history.
 
 Three entry points, all pure (text in, text out, no I/O):
 
 - :func:`build_system_prompt` — one system block per persona, at most ``SYSTEM_BUDGET``
   (2,200) tokens: Identity, How You Think, What Changes Your Mind, Where You Stand, Your Voice,
-  Grounding, Debate Conduct. ``framing="third"`` gives the APR framing of 05 §1.4
-  ("Michael Saylor is known for ...") instead of "You are ...".
+  Grounding, Debate Conduct. ``framing="third"`` gives the third-person (APR)
+  framing ("Michael Saylor is known for ...") instead of "You are ...".
 - :func:`build_history` — a :class:`HistoryContext` for one persona: recent turns verbatim,
   summaries of older rounds, open contested claims, crux cards, and this persona's own earlier
   claims with the attacks on them.
@@ -35,8 +35,8 @@ TURN_BUDGET = 800
 HISTORY_BUDGET = 450
 OWN_CLAIMS_KEPT = 8  # a persona's most recent older claims (with the attacks on them)
 
-# Per-section caps after seed 05 §1.3. "Where You Stand" and "Debate Conduct" are ours; the
-# Grounding cap is above the seed's 200 because our anchors are paraphrase paragraphs, not tweets.
+# Per-section token caps of the system block. Grounding gets 320 rather than 200 because our
+# anchors are paraphrase paragraphs, not tweets.
 SECTION_CAPS = {
     "identity": 800,
     "thinking": 500,
@@ -142,8 +142,8 @@ def build_system_prompt(
 ) -> str:
     """The persona's one consolidated system block (≤ ``max_tokens`` tokens).
 
-    ``framing="second"`` addresses the model ("You are Michael Saylor"); ``"third"`` is the APR
-    framing of seed 05 §1.4 ("The following describes Michael Saylor ..."), which tends to give
+    ``framing="second"`` addresses the model ("You are Michael Saylor"); ``"third"`` is the
+    third-person (APR) framing ("The following describes Michael Saylor ..."), which tends to give
     more committed role-play for well-known people. ``propositions`` (id -> Proposition) lets
     "Where You Stand" quote each claim; when omitted they are looked up in the library's decks
     (:func:`crux_lab.personas.loader.propositions_for`), and failing that the stance reasons are
@@ -403,7 +403,7 @@ def build_history(
     recent: int = 6,
     anonymize: bool = False,
 ) -> HistoryContext:
-    """The tiered history one persona receives (seed 04 §6, seed 05 §2.9).
+    """The tiered history one persona receives: recent turns verbatim, older ones summarised.
 
     - ``turns``: the debate so far (oldest first). The last ``recent`` turns are kept verbatim;
       older turns are represented by ``round_summaries`` or, when the engine gave none, by an
@@ -411,7 +411,7 @@ def build_history(
     - Per-persona emphasis: the persona's own older claims stay listed with the challenges made
       to them (a turn replying to it, or an opponent's turn on the same proposition with the
       opposite stance), so contradicting an earlier position is visible.
-    - ``anonymize``: other speakers appear as "Speaker A/B/..." (05 §5.1, less sycophancy);
+    - ``anonymize``: other speakers appear as "Speaker A/B/..." (less sycophancy);
       the persona's own turns appear as "You".
     """
     names = dict(names or {})
@@ -475,7 +475,7 @@ def build_history(
 
 
 def reanchor_line(persona: Persona, *, framing: Framing = "second", beliefs: int = 2) -> str:
-    """Identity re-anchoring for the user message (seed 04: every N turns, name + key beliefs).
+    """Identity re-anchoring for the user message (every N turns: name + key beliefs).
 
     Uses the persona's ``beliefs`` most confident non-uncertain stance reasons.
     """
@@ -497,11 +497,11 @@ def build_turn_message(
     output_format: str | None = DEFAULT_OUTPUT,
     max_tokens: int = TURN_BUDGET,
 ) -> str:
-    """The per-turn user message (≤ ``max_tokens``), following seed 05 §4.2.
+    """The per-turn user message (≤ ``max_tokens``).
 
     Order: belief grounding (from :func:`crux_lab.personas.retrieval.render_grounding`), then
     the debate context (``history``), then the turn instruction, the length hint and the output
-    format. ``reanchor`` is the periodic identity re-anchoring line of seed 04 ("Remember: you
+    format. ``reanchor`` is the periodic identity re-anchoring line ("Remember: you
     hold X because Y"). The instruction and output format are never cut; the history shrinks
     tier by tier first, then the grounding.
 

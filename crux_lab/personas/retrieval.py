@@ -1,4 +1,4 @@
-"""Per-turn epistemic grounding (seed 05 §1.2): retrieve a persona's relevant beliefs.
+"""Per-turn epistemic grounding: retrieve a persona's relevant beliefs.
 
 Belief-node concepts and corpus chunks are embedded once per persona with
 :func:`crux_lab.embed.get_embedder` (all-MiniLM-L6-v2, no torch, offline) and cached under
@@ -241,7 +241,7 @@ def render_grounding(
     """Serialise a retrieval into the per-turn reasoning anchors (≤ ``max_tokens``; "" on fallback).
 
     Each line names a belief, its corpus density, what it supports or undermines, and, for the
-    top belief, the beliefs conceding it would abandon (seed 05 §2.8). The top grounding chunk
+    top belief, the beliefs conceding it would abandon. The top grounding chunk
     is excerpted so the model reasons from the persona's own (paraphrased) material.
     """
     if retrieval.fallback or not retrieval.beliefs:
@@ -253,7 +253,7 @@ def render_grounding(
         n = rb.node
         line = f'- "{_clip(n.concept, 25)}" [{n.type}, {len(n.grounding)} source(s), {n.confidence:.2f}]'
         if not flagged and len(rb.dependents) > 1:
-            # Seed 05 §2.8: make the cost of a casual concession explicit.
+            # Make the cost of a casual concession explicit.
             line += " → conceding it would weaken: " + "; ".join(f'"{_clip(d, 12)}"' for d in rb.dependents[:3])
             flagged = True
         elif rb.supports:
@@ -309,6 +309,6 @@ def grounding_for(
         warnings.warn(f"belief retrieval unavailable ({exc}); {persona.id} speaks from its contract only", stacklevel=2)
         return ""
     if tension is None and opponent and r.beliefs:
-        # Seed 05 §1.2: name the belief the opponent's claim presses on.
+        # Name the belief the opponent's claim presses on.
         tension = f'your belief "{_clip(r.beliefs[0].node.concept, 16)}" is challenged by {opponent}\'s claim: "{_clip(query, 30)}"'
     return render_grounding(r, tension=tension, framing=framing, name=persona.name, max_tokens=max_tokens)

@@ -1,4 +1,4 @@
-"""Belief revision, the practical kind (seed 04 "Belief Revision", seed 05 §2.8, §5.2).
+"""Belief revision, the practical kind.
 
 No AGM, no Bayesian propagation: each persona keeps two proposition lists,
 ``claims_accepted`` and ``claims_rejected``, updated after crux cards, plus a position history.
@@ -27,8 +27,8 @@ from crux_lab.personas.models import Persona
 Stance = Literal["pro", "con", "uncertain"]
 Source = Literal["initial", "turn", "card", "concession"]
 
-# Phrases that carry no reason of their own (seed 05 §5.2: rhetorical force, politeness and
-# being outnumbered are not reasons).
+# Phrases that carry no reason of their own (rhetorical force, politeness and being outnumbered
+# are not reasons to change a position).
 _GENERIC = re.compile(
     r"\b(that'?s a (great|good|fair|valid) point|good point|great point|fair point|fair enough|you('?re| are) right|"
     r"i (can )?see (where|what) you|i understand (your|the) (perspective|point)|i agree( with you)?|"
@@ -91,7 +91,7 @@ class StanceChange:
 
     @property
     def flagged(self) -> bool:
-        """Changed without naming a reason (the detectable inconsistency of seed 05 §2.8)."""
+        """Changed without naming a reason (the drift that position tracking makes detectable)."""
         return not self.named_reason
 
 
@@ -139,7 +139,8 @@ def _lists(accepted: frozenset[str], rejected: frozenset[str], claim: str, stanc
 
 
 def _satisfied_flip(state: BeliefState, claim: str, reason: str | None) -> str | None:
-    """Id of a flip condition whose keywords all appear in ``reason`` (seed 05 §5.2, condition 2)."""
+    """Id of a flip condition whose keywords all appear in ``reason`` (a met flip condition is one
+    of the two legitimate reasons to update; a specific challenge to a premise is the other)."""
     text = (reason or "").lower()
     for trigger_id, keywords in state.flip_conditions.get(claim, ()):
         if keywords and all(k in text for k in keywords):

@@ -19,7 +19,7 @@ from crux_lab.personas.prompt import (
 )
 from crux_lab.personas.retrieval import TextEmbedder, grounding_for
 
-REANCHOR_EVERY = 4  # seed 04: periodic re-anchoring against attention decay
+REANCHOR_EVERY = 4  # periodic identity re-anchoring, against the persona fading over a long context
 
 
 def persona_turn_message(
@@ -41,7 +41,7 @@ def persona_turn_message(
 
     ``query`` is the claim under discussion (e.g. the last opponent turn); its relevant beliefs
     are retrieved and prepended, or nothing when none clears the threshold (contract-only);
-    ``opponent`` (display name of who made that claim) adds the seed's "Tension:" line.
+    ``opponent`` (display name of who made that claim) adds a "Tension:" line naming the belief that claim presses on.
     ``turn_number`` (the persona's own turn count) adds the re-anchoring line every
     ``REANCHOR_EVERY`` turns.
     """

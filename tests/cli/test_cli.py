@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -293,8 +294,21 @@ def test_db_query_errors(runner: CliRunner, tmp_path: Path) -> None:
 # -- sub-apps and entry points -------------------------------------------------------------
 
 
-def test_missing_subapp_module_is_skipped() -> None:
-    assert load_subapp("crux_lab.no_such_package.cli", "app", "nothing") is None
+def test_missing_subapp_module_becomes_a_stub_that_names_it(runner: CliRunner) -> None:
+    stub = load_subapp("crux_lab.no_such_package.cli", "app", "nothing")
+    assert isinstance(stub, typer.Typer)
+    res = runner.invoke(stub, [])
+    assert res.exit_code == 1
+    assert "crux-lab nothing` is unavailable" in flat(res.output) and "crux_lab.no_such_package" in flat(res.output)
+
+
+def test_every_subapp_has_its_own_name_and_module() -> None:
+    from crux_lab.cli import SUBAPPS
+
+    names = [name for _, _, name in SUBAPPS]
+    assert len(set(names)) == len(names)
+    for module_name, _, _ in SUBAPPS:
+        assert importlib.util.find_spec(module_name) is not None, module_name
 
 
 def test_broken_subapp_becomes_a_stub_that_reports(runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -335,10 +349,10 @@ def test_subapps_mount_as_groups_or_single_commands(runner: CliRunner, monkeypat
     mounted = mount_subapps(root, [
         ("crux_lab_tests_subapps", "group", "tools"),
         ("crux_lab_tests_subapps", "greet", "greet"),
-        ("crux_lab.not_there.cli", "app", "ghost"),
-        ("crux_lab_tests_subapps", "greet", "tools"),  # a name already taken is skipped
+        ("crux_lab.not_there.cli", "app", "ghost"),  # mounted as a stub that reports the failure
     ])
-    assert mounted == ["tools", "greet"]
+    assert mounted == ["tools", "greet", "ghost"]
+    assert runner.invoke(root, ["ghost"]).exit_code == 1
     assert runner.invoke(root, ["tools", "ping"]).stdout.strip() == "pong"
     res = runner.invoke(root, ["greet", "ada", "--loud"])  # options after the argument
     assert res.exit_code == 0 and res.stdout.strip() == "ADA"

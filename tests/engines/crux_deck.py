@@ -1,7 +1,7 @@
 """A small synthetic deck with planted cruxes, for the tests and benchmarks of the crux engines.
 
 Four synthetic archetypes (labelled ``synthetic``; no real person) debate a strategic bitcoin
-reserve. Seven propositions spread over the three aspects of seed 05 §2.2. Five are contested,
+reserve. Seven propositions spread over three aspects. Five are contested,
 one per disagreement type premise/horizon/evidence/definition/values; two are consensus
 propositions (the only honest common ground). One flip condition is planted so that a real,
 reason-named position shift can happen (``trader`` on ``p2`` when someone cites the halving

@@ -1,4 +1,4 @@
-"""Blitz mode (seed 02 §1): tables, convergence metrics, the full run on the simulator."""
+"""Blitz mode: tables, convergence metrics, the full run on the simulator."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Classical mode (seed 02 §1): urgency-selected sequential turns with intent tracking."""
+"""Classical mode: urgency-selected sequential turns with intent tracking."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ async def test_classical_run_is_sequential_and_tracks_intent() -> None:
     turns = [e for e in result.events if e.type == "agent_turn"]
     assert turns
     purposes = Counter(c.purpose for c in result.llm_calls)
-    # Every turn costs one urgency call per agent (the seed's complaint) and one post.
+    # Every turn costs one urgency call per agent (the mode's known cost) and one post.
     assert purposes["urgency"] == len(turns) * len(ids)
     assert purposes["blackboard_turn"] == len(turns)
     assert all(c.tier is Tier.fast for c in result.llm_calls if c.purpose == "urgency")

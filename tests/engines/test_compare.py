@@ -30,26 +30,17 @@ def shipped_deck() -> tuple[list[str], str]:
     return decks[0].persona_ids[:3], decks[0].topics[0]
 
 
-@pytest.fixture
-def only_mine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pretend only blitz and graph are installed (keeps the test fast and independent)."""
-    from crux_lab import engines
-
-    real = engines.available()
-    monkeypatch.setattr(compare_mod, "available", lambda: {k: v for k, v in real.items() if k in ("blitz", "graph")})
-
-
-def test_compare_writes_one_run_per_engine_and_skips_missing_ones(tmp_path: Path, only_mine: None) -> None:
+def test_compare_writes_one_run_per_engine_and_skips_unknown_ones(tmp_path: Path) -> None:
     ids, topic = shipped_deck()
     messages: list[str] = []
     db = tmp_path / "cmp.duckdb"
     outcome = run_comparison(
-        topic, ids, ["blitz", "graph", "panel"], seed=3, db_path=db, runs_dir=tmp_path / "runs",
+        topic, ids, ["blitz", "graph", "nosuch"], seed=3, db_path=db, runs_dir=tmp_path / "runs",
         params={"graph": {"max_rounds": 2}}, on_message=messages.append,
     )
     assert [r.engine for r in outcome.results] == ["blitz", "graph"]
-    assert outcome.skipped == {"panel": "not installed yet"}
-    assert any("skipping engine 'panel'" in m for m in messages)
+    assert outcome.skipped == {"nosuch": "unknown engine"}
+    assert any("skipping engine 'nosuch'" in m and "blitz" in m for m in messages)  # names the valid ones
     # Same input for all: topic, personas, seed.
     assert {(r.config.topic, tuple(r.config.persona_ids), r.config.seed) for r in outcome.results} == {(topic, tuple(ids), 3)}
     graph = outcome.results[1]
@@ -67,7 +58,7 @@ def test_compare_writes_one_run_per_engine_and_skips_missing_ones(tmp_path: Path
     console = Console(record=True, width=160)
     console.print(comparison_table(outcome.results, outcome.skipped))
     text = console.export_text()
-    assert "blitz" in text and "graph" in text and "skipped" in text and "not installed yet" in text
+    assert "blitz" in text and "graph" in text and "skipped" in text and "unknown engine" in text
 
 
 def test_bad_engine_lists_and_params_are_refused() -> None:
@@ -81,18 +72,18 @@ def test_bad_engine_lists_and_params_are_refused() -> None:
         parse_engine_params(["panel.max_rounds=2"], ["graph"])
 
 
-def test_a_wrong_parameter_stops_the_comparison_before_any_call(tmp_path: Path, only_mine: None) -> None:
+def test_a_wrong_parameter_stops_the_comparison_before_any_call(tmp_path: Path) -> None:
     ids, topic = shipped_deck()
     with pytest.raises(CompareError, match="aspects"):
         run_comparison(topic, ids, ["graph", "blitz"], db_path=tmp_path / "x.duckdb", params={"blitz": {"aspects": 2}})
     assert not (tmp_path / "x.duckdb").exists()
 
 
-def test_compare_command_prints_the_table_and_writes_json(tmp_path: Path, only_mine: None) -> None:
+def test_compare_command_prints_the_table_and_writes_json(tmp_path: Path) -> None:
     ids, topic = shipped_deck()
     out = tmp_path / "rows.json"
     result = CliRunner().invoke(app, [
-        "--topic", topic, "--personas", ",".join(ids), "--engines", "blitz,graph,crux_rooms", "--seed", "1",
+        "--topic", topic, "--personas", ",".join(ids), "--engines", "blitz,graph,nosuch", "--seed", "1",
         "--backend", "simulated", "--db", str(tmp_path / "c.duckdb"), "--json", str(out),
         "--param", "graph.max_rounds=1",
     ])
@@ -100,7 +91,7 @@ def test_compare_command_prints_the_table_and_writes_json(tmp_path: Path, only_m
     assert "Engine comparison" in result.output
     data = json.loads(out.read_text())
     assert [r["engine"] for r in data["rows"]] == ["blitz", "graph"]
-    assert data["skipped"] == {"crux_rooms": "not installed yet"}
+    assert data["skipped"] == {"nosuch": "unknown engine"}
 
 
 def test_compare_command_rejects_bad_input_without_a_traceback(tmp_path: Path) -> None:

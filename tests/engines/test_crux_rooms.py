@@ -1,4 +1,4 @@
-"""The crux_rooms engine (seed 02 §5 with the §6 fixes) on the simulated backend."""
+"""The crux_rooms engine (staged-commitment spawn gate, conversational rooms) on the simulated backend."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 01's fake-consensus bug: reproduced in v2, structurally impossible in the DCG."""
+"""The fake-consensus bug: reproduced in the Dung graph of ``dialogue``, structurally impossible in the DCG."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from crux_lab.personas.loader import load_personas, propositions_for
 from crux_lab.runner import run_debate
 
 PAIR = ("michael-saylor", "arthur-hayes")
-ADOPTION = "crypto.p2"  # "Bitcoin adoption is deterministic ..." (seed 01's example)
+ADOPTION = "crypto.p2"  # "Bitcoin adoption is deterministic ..." (the classic example)
 
 
 @cache
@@ -32,7 +32,7 @@ def about(r: DebateResult, text: str) -> str | None:
 
 
 def test_before_v2_reports_a_polarized_pair_as_consensus() -> None:
-    """Seed 01 "Before": Saylor's determinism and Hayes' contingency both in the grounded extension."""
+    """Dung graph: Saylor's determinism and Hayes' contingency both in the grounded extension."""
     r = debate("dialogue", 1.0, 0)
     a = audited("dialogue", 1.0, 0)
     assert a.polarized and r.regime.value == "consensus"
@@ -46,7 +46,7 @@ def test_before_v2_reports_a_polarized_pair_as_consensus() -> None:
 
 
 def test_after_dcg_reports_the_same_debate_as_polarized() -> None:
-    """Seed 01 "After": one dispute, Saylor YES vs Hayes NO, a crux, no common ground."""
+    """DCG: one dispute, Saylor YES vs Hayes NO, a crux, no common ground."""
     r = debate("dcg", 0.0, 0)
     disputes = [d for d in r.dcg.disputes if about(r, d.question) == ADOPTION]
     assert len(disputes) == 1

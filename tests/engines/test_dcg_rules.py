@@ -1,4 +1,4 @@
-"""The DCG crystallizer's hard rules (seed 01 phase 2), enforced in code on any reply."""
+"""The DCG crystallizer's hard rules, enforced in code on any reply."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ def test_debate_runs_through_four_phases_and_is_valid(engine: str) -> None:
     assert r.usage.calls == len(r.llm_calls) > 0 and r.usage.input_tokens > 0 and r.duration_s > 0
     purposes = {c.purpose for c in r.llm_calls}
     assert {"opening", "dialogue_turn", "crystallize", "discovery", "resolution"} <= purposes
-    assert all(c.tier is Tier.strong for c in r.llm_calls)  # seed 01: everything on Sonnet
+    assert all(c.tier is Tier.strong for c in r.llm_calls)  # the dialogue engines run every call on the strong tier
     # the persisted result round-trips
     assert DebateResult.model_validate_json(r.model_dump_json()) == r
     assert r.regime.value != "unknown" and r.regime_description

@@ -89,7 +89,7 @@ def user_texts(card: CruxCard) -> list[str]:
     ]
 
 
-def test_full_flow_follows_seed_05_event_order(default: DebateRun) -> None:
+def test_full_flow_follows_the_panel_event_order(default: DebateRun) -> None:
     r = default
     res = r.result
     assert res.complete and res.error is None

@@ -1,4 +1,4 @@
-"""The anti-sycophancy stack (seed 05 Part 5): every measure works and has its own switch."""
+"""The anti-sycophancy stack: every measure works and has its own switch."""
 
 from __future__ import annotations
 

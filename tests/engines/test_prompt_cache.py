@@ -133,12 +133,12 @@ async def test_the_simulator_writes_a_persona_block_once_then_reads_it() -> None
     assert cost_usd(model, again) < cost_usd(model, Usage(input_tokens=n + u, output_tokens=50))
 
 
-# The seeds' shape: 4 personas of the shipped crypto deck, 3 aspects (benchmarks/panel_budget.py).
+# The panel's design shape: 4 personas of the shipped crypto deck, 3 aspects (benchmarks/panel_budget.py).
 RESERVE = "Should the US create a strategic Bitcoin reserve?"
 PERSONAS = ["michael-saylor", "arthur-hayes", "peter-schiff", "vitalik-buterin"]
 
 
-def panel_at_seeds_shape(seed: int) -> tuple[DebateRun, list[LLMRequest]]:
+def panel_at_design_shape(seed: int) -> tuple[DebateRun, list[LLMRequest]]:
     backend = ScriptedBackend(SimulatedBackend(load_personas(PERSONAS), propositions_for(PERSONAS), seed=seed))
     run = DebateRun(DebateConfig(topic=RESERVE, persona_ids=PERSONAS, engine="panel", seed=seed), backend=backend)
 
@@ -152,11 +152,11 @@ def panel_at_seeds_shape(seed: int) -> tuple[DebateRun, list[LLMRequest]]:
 
 @pytest.fixture(scope="module")
 def reserve_debate() -> tuple[DebateRun, list[LLMRequest]]:
-    return panel_at_seeds_shape(1)
+    return panel_at_design_shape(1)
 
 
-def test_panel_at_the_seeds_shape_stays_within_their_budget(reserve_debate: tuple[DebateRun, Any]) -> None:
-    """4 personas, 3 aspects, on the simulator: at most the seeds' ~63 calls and ~175k input
+def test_panel_at_its_design_shape_stays_within_its_budget(reserve_debate: tuple[DebateRun, Any]) -> None:
+    """4 personas, 3 aspects, on the simulator: at most the design's ~63 calls and ~175k input
     tokens (a deterministic count, as a regression guard; the real-model figures are benchmarks)."""
     run, _ = reserve_debate
     res = run.result

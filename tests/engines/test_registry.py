@@ -44,8 +44,6 @@ def test_aspects_on_blitz_is_refused_with_a_clear_error() -> None:
 
 
 def test_max_rounds_on_panel_is_refused_with_a_clear_error() -> None:
-    if "panel" not in engines.available():
-        pytest.skip("panel engine not installed yet")
     panel = engines.get("panel")
     config = DebateConfig(topic="t", persona_ids=["a", "b", "c"], engine="panel", params={"max_rounds": 3})
     with pytest.raises(EngineConfigError) as err:

@@ -27,7 +27,7 @@ def test_system_prompt_budget_on_every_persona(pid: str, framing: str) -> None:
     persona = load_persona(pid)
     text = build_system_prompt(persona, framing=framing, propositions=propositions_for([pid]))  # type: ignore[arg-type]
     assert count_tokens(text) <= SYSTEM_BUDGET
-    assert CONCESSION_RULE in text  # seed 01 known limitation 2: concession must be allowed
+    assert CONCESSION_RULE in text  # a persona must be allowed to concede, or no debate ever moves
     for header in ("## Identity", "## Grounding", "## Debate Conduct"):
         assert header in text
     for phrase in persona.voice.forbidden_phrases:

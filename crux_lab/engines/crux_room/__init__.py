@@ -3,7 +3,7 @@
 - :mod:`.schemas`: the structured replies the engines ask the model for;
 - :mod:`.prompts`: persona system prompt and per-phase instructions;
 - :mod:`.context`: tiered debate context, bounded room context, anonymized history;
-- :mod:`.antisyc`: the anti-sycophancy stack (seed 05 Part 5), one switch per measure;
+- :mod:`.antisyc`: the anti-sycophancy stack, one switch per measure;
 - :mod:`.run`: the engine shell (persona maximum from params) and the per-run state both engines keep;
 - :mod:`.speaker`: one persona turn = request -> reply -> check -> DialogueTurn;
 - :mod:`.detection`: boolean disagreement detection, majority vote, queue, staged spawn gate;

@@ -1,13 +1,17 @@
-"""The anti-sycophancy stack of seed 05 Part 5, one switch per measure.
+"""The anti-sycophancy stack: measures against a persona giving in to social pressure rather than
+to an argument, one switch per measure.
 
-- ``anonymize_history``: others appear as "Speaker A/B", never by name (§5.1);
-- ``position_statement``: each turn opens with the persona's committed position (§2.8);
+- ``anonymize_history``: others appear as "Speaker A/B", never by name, so deference to a
+  named opponent has nothing to attach to;
+- ``position_statement``: each turn opens with the persona's committed position, so drift is
+  visible;
 - ``belief_anchoring``: the persona's relevant belief-graph nodes, with "conceding X would
-  mean abandoning Y and Z" (§2.8);
+  mean abandoning Y and Z", so a casual concession shows its cost;
 - ``post_check``: a regex for politeness and capitulation patterns, then a fast-tier check;
-  a capitulation with no named reason is regenerated once (§5.1);
+  a capitulation with no named reason is regenerated once;
 - ``update_rule``: the prompt allows updates only on a named claim or a met flip condition,
-  and the position tracker refuses stance changes without one (§5.2).
+  and the position tracker refuses stance changes without one (repetition, rhetorical force or
+  being outnumbered are no reason).
 
 The switches live in the engines' parameters (:class:`AntiSycophancyParams`), so a sweep can
 turn each off and measure its effect.
@@ -23,7 +27,7 @@ from pydantic import BaseModel, Field
 from crux_lab.personas.models import BeliefNode, Persona
 from crux_lab.tokens import count_tokens
 
-# Surface patterns of AI politeness and capitulation (seed 02 "forbidden phrases", seed 05 §5.1).
+# Surface patterns of AI politeness and capitulation ("great point", "I now agree"...).
 POLITENESS = re.compile(
     r"\b(great|good|fair|excellent|valid) point\b"
     r"|\byou make a (good|great|valid|fair) (point|argument)\b"

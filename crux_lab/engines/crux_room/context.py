@@ -1,4 +1,4 @@
-"""Tiered debate context (seed 05 §2.9, seed 04 §6) and bounded crux-room context (§2.7).
+"""Tiered debate context and bounded crux-room context.
 
 Each turn's user message carries, in order: the original topic; summaries of completed
 rounds; open contested claims; crux card summaries; the persona's own earlier claims and the
@@ -6,7 +6,7 @@ attacks on them; the current round verbatim. When the whole exceeds the budget (
 by default) the oldest material goes first, so the context stays bounded however long the
 debate runs.
 
-History can be anonymized (seed 05 §5.1): the reader sees "You", "Speaker A", "Speaker B"...,
+History can be anonymized against sycophancy: the reader sees "You", "Speaker A", "Speaker B"...,
 and persona names inside the text are replaced the same way.
 """
 
@@ -94,7 +94,7 @@ class ContestedClaim:
 
 @dataclass
 class DebateMemory:
-    """What a panel debate remembers between rounds (seed 04 §6 ``DebateContext``)."""
+    """What a panel debate remembers between rounds."""
 
     topic: str
     names: dict[str, str]

@@ -1,10 +1,10 @@
 """Disagreement detection: boolean decomposition, majority vote, a bounded queue, and the
-staged-commitment spawn gate of seed 02 §6 Area 6.
+staged-commitment spawn gate (a room only for a disagreement seen again and again).
 
 A detection reply lists candidate disagreements, each as three booleans plus the two personas
-and the claim (seed 05 §2.6). A candidate counts only when all three booleans are true. With
+and the claim. A candidate counts only when all three booleans are true. With
 ``votes`` parallel detection calls, a persona pair is accepted when at least ``threshold`` of
-them report it (2 of 3 by default, seed 04 §5 option A). There is no confidence float.
+them report it (2 of 3 by default). There is no confidence float.
 Detections are keyed by the persona pair and the claim's text (:mod:`.claims`), never by
 anything the reply did not say.
 """
@@ -146,9 +146,9 @@ async def detect(
 
 @dataclass
 class DisagreementQueue:
-    """Disagreements waiting for a clash/room: at most ``max_depth`` claims (seed 05 §2.6), with
-    every opposed pair on each of them (best-voted first); never a pair+claim already settled
-    (it had a room, or its clash ended in a concession)."""
+    """Disagreements waiting for a clash/room: at most ``max_depth`` claims (so rooms cannot
+    cascade and eat the debate), with every opposed pair on each of them (best-voted first);
+    never a pair+claim already settled (it had a room, or its clash ended in a concession)."""
 
     max_depth: int = 2
     items: list[Voted] = field(default_factory=list)
@@ -186,7 +186,7 @@ class Tracked:
 
 @dataclass
 class SpawnGate:
-    """Staged commitment (seed 02 §6 Area 6): a detection spawns a room only when its pair and
+    """Staged commitment: a detection spawns a room only when its pair and
     claim (keyed by the claim's text) were seen in ``min_seen`` consecutive detection windows,
     that pair+claim never had a room, and the pair's cooldown (in channel messages, since
     simulated time is not wall time) has passed."""

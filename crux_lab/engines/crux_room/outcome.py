@@ -262,7 +262,7 @@ def finish(
         detected, cards, len(result.camps), agreed, opposed, assumptions=len(assumptions)
     )
     result.concession_trail = concessions(sp)
-    # the common output every engine maps to (seed 03 "mapToDebateOutput")
+    # the result fields every engine fills
     result.fault_lines = [f"{c.question} [{c.disagreement_type.value}]" for c in cards] + [
         f"{c.statement} [{c.disagreement_type.value}]" for c in assumptions if c.disagreement_type
     ]

@@ -31,7 +31,7 @@ class CruxParams(EngineParams):
         "and a reader lists each pair's conflicting assumptions; they are kept as assumption cruxes "
         "(n + n(n-1)/2 calls for n personas).",
     )
-    # anti-sycophancy stack (seed 05 Part 5): one switch per measure
+    # anti-sycophancy stack (:mod:`.antisyc`): one switch per measure
     anonymize_history: bool = True
     position_statement: bool = True
     belief_anchoring: bool = True

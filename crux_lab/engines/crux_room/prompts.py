@@ -1,8 +1,8 @@
 """Prompt text of the crux engines: the persona system prompt and per-phase instructions.
 
-The system prompt is the consolidated single block of seed 05 §1.3 (identity, how you think,
-what changes your mind, voice, grounding) from :mod:`crux_lab.personas.prompt`; the per-turn
-instructions follow seed 05 §2.2-2.8 and seed 04 §3-5.
+The system prompt is the persona's consolidated single block (identity, how you think, what
+changes your mind, voice, grounding) from :mod:`crux_lab.personas.prompt`; the per-turn
+instructions cover the panel's rounds, clashes, crux-room phases and belief revision.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from crux_lab.personas.prompt import build_system_prompt
 
 
 def persona_system_prompt(persona: Persona, propositions: Mapping[str, Proposition] | None = None) -> str:
-    """The persona's consolidated system block (≤ 2,200 tokens), built by the persona issue's
+    """The persona's consolidated system block (≤ 2,200 tokens), built by
     :func:`crux_lab.personas.prompt.build_system_prompt`; cached across the persona's calls."""
     return build_system_prompt(persona, propositions=propositions)
 

@@ -2,14 +2,14 @@
 
 Two room shapes share this module:
 
-- :func:`run_room` with ``three_phase=True`` (panel, seed 05 §2.7): position statements (or,
+- :func:`run_room` with ``three_phase=True`` (panel): position statements (or,
   for a room that follows a clash, each side's clash turn, the clash's later turns counting as
   exchange turns), a directed exchange of 2-8 adaptive turns (steelman prompts from turn
   ``steelman_after``), fast-tier exit checks every 2 turns, convergence statements, and a
   convergence check only when no exit check found the crux; when the two name different
   cores, 2 more exchange rounds and one more check (``max_convergence_checks``); a safety cap
   on the room's turns;
-- ``three_phase=False`` (crux_rooms engine, seed 02 §6 Area 5): entry statements, free
+- ``three_phase=False`` (crux_rooms engine): entry statements, free
   alternating exchange with an exit check after each exchange, then one closing statement each
   naming the premise buried under the disagreement (what the card is extracted from), all
   within the same cap.
@@ -68,7 +68,7 @@ class RoomSettings:
     turn_cap: int = 20
     last_turns: int = 4
     # Convergence checks of a three-phase room: when the first finds different cores, one more
-    # exchange of ``extra_rounds`` rounds and a second check, then the card (as the seeds say).
+    # exchange of ``extra_rounds`` rounds and a second check, then the card.
     max_convergence_checks: int = 2
 
 
@@ -154,7 +154,7 @@ async def run_room(
             steelman = settings.three_phase and exchanged >= settings.steelman_after
             instruction = prompts.ROOM_STEELMAN if steelman else prompts.ROOM_EXCHANGE
             if sp.antisyc.update_rule and exchanged >= 2:
-                # seed 05 §2.8: after an exchange, name the exact claim that moved you, or say why none did
+                # after an exchange, name the exact claim that moved you, or say why none did
                 instruction += "\n" + prompts.ROOM_AFTER_EXCHANGE
             t = await turn(speaker, instruction, "steelman" if steelman else "exchange")
             done += 1

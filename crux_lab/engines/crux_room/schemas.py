@@ -1,6 +1,6 @@
 """Structured replies the crux engines request (the ``output_schema`` of each call).
 
-Field names follow the seeds (snake_case). A persona turn's reply is its utterance plus the turn
+Field names are snake_case. A persona turn's reply is its utterance plus the turn
 fields every engine asks for (:class:`crux_lab.engines.base.TurnReply`: move, stance, addresses,
 named reason); everything else is optional so a terse real reply still validates.
 """
@@ -26,7 +26,7 @@ class AspectItem(Reply):
 
 
 class AspectsReply(Reply):
-    """Topic decomposition (seed 05 §2.3)."""
+    """Topic decomposition into the aspects a panel debates."""
 
     aspects: list[AspectItem] = Field(min_length=1)
 
@@ -47,7 +47,7 @@ class OpeningReply(SpeechReply):
 
 
 class DetectionItem(Reply):
-    """Boolean decomposition of one disagreement (seed 05 §2.6): no confidence float."""
+    """Boolean decomposition of one disagreement: no confidence float."""
 
     has_direct_opposition: bool
     has_specific_claim: bool
@@ -89,7 +89,7 @@ class CardPersonaReply(Reply):
 
 
 class CardReply(Reply):
-    """Crux card extraction (seed 05 §3.1; provenance fields are added by the engine).
+    """Crux card extraction (provenance fields are added by the engine).
     ``question`` is the buried premise under the disagreement, not the debate topic."""
 
     question: str = Field(min_length=1)
@@ -112,7 +112,7 @@ class SummaryReply(Reply):
 
 class SycophancyCheckReply(Reply):
     """Post-generation check: a capitulation is legitimate only with a named claim or a met flip
-    condition (seed 05 §5.2)."""
+    condition."""
 
     capitulates: bool
     names_specific_claim: bool = False

@@ -56,7 +56,7 @@ class StanceRecord:
 
 @dataclass
 class PositionTracker:
-    """Explicit position tracking (seed 05 §2.8): every stance, and which changes were justified."""
+    """Explicit position tracking: every stance, and which changes were justified."""
 
     enforce: bool = True
     records: list[StanceRecord] = field(default_factory=list)
@@ -169,7 +169,7 @@ class Speakers:
     ) -> str:
         persona = self.ctx.personas[persona_id]
         anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget) if self.antisyc.belief_anchoring else ""
-        # per-turn belief grounding (seed 05 §1.2); an anonymized debate never names the opponent
+        # per-turn belief grounding; an anonymized debate never names the opponent
         opponent = None if self.antisyc.anonymize_history else opponent_id
         grounding = self.ctx.grounding(persona_id, focus, opponent)
         rest = self._rest(persona_id, instruction, context, claims)

@@ -1,8 +1,8 @@
-"""Shared machinery of the ``dialogue`` (v2) and ``dcg`` engines (seed 01).
+"""Shared machinery of the ``dialogue`` and ``dcg`` engines.
 
 - :mod:`.controller`: moderator (turn-taking, steering, crystallization triggers, phases);
 - :mod:`.prompts`: dialogue, crystallizer and discovery prompts;
 - :mod:`.schemas`: the LLM output schemas (``{dialogue, move}``, CrystallizationResult, DCG);
-- :mod:`.graph`: the v2 argument graph; :mod:`.dcg_state`: the DCG under its hard rules;
+- :mod:`.graph`: the Dung argument graph; :mod:`.dcg_state`: the DCG under its hard rules;
 - :mod:`.crystallizer`: the two crystallizers; :mod:`.engine`: the shared engine loop.
 """

@@ -1,15 +1,15 @@
 """Fake-consensus audit of a finished dialogue/dcg debate against simulator ground truth.
 
-Seed 01's bug: a polarized pair reported as "consensus", with contradictory claims in the
+The bug it counts: a polarized pair reported as "consensus", with contradictory claims in the
 common ground. With the persona simulator the truth is known, so the bug can be counted:
 
 - a pair is *polarized* when two personas end the debate with opposite stances (pro vs con)
   on at least one proposition of their deck;
 - *contradictory common ground*: two common-ground items of different personas on the same
-  proposition whose personas end with opposite stances (v2: two grounded arguments), or one
+  proposition whose personas end with opposite stances (``dialogue``: two grounded arguments), or one
   item (a DCG dispute) backed by personas that end with opposite stances;
 - *contested common ground* (broader): any common-ground item on a proposition the pair ends
-  up disputing, even if only one side stated it (an unattacked one-sided claim in v2).
+  up disputing, even if only one side stated it (an unattacked one-sided claim in ``dialogue``).
 
 The audit is a scorer: it matches the result's items (arguments, disputes, cruxes, turns) to
 the deck's planted propositions by their TEXT alone, with the simulator's word-overlap
@@ -54,7 +54,7 @@ class FakeConsensusAudit:
 
     @property
     def fake_consensus(self) -> bool:
-        """The seed-01 bug: a polarized pair called consensus, or contradictions as common ground."""
+        """Fake consensus: a polarized pair called consensus, or contradictions as common ground."""
         return self.polarized and (self.labelled_consensus or bool(self.contradictory_common_ground))
 
 

@@ -1,8 +1,11 @@
-"""The moderator of seed 01: turn-taking, steering hints, crystallization triggers, phases.
+"""The moderator of the dialogue engines: turn-taking, steering hints, crystallization triggers,
+phases.
 
 The controller is a moderator, not an optimizer. It alternates speakers (bringing in anyone
-silent for ``fairness_gap`` turns), steers only in the situations of seed 01's table, decides
-when to crystallize, and moves the debate through the four phases by the seed's rules.
+silent for ``fairness_gap`` turns), steers only in a few situations (a point left unanswered,
+after a concession or a reframe, circling, a stuck crux search), decides when to crystallize,
+and moves the debate through the four phases on a stable frontier, the turn budget, or a
+crux proposed and acknowledged.
 It never calls an LLM; circling is detected by embedding similarity of recent turns.
 """
 
@@ -214,7 +217,7 @@ class Controller:
         return np.stack([self._vectors[t.id] for t in turns])
 
     def circling(self) -> bool:
-        """Recent exchange turns say the same things again (embedding similarity, seed 01)."""
+        """Recent exchange turns say the same things again (embedding similarity)."""
         if self.encoder is None:
             return False
         window = [t for t in self.turns[-self.settings.circling_window :] if t.phase != "opening"]
@@ -291,7 +294,8 @@ class Controller:
 
     # -- crystallization --------------------------------------------------
     def crystallization_trigger(self) -> str | None:
-        """Why to crystallize now (seed 01 "When to crystallize"), or None."""
+        """Why to crystallize now (a concession, a reframe, a proposed crux, a claim challenged and
+        answered, or too long since the last time), or None."""
         since = len(self.turns) - self.last_crystallized_at
         if since <= 0 or self.phase in (1, 4):
             return None
@@ -331,7 +335,7 @@ class Controller:
 
     # -- phases -----------------------------------------------------------
     def transition(self) -> tuple[int, str] | None:
-        """The next phase and why, when one of seed 01's transition rules fires."""
+        """The next phase and why, when one of the transition rules below fires."""
         if self.phase == 2:
             if self.frontier_stable():
                 return 3, f"contested frontier stable across {self.settings.stable_crystallizations} crystallizations"

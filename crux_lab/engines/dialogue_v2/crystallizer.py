@@ -1,6 +1,6 @@
-"""The crystallizer (seed 01): reads a cluster of turns, writes graph mutations.
+"""The crystallizer: reads a cluster of turns, writes graph mutations.
 
-Two writers share one interface. :class:`GraphCrystallizer` writes the v2 Dung argument graph
+Two writers share one interface. :class:`GraphCrystallizer` writes the Dung argument graph of the ``dialogue`` engine
 (``CrystallizationResult``); :class:`DCGCrystallizer` writes the dispute-centric graph. The
 engine loop does not know which one it drives. A reply that cannot be parsed is never fatal:
 the caller records a warning and the debate goes on without that mutation.
@@ -171,7 +171,7 @@ class Crystallizer(ABC):
 
     @abstractmethod
     def write_result(self, result: Any) -> None:
-        """Put the graph (v2) or the DCG into the DebateResult."""
+        """Put the Dung graph (``dialogue``) or the DCG (``dcg``) into the DebateResult."""
 
     def _new_concession(self, turn_index: int, speaker: str) -> bool:
         key = (turn_index, speaker)
@@ -210,7 +210,7 @@ def _unrecorded(
 
 
 # ---------------------------------------------------------------------------
-# v2: the Dung argument graph
+# dialogue: the Dung argument graph
 # ---------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""The DCG side of the crystallizer: apply a DCG reply under seed 01's hard rules.
+"""The DCG side of the crystallizer: apply a DCG reply under the DCG's hard rules.
 
 Every mutation goes through :func:`crux_lab.argumentation.dcg.apply_update`, which enforces
 the four invariants and raises :class:`DCGInvariantError` on a violation. Each logical unit
@@ -351,7 +351,7 @@ class DCGHolder:
 def dcg_insights(
     state: DCGState, persona_ids: list[str]
 ) -> tuple[list[Crux], list[CommonGround], list[Camp], Regime, str]:
-    """Cruxes, common ground and regime from the DCG (seed 01 phase 3), camps by side.
+    """Cruxes, common ground and regime from the DCG, camps by side.
 
     Cruxes carry each side's strongest reasons, ranked by Dung semantics inside the dispute.
     """

@@ -1,4 +1,4 @@
-"""The shared engine loop of ``dialogue`` (v2) and ``dcg`` (seed 01).
+"""The shared engine loop of ``dialogue`` and ``dcg``.
 
 Phase 1 openings (parallel) -> initial crystallization + centralized discovery -> phase 2
 free exchange -> phase 3 crux seeking -> phase 4 resolution (parallel) -> final
@@ -156,8 +156,8 @@ class DialogueRun:
         self, persona_id: str, phase: int, steering: SteeringDecision | None, turn_index: int,
         history: Sequence[DialogueTurn],
     ) -> DialogueTurn:
-        """One persona turn. The prompt lists the engine's current arguments (v2) or disputes
-        (DCG) by id; the reply states its words, move, stance, the ids it answers and, for a
+        """One persona turn. The prompt lists the engine's current arguments (``dialogue``) or
+        disputes (``dcg``) by id; the reply states its words, move, stance, the ids it answers and, for a
         concession, the reason that moved it. Nothing else of the reply is read."""
         purpose, instruction, length = {
             1: ("opening", prompts.OPENING_INSTRUCTION, "4-6 sentences"),

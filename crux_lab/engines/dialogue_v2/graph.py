@@ -1,6 +1,6 @@
-"""The v2 argument graph (seed 01 "Graph Operations"): sparse, mutable, shrinking.
+"""The dialogue engine's argument graph: sparse, mutable, shrinking.
 
-Operations mirror the seed's ``graph-state.ts``: add arguments and attacks, update an
+Operations: add arguments and attacks, update an
 argument, remove an argument (cascading its attacks), remove an attack. After every
 mutation the caller takes a :meth:`ArgumentGraphState.snapshot`, which recomputes grounded,
 preferred and the labelling with :mod:`crux_lab.argumentation` (never here).
@@ -160,7 +160,7 @@ class ArgumentGraphState:
         )
 
     def report(self) -> CruxReport:
-        """Common ground, camps, symmetric difference, assumptions and regime (seed 01 output)."""
+        """Common ground, camps, symmetric difference, assumptions and regime."""
         return extract_cruxes(
             self.framework(),
             {a.id: a.speaker_id for a in self.arguments.values()},
@@ -232,7 +232,7 @@ def _assumption_sides(state: ArgumentGraphState, deps: Sequence[str], text: str)
 def graph_insights(
     state: ArgumentGraphState, persona_ids: list[str], names: Mapping[str, str] | None = None
 ) -> tuple[list[CommonGround], list[Camp], list[Crux], Regime, str]:
-    """Common ground (grounded), camps (preferred), structural cruxes and regime, per seed 01.
+    """Common ground (grounded), camps (preferred), structural cruxes and regime.
 
     Cruxes read as sentences: the symmetric difference as each side's claims labelled with
     its personas, an assumption crux as its text with a settling question in words.

@@ -1,4 +1,4 @@
-"""Prompts of the dialogue (v2) and DCG engines (seed 01 ``lib/debate/prompts.ts``).
+"""Prompts of the dialogue and DCG engines.
 
 Persona voice comes from the consolidated system prompt of :mod:`crux_lab.personas.prompt`
 (which explicitly allows concession); the per-turn user message is built with its tiered
@@ -136,7 +136,7 @@ the graph; keep the positions the speakers actually argued about."""
 def crystallization_prompt(
     *, topic: str, cluster: Sequence[DialogueTurn], names: Mapping[str, str], graph_table: str, final: bool = False
 ) -> str:
-    """Seed 01 crystallizer: the last 6-8 turns plus the graph as a compact table, with its ids.
+    """The crystallizer prompt: the last 6-8 turns plus the graph as a compact table, with its ids.
     The reply states every mutation the engine applies; nothing else is read."""
     turns = "\n".join(turn_line(t, names) for t in cluster)
     return f"""Debate topic: "{topic}"
@@ -172,7 +172,7 @@ Output JSON: {{new_args, updated_args, removed_arg_ids, new_attacks, removed_att
 
 
 def discovery_prompt(*, topic: str, graph_table: str, openings: Sequence[DialogueTurn], names: Mapping[str, str]) -> str:
-    """Seed 01 centralized discovery: cross-speaker attacks among the opening positions."""
+    """Centralized discovery: cross-speaker attacks among the opening positions."""
     turns = "\n".join(turn_line(t, names) for t in openings)
     return f"""Debate topic: "{topic}"
 
@@ -201,7 +201,8 @@ DISPUTE_QUESTION_RULE = (
 def dcg_crystallization_prompt(
     *, topic: str, cluster: Sequence[DialogueTurn], names: Mapping[str, str], dcg_table: str, max_new: int = 2
 ) -> str:
-    """Seed 01 ``crystallizationPromptDCG``, hard rules verbatim, every reply field named."""
+    """The DCG crystallizer prompt: its hard rules stated (few new disputes, none without real
+    divergence, no free-floating claims, a concession updates a stance), every reply field named."""
     turns = "\n".join(turn_line(t, names) for t in cluster)
     return f"""You are maintaining a DISPUTE-CENTRIC GRAPH for a debate on "{topic}".
 This graph isolates TRUE CRUXES and prevents fake consensus.

@@ -1,4 +1,4 @@
-"""Output schemas of the dialogue (v2) and DCG engines' LLM calls (seed 01).
+"""Output schemas of the dialogue and DCG engines' LLM calls.
 
 These are what the model is asked to return, not persisted records: they are lenient about
 extra keys and about move spelling, and the engine maps them onto :mod:`crux_lab.models`.
@@ -21,7 +21,7 @@ class LLMOutput(BaseModel):
 
 
 class TurnOutput(TurnReply):
-    """One dialogue turn: seed 01's ``{dialogue, move}`` plus what the turn states besides its
+    """One dialogue turn: its words and move (``{dialogue, move}``) plus what the turn states besides its
     words: its stance, the ids of the shown arguments or disputes it answers (``addresses``)
     and, when it concedes, the ``named_reason``.
 
@@ -42,7 +42,7 @@ class TurnOutput(TurnReply):
 
 
 # ---------------------------------------------------------------------------
-# v2 crystallizer: CrystallizationResult
+# Dung-graph crystallizer (dialogue engine): CrystallizationResult
 # ---------------------------------------------------------------------------
 
 
@@ -73,7 +73,7 @@ class NewAttack(LLMOutput):
 
 class ConcessionNote(LLMOutput):
     """A concession the crystallizer saw: who conceded in which turn, what (the conceded
-    argument's id in v2, the dispute's id in the DCG, and the claim in words), of which kind
+    argument's id in the Dung graph, the dispute's id in the DCG, and the claim in words), of which kind
     (full: withdrawn, partial: narrowed, scope: qualified) and the reason the turn named."""
 
     turn_index: int
@@ -95,7 +95,8 @@ class CruxNote(LLMOutput):
 
 
 class CrystallizationResult(LLMOutput):
-    """Seed 01: ``newArgs, updatedArgs, removedArgIds, newAttacks, removedAttackIds``.
+    """Mutations of the Dung graph: new and updated arguments, removed argument ids, new attacks,
+    removed attack ids.
 
     ``concessions`` and ``crux`` let the crystallizer say what it saw; both are optional.
     """
@@ -116,7 +117,7 @@ class DiscoveryResult(LLMOutput):
 
 
 # ---------------------------------------------------------------------------
-# DCG crystallizer (seed 01 "Planned Upgrade", phase 2 prompt)
+# DCG crystallizer
 # ---------------------------------------------------------------------------
 
 
@@ -195,7 +196,8 @@ class NewReason(LLMOutput):
 
 
 class DCGCrystallizationResult(LLMOutput):
-    """Seed 01: ``{newDisputes, updatedDisputes, upsertStances, newReasons, removedReasonIds, notes}``."""
+    """Mutations of the DCG: new and updated disputes, upserted stances, new reasons, removed
+    reason ids, notes."""
 
     new_disputes: list[NewDispute] = Field(default_factory=list)
     updated_disputes: list[DisputeUpdate] = Field(default_factory=list)

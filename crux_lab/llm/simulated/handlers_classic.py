@@ -1,4 +1,4 @@
-"""Simulator handlers for the blitz, classical and graph engines (seed 02 §1-2, seed 03).
+"""Simulator handlers for the blitz, classical and graph engines.
 
 Speaker roles (initial stance, blackboard post, urgency, initial arguments, attacks) act from
 the persona's own beliefs; they learn which of its beliefs a claim or an argument states by
@@ -10,8 +10,8 @@ words. Failure knobs:
 
 - ``drift``: a persona states the opposite stance, or attacks an argument it agrees with
   (or its own), which a validator must reject;
-- ``missed_attack``: an attack the persona should make is left out (the seed's
-  "free-floating claim" behind fake consensus);
+- ``missed_attack``: an attack the persona should make is left out (a contradiction left
+  without an edge, so both claims look uncontested: fake consensus);
 - ``vague_crux``: crux statements come out generic;
 - ``misread``: a reader takes a claim or argument for the wrong belief.
 """
@@ -400,7 +400,7 @@ def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# graph mode (seed 03)
+# graph mode
 # ---------------------------------------------------------------------------
 
 

@@ -1,30 +1,30 @@
-"""Simulator handlers for the crystallizer and discovery calls of the dialogue (v2) and DCG engines.
+"""Simulator handlers for the crystallizer and discovery calls of the dialogue and DCG engines.
 
 They behave like a careful extractor that only has the request: the cluster of turns its
 prompt shows (``hints.turns``, read by :class:`~crux_lab.llm.simulated.core.ReadTurn`: which
 belief each sentence states is recognised from the words, the stance from the wording or the
 stance the speaker's reply stated) and the graph as the prompt's table shows it
-(``hints.extra['graph']`` for v2, ``hints.extra['dcg']`` for the DCG: the engine's ids with
+(``hints.extra['graph']`` for the Dung graph, ``hints.extra['dcg']`` for the DCG: the engine's ids with
 their texts, each text recognised by reading it). Which reply to build is decided by the
 request's output schema, as a real model would: a schema with ``new_disputes`` gets a DCG
 update, one with ``new_args`` a CrystallizationResult. Claims, dispute questions and crux
 statements come out in the extractor's own words (:meth:`SimContext.paraphrase`), types from
 its own classification (:meth:`SimContext.classify`); no persona's ground truth is consulted.
 
-- v2: one argument per speaker per belief, rebut attacks (both ways) between opposite
+- Dung graph: one argument per speaker per belief, rebut attacks (both ways) between opposite
   stances of different speakers on the same belief, concessions as removal (full: the
   speaker's reply states the other side), narrowing (partial: a reason named) or a qualifier
   (scope: no reason named). The final crystallization drops the positions no other speaker
-  engaged and keeps the graph within seed 01's 4-8 positions.
+  engaged and keeps the graph to at most 8 distilled positions.
 - DCG: a dispute per belief once the cluster shows a real YES/NO split (at most two per
   call), its question on that belief (a premise under the topic, never the topic itself),
   stances upserted per speaker, SUPPORT/ATTACK reasons with derivedFromTurns, and every
   concession noted on its dispute.
 
 ``missed_attack`` is the probability that the extractor leaves out the link between two
-contradictory claims. In v2 that drops the attack edges (both directions) when the newer
-argument is extracted: both claims then stand unattacked, which is the fake consensus of
-seed 01. In the DCG the same slip makes the extractor file one stance under a dispute of its
+contradictory claims. In the Dung graph that drops the attack edges (both directions) when the newer
+argument is extracted: both claims then stand unattacked, which is a fake consensus (both
+sides count as common ground). In the DCG the same slip makes the extractor file one stance under a dispute of its
 own and the other free-floating; the DCG invariants refuse both, so the slip can cost a crux
 but can never produce common ground. ``misread`` acts through the reading itself.
 """
@@ -49,8 +49,8 @@ from crux_lab.llm.simulated.core import (
 from crux_lab.llm.simulated.handlers_speech import is_vague
 from crux_lab.personas.models import Proposition, StanceValue
 
-MAX_NEW_ARGS_PER_SPEAKER = 3  # seed 01: sparse, 3-6 nodes per speaker
-MAX_FINAL_ARGS = 8  # seed 01: the final graph holds 4-8 distilled positions
+MAX_NEW_ARGS_PER_SPEAKER = 3  # the graph stays sparse: a few nodes per speaker
+MAX_FINAL_ARGS = 8  # the final graph holds 4-8 distilled positions
 MAX_NEW_DISPUTES = 2
 CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
 CHANGE_MY_MIND = re.compile(r"What would change my mind: (.+?)\.?$")
@@ -203,7 +203,7 @@ def read_item(ctx: SimContext, item_id: str, speaker: str, text: str) -> Read:
 
 
 # ---------------------------------------------------------------------------
-# v2
+# Dung graph (dialogue engine)
 # ---------------------------------------------------------------------------
 
 
@@ -288,7 +288,7 @@ def final_cleanup(
     shown: list[Read], existing: dict[tuple[str, str | None], Read], attacked: set[tuple[str, ...]],
     new_attacks: list[dict[str, Any]], removed: list[str],
 ) -> list[str]:
-    """Seed 01 phase 4: drop the positions no other speaker engaged (no attack to or from a
+    """Final crystallization: drop the positions no other speaker engaged (no attack to or from a
     position of another speaker, no other speaker's position on the same belief), then, if
     more than :data:`MAX_FINAL_ARGS` remain, the least engaged ones."""
     engaged: dict[str, int] = {}
