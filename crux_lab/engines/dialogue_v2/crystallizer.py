@@ -29,7 +29,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DiscoveryResult,
 )
 from crux_lab.engines.guards import Side, SideGuard
-from crux_lab.engines.names import persona_ref, quote, same_reply_id
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models import (
     Argument,
@@ -503,10 +503,8 @@ class DCGCrystallizer(Crystallizer):
     def undeclared(self, reply: DCGCrystallizationResult) -> list[str]:
         """The dispute ids the reply's stances and reasons name that are neither in the graph
         nor among its new disputes, as a problem the model can fix."""
-        ids = {d.id: d.id for d in self.holder.state.disputes} | {nd.id: nd.id for nd in reply.new_disputes}
-        order = [nd.id for nd in reply.new_disputes]
         named = [*(u.dispute_id for u in reply.upsert_stances), *(r.dispute_id for r in reply.new_reasons)]
-        missing = list(dict.fromkeys(x for x in named if same_reply_id(x, ids, order) is None))
+        missing = list(dict.fromkeys(x for x in named if self.holder.dispute_ref(reply, x) is None))
         if not missing:
             return []
         which = ", ".join(f'"{x}"' for x in missing)

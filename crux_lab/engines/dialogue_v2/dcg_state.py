@@ -140,16 +140,19 @@ class DCGHolder:
                 return s
         return None
 
+    def dispute_ref(self, reply: DCGCrystallizationResult, ref: str) -> str | None:
+        """The graph id or the reply's own new-dispute handle that ``ref`` stands for
+        (:func:`same_reply_id`), None when it names neither."""
+        ids = {d.id: d.id for d in self.state.disputes} | {nd.id: nd.id for nd in reply.new_disputes}
+        return same_reply_id(ref, ids, [nd.id for nd in reply.new_disputes])
+
     def _dispute_refs(self, reply: DCGCrystallizationResult) -> DCGCrystallizationResult:
         """``reply`` with each dispute reference written as the id it stands for: a graph id or
         a handle of a dispute the same reply creates, matched leniently (:func:`same_reply_id`:
         "New_1" is "new-1", and "new-2" is the reply's second new dispute when no handle is
         "new-2"). A reference matching nothing is left as written (and refused later)."""
-        ids = {d.id: d.id for d in self.state.disputes} | {nd.id: nd.id for nd in reply.new_disputes}
-        order = [nd.id for nd in reply.new_disputes]
-
         def ref(x: str) -> str:
-            found = same_reply_id(x, ids, order)
+            found = self.dispute_ref(reply, x)
             return x if found is None else found
 
         return reply.model_copy(update={
