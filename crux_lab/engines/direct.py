@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.outcome import card_to_crux
-from crux_lab.engines.names import persona_ref, quote
+from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.base import Hints
 from crux_lab.models import (
     Camp,
@@ -121,7 +121,10 @@ def cards_from_reply(
     may be named by id, display name or a short form (:func:`~crux_lab.engines.names.persona_ref`).
     A position naming no one persona unambiguously, or one already placed on that card, is
     dropped, and a card left with fewer than two positions is dropped, each with a warning
-    (quoting what was refused) under the call's ``purpose`` (default ``prefix``)."""
+    (quoting what was refused) under the call's ``purpose`` (default ``prefix``). A question
+    that asks what someone believes is asked as the claim itself
+    (:func:`~crux_lab.engines.names.world_question`), and a card asking an earlier card's
+    question again is dropped, each with a warning."""
     purpose = purpose or prefix
     names = dict(personas) if isinstance(personas, Mapping) else {pid: pid for pid in personas}
     cards: list[CruxCard] = []
@@ -143,10 +146,17 @@ def cards_from_reply(
         if len(positions) < 2:
             warn(f"card {i} dropped: fewer than two known personas take a position on {quote(c.question)}")
             continue
+        question = c.question.strip()
+        if (about_world := world_question(question, names)) is not None:
+            warn(f"card {i}: its question asked what someone believes, {quote(question)}; asked as {quote(about_world)}")
+            question = about_world
+        if any(k.question.casefold() == question.casefold() for k in cards):
+            warn(f"card {i} dropped: an earlier card asks the same question, {quote(question)}")
+            continue
         cards.append(
             CruxCard(
                 id=f"{prefix}-card-{len(cards) + 1}",
-                question=c.question.strip(),
+                question=question,
                 disagreement_type=DisagreementType(c.disagreement_type),
                 diagnosis=c.diagnosis.strip(),
                 personas=positions,

@@ -105,6 +105,55 @@ def same_reply_id(ref: str, ids: Mapping[str, str], order: list[str] | None = No
     return None
 
 
+# Who a question may ask about when it asks what someone believes, beyond the personas.
+_GENERIC_HOLDERS = frozenset({"you", "they", "he", "she", "the group", "each group", "the groups", "the people", "both", "both of them", "either", "each side"})
+# Verbs whose clause is the claim itself; the first two take it with or without "that".
+_BELIEF_VERBS = r"(?P<verb>believe|think|agree|argue|hold|claim|say|expect|accept|feel)"
+_ABOUT_PERSON = re.compile(
+    r"^\s*(?:why\s+)?(?:do|does|did|would|will|could|can|should)\s+(?P<who>.{1,80}?)\s+(?:really\s+|still\s+)?"
+    + _BELIEF_VERBS + r"s?\s+(?P<that>that\s+)?(?P<claim>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def world_question(question: str, names: Mapping[str, str]) -> str | None:
+    """The question about the world that a question about a person's belief stands for, or None.
+
+    A crux names a premise, not what someone believes: a small model often writes "Does Peter
+    Schiff believe that Bitcoin is a bubble?" and a reader would answer it about Schiff. When the
+    question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or "the
+    group" believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
+    clause, that clause becomes the question: "Is it true that Bitcoin is a bubble?". Anything
+    else (no such verb, a subject that is no persona, "believe in", a verb other than believe or
+    think without "that") is None: the question is kept as it was written.
+
+    >>> names = {"schiff": "Peter Schiff", "saylor": "Michael Saylor"}
+    >>> world_question("Does Peter Schiff believe that Bitcoin will underperform treasuries? ", names)
+    'Is it true that Bitcoin will underperform treasuries?'
+    >>> world_question("Why does Saylor think gold is a melting ice cube?", names)
+    'Is it true that gold is a melting ice cube?'
+    >>> world_question("Do you agree that Bitcoin is a better store of value than gold?", names)
+    'Is it true that Bitcoin is a better store of value than gold?'
+    >>> world_question("Does the group believe that the crisis is permanent?", names)
+    'Is it true that the crisis is permanent?'
+    >>> [world_question(q, names) for q in ["Is Bitcoin's supply fixed?", "Does Schiff believe in Bitcoin?",
+    ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?"]]
+    [None, None, None, None]
+    """
+    m = _ABOUT_PERSON.match(question)
+    if m is None:
+        return None
+    who = " ".join(m.group("who").lower().split())
+    if who not in _GENERIC_HOLDERS and persona_ref(who, names) is None:
+        return None
+    claim = m.group("claim").strip().rstrip(".")
+    if not m.group("that") and (m.group("verb").lower() not in ("believe", "think") or _words(claim)[:1] in (["in"], ["about"], ["of"], ["so"])):
+        return None
+    if len(_words(claim)) < 2:
+        return None
+    return f"Is it true that {claim}?"
+
+
 def quote(text: str, limit: int = 120) -> str:
     """Refused text as a warning quotes it: in double quotes, shortened at a word.
 

@@ -77,6 +77,21 @@ def test_a_card_naming_an_unknown_persona_keeps_its_known_positions() -> None:
     assert "zz" in warnings[0].error and "card 2 dropped" in warnings[2].error
 
 
+def test_a_card_asking_what_a_persona_believes_asks_the_claim_instead() -> None:
+    # Qwen 1.5B's direct cards on Saylor and Schiff: "Does Peter Schiff believe that ...?"
+    sides = [CardPositionReply(persona="michael-saylor", position="NO"), CardPositionReply(persona="peter-schiff", position="YES")]
+    reply = CardsReply(cards=[
+        CardReply(question="Does Peter Schiff believe that Bitcoin will be used to price goods? ", disagreement_type="claim", positions=sides),
+        CardReply(question="Is Bitcoin's supply fixed?", disagreement_type="evidence", positions=sides),
+        CardReply(question="Does Michael Saylor believe Bitcoin will be used to price goods?", disagreement_type="claim", positions=sides),
+    ])
+    cards, warnings = cards_from_reply(reply, {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}, 6, "direct")
+    assert [c.question for c in cards] == ["Is it true that Bitcoin will be used to price goods?", "Is Bitcoin's supply fixed?"]
+    assert "Does Peter Schiff believe" in warnings[0].error and "card 1" in warnings[0].error
+    # the third card asks the first one's claim once rewritten: it is dropped, and said so
+    assert len(warnings) == 3 and "card 3 dropped: an earlier card asks the same question" in warnings[2].error
+
+
 async def test_a_reply_off_schema_is_a_warning_and_nothing_found() -> None:
     class Broken:
         name = "broken"

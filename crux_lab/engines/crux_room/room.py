@@ -43,7 +43,7 @@ from crux_lab.engines.crux_room.schemas import (
 )
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
 from crux_lab.engines.guards import Side, SideGuard, side_outcome
-from crux_lab.engines.names import persona_ref, quote
+from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.models import (
     Aspect,
     CruxCard,
@@ -363,9 +363,13 @@ async def extract_card(
             position=entry.position, reasoning=entry.reasoning, falsifier=entry.falsifier, grounding_quotes=good,
             grounding=[GroundingQuote(chunk_id=q, text=corpus[q].text, source=corpus[q].source) for q in good],
         )
+    question = reply.question
+    if (about_world := world_question(question, sp.names)) is not None:
+        sp.warn("card", f"crux card {card_id}: its question asked what someone believes, {quote(question)}; asked as {quote(about_world)}.")
+        question = about_world
     return CruxCard(
         id=card_id,
-        question=reply.question,
+        question=question,
         disagreement_type=reply.disagreement_type,
         diagnosis=reply.diagnosis,
         resolved=reply.resolved,
