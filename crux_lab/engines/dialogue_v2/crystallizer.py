@@ -143,6 +143,11 @@ class Crystallizer(ABC):
     @abstractmethod
     def discovery_prompt(self, openings: Sequence[DialogueTurn]) -> str: ...
 
+    @abstractmethod
+    def discoverable(self) -> bool:
+        """Whether the record holds two speakers' items that discovery could link; without
+        them the discovery call is not made (it could only invent links)."""
+
     def hints(self, turns: Sequence[DialogueTurn], phase: str) -> Hints:
         """The request's hints: the turns its prompt shows, and the graph as its table shows it."""
         return Hints(
@@ -395,6 +400,9 @@ class GraphCrystallizer(Crystallizer):
                 notes.append(ConcessionNote(turn_index=t.turn_index, speaker_id=t.persona_id, kind=kind, arg_id=rid))
         return notes
 
+    def discoverable(self) -> bool:
+        return len({a.speaker_id for a in self.graph.arguments.values()}) >= 2
+
     def apply_discovery(self, reply: DiscoveryResult) -> Applied:
         out = Applied()
         added = []
@@ -583,6 +591,30 @@ class DCGCrystallizer(Crystallizer):
                 )
             )
         return out + _unrecorded(self, cluster, questions)
+
+    def discoverable(self) -> bool:
+        """Some dispute has reasons under two speakers' stances.
+
+        >>> from crux_lab.models import DCGState, Dispute, Reason, Stance
+        >>> c = DCGCrystallizer("t", ["a", "b"], {"a": "A", "b": "B"})
+        >>> c.holder.state = DCGState(disputes=[Dispute(id="d-0", question="q?")],
+        ...     stances=[Stance(id="s-0", dispute_id="d-0", speaker_id="a", side="YES", statement="x"),
+        ...              Stance(id="s-1", dispute_id="d-0", speaker_id="b", side="NO", statement="y")])
+        >>> c.discoverable()  # stances, but no reasons yet: nothing to link
+        False
+        >>> c.holder.state.reasons = [Reason(id="r-0", stance_id="s-0", polarity="SUPPORT", claim="c"),
+        ...                           Reason(id="r-1", stance_id="s-1", polarity="SUPPORT", claim="d")]
+        >>> c.discoverable()
+        True
+        """
+        st = self.holder.state
+        speaker = {s.id: (s.dispute_id, s.speaker_id) for s in st.stances}
+        per_dispute: dict[str, set[str]] = {}
+        for r in st.reasons:
+            if r.stance_id in speaker:
+                d, who = speaker[r.stance_id]
+                per_dispute.setdefault(d, set()).add(who)
+        return any(len(who) >= 2 for who in per_dispute.values())
 
     def apply_discovery(self, reply: DCGDiscoveryResult) -> Applied:
         change = self.holder.add_reason_attacks(reply.reason_attacks)

@@ -269,6 +269,8 @@ class DialogueRun:
         yield self._convergence(trigger)
 
     async def _discover(self) -> AsyncIterator[DebateEvent]:
+        if not self.cryst.discoverable():
+            return
         openings = list(self.turns)
         req = self.ctx.request(
             "discovery",
