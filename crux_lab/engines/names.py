@@ -106,12 +106,21 @@ def same_reply_id(ref: str, ids: Mapping[str, str], order: list[str] | None = No
 
 
 # Who a question may ask about when it asks what someone believes, beyond the personas.
-_GENERIC_HOLDERS = frozenset({"you", "they", "he", "she", "the group", "each group", "the groups", "the people", "both", "both of them", "either", "each side"})
+_GENERIC_HOLDERS = re.compile(
+    r"you|they|he|she|both|both of them|either|each side|the people|the (?:two )?groups"
+    r"|(?:the |each |one )?(?:(?:first|second|third|fourth|other|\d+(?:st|nd|rd|th)?) )?group(?: \d+)?"
+)
 # Verbs whose clause is the claim itself; the first two take it with or without "that".
-_BELIEF_VERBS = r"(?P<verb>believe|think|agree|argue|hold|claim|say|expect|accept|feel)"
+_BELIEF_VERBS = r"(?P<verb>believe|think|agree|argue|hold|claim|say|expect|accept|feel|(?:dis)?agree with the (?:premise|claim|idea|view|statement))"
 _ABOUT_PERSON = re.compile(
     r"^\s*(?:why\s+)?(?:do|does|did|would|will|could|can|should)\s+(?P<who>.{1,80}?)\s+(?:really\s+|still\s+)?"
     + _BELIEF_VERBS + r"s?\s+(?P<that>that\s+)?(?P<claim>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "Is the claim that S a premise of their disagreement?": a question about the debate, not S.
+_ABOUT_DEBATE = re.compile(
+    r"^\s*is\s+the\s+(?:claim|premise|idea|assumption|view|statement)\s+that\s+(?P<claim>.+?)\s+"
+    r"(?:a|the)\s+(?:\w+\s+)?(?:premise|crux|point|source|root)\s+of\s+(?:their|the)\s+disagreement\s*\??\s*$",
     re.IGNORECASE,
 )
 
@@ -121,11 +130,13 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
 
     A crux names a premise, not what someone believes: a small model often writes "Does Peter
     Schiff believe that Bitcoin is a bubble?" and a reader would answer it about Schiff. When the
-    question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or "the
-    group" believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
-    clause, that clause becomes the question: "Is it true that Bitcoin is a bubble?". Anything
-    else (no such verb, a subject that is no persona, "believe in", a verb other than believe or
-    think without "that") is None: the question is kept as it was written.
+    question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or a
+    group believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
+    clause, or agrees or disagrees with "the premise that" it, or asks whether "the claim that"
+    it is a premise of their disagreement, that clause becomes the question: "Is it true that
+    Bitcoin is a bubble?". Anything else (no such verb, a subject that is no persona, "believe
+    in", a verb other than believe or think without "that") is None: the question is kept as it
+    was written.
 
     >>> names = {"schiff": "Peter Schiff", "saylor": "Michael Saylor"}
     >>> world_question("Does Peter Schiff believe that Bitcoin will underperform treasuries? ", names)
@@ -136,15 +147,22 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     'Is it true that Bitcoin is a better store of value than gold?'
     >>> world_question("Does the group believe that the crisis is permanent?", names)
     'Is it true that the crisis is permanent?'
+    >>> world_question("Does the second group disagree with the premise that squatters rights should be protected?", names)
+    'Is it true that squatters rights should be protected?'
+    >>> world_question("Is the claim that football will keep attracting players a premise of their disagreement?", names)
+    'Is it true that football will keep attracting players?'
     >>> [world_question(q, names) for q in ["Is Bitcoin's supply fixed?", "Does Schiff believe in Bitcoin?",
-    ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?"]]
-    [None, None, None, None]
+    ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?",
+    ...  "Does the first group favor higher taxes?"]]
+    [None, None, None, None, None]
     """
+    if (m := _ABOUT_DEBATE.match(question)) is not None:
+        return f"Is it true that {m.group('claim').strip().rstrip('.')}?"
     m = _ABOUT_PERSON.match(question)
     if m is None:
         return None
     who = " ".join(m.group("who").lower().split())
-    if who not in _GENERIC_HOLDERS and persona_ref(who, names) is None:
+    if not _GENERIC_HOLDERS.fullmatch(who) and persona_ref(who, names) is None:
         return None
     claim = m.group("claim").strip().rstrip(".")
     if not m.group("that") and (m.group("verb").lower() not in ("believe", "think") or _words(claim)[:1] in (["in"], ["about"], ["of"], ["so"])):
