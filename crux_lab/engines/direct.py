@@ -124,7 +124,7 @@ def cards_from_reply(
     (quoting what was refused) under the call's ``purpose`` (default ``prefix``). A question
     that asks what someone believes is asked as the claim itself
     (:func:`~crux_lab.engines.names.world_question`), and a card asking an earlier card's
-    question again is dropped, each with a warning."""
+    question again, or one every persona answers the same way, is dropped, each with a warning."""
     purpose = purpose or prefix
     names = dict(personas) if isinstance(personas, Mapping) else {pid: pid for pid in personas}
     cards: list[CruxCard] = []
@@ -145,6 +145,10 @@ def cards_from_reply(
                 positions[pid] = CruxCardPosition(position=CardPosition(p.position), reasoning=p.reasoning, falsifier=p.falsifier or None)
         if len(positions) < 2:
             warn(f"card {i} dropped: fewer than two known personas take a position on {quote(c.question)}")
+            continue
+        if len({p.position for p in positions.values()}) == 1:
+            answer = next(iter(positions.values())).position.value
+            warn(f"card {i} dropped: every persona answers {answer} to {quote(c.question)}, so it divides no one")
             continue
         question = c.question.strip()
         if (about_world := world_question(question, names)) is not None:

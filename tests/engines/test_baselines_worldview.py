@@ -84,12 +84,16 @@ def test_a_card_asking_what_a_persona_believes_asks_the_claim_instead() -> None:
         CardReply(question="Does Peter Schiff believe that Bitcoin will be used to price goods? ", disagreement_type="claim", positions=sides),
         CardReply(question="Is Bitcoin's supply fixed?", disagreement_type="evidence", positions=sides),
         CardReply(question="Does Michael Saylor believe Bitcoin will be used to price goods?", disagreement_type="claim", positions=sides),
+        CardReply(question="Does the law affect Seattle?", disagreement_type="claim", positions=[
+            CardPositionReply(persona="michael-saylor", position="NO"), CardPositionReply(persona="peter-schiff", position="NO")]),
     ])
     cards, warnings = cards_from_reply(reply, {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}, 6, "direct")
     assert [c.question for c in cards] == ["Is it true that Bitcoin will be used to price goods?", "Is Bitcoin's supply fixed?"]
     assert "Does Peter Schiff believe" in warnings[0].error and "card 1" in warnings[0].error
     # the third card asks the first one's claim once rewritten: it is dropped, and said so
-    assert len(warnings) == 3 and "card 3 dropped: an earlier card asks the same question" in warnings[2].error
+    assert "card 3 dropped: an earlier card asks the same question" in warnings[2].error
+    # a card both answer NO to divides no one (Qwen's Seattle card)
+    assert len(warnings) == 4 and "card 4 dropped: every persona answers NO" in warnings[3].error
 
 
 async def test_a_reply_off_schema_is_a_warning_and_nothing_found() -> None:
