@@ -152,7 +152,7 @@ def cards_from_reply(
             continue
         question = c.question.strip()
         if (about_world := world_question(question, names)) is not None:
-            warn(f"card {i}: its question asked what someone believes, {quote(question)}; asked as {quote(about_world)}")
+            warn(f"card {i}: its question asks about a person or the debate, not the claim, {quote(question)}; asked as {quote(about_world)}")
             question = about_world
         if any(k.question.casefold() == question.casefold() for k in cards):
             warn(f"card {i} dropped: an earlier card asks the same question, {quote(question)}")

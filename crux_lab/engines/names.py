@@ -119,8 +119,9 @@ _ABOUT_PERSON = re.compile(
 )
 # "Is the claim that S a premise of their disagreement?": a question about the debate, not S.
 _ABOUT_DEBATE = re.compile(
-    r"^\s*is\s+the\s+(?:claim|premise|idea|assumption|view|statement)\s+that\s+(?P<claim>.+?)\s+"
-    r"(?:a|the)\s+(?:\w+\s+)?(?:premise|crux|point|source|root)\s+of\s+(?:their|the)\s+disagreement\s*\??\s*$",
+    r"^\s*is\s+the\s+(?:claim|premise|idea|assumption|view|statement)\s+that\s+(?P<claim>.+?),?\s+"
+    r"(?:(?:a|the)\s+(?:\w+\s+)?(?:premise|crux|point|source|root)\s+of|relevant\s+to|central\s+to|at\s+the\s+(?:heart|root|core)\s+of)"
+    r"\s+(?:their|the)\s+(?:disagreement|debate|dispute)\s*\??\s*$",
     re.IGNORECASE,
 )
 
@@ -133,7 +134,7 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or a
     group believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
     clause, or agrees or disagrees with "the premise that" it, or asks whether "the claim that"
-    it is a premise of their disagreement, that clause becomes the question: "Is it true that
+    it is a premise of (or relevant to) their disagreement, that clause becomes the question: "Is it true that
     Bitcoin is a bubble?". Anything else (no such verb, a subject that is no persona, "believe
     in", a verb other than believe or think without "that") is None: the question is kept as it
     was written.
@@ -151,6 +152,8 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     'Is it true that squatters rights should be protected?'
     >>> world_question("Is the claim that football will keep attracting players a premise of their disagreement?", names)
     'Is it true that football will keep attracting players?'
+    >>> world_question("Is the premise that Bitcoin became widely used to price goods, relevant to their disagreement?", names)
+    'Is it true that Bitcoin became widely used to price goods?'
     >>> [world_question(q, names) for q in ["Is Bitcoin's supply fixed?", "Does Schiff believe in Bitcoin?",
     ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?",
     ...  "Does the first group favor higher taxes?"]]

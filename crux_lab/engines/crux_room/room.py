@@ -365,7 +365,7 @@ async def extract_card(
         )
     question = reply.question
     if (about_world := world_question(question, sp.names)) is not None:
-        sp.warn("card", f"crux card {card_id}: its question asked what someone believes, {quote(question)}; asked as {quote(about_world)}.")
+        sp.warn("card", f"crux card {card_id}: its question asks about a person or the debate, not the claim, {quote(question)}; asked as {quote(about_world)}.")
         question = about_world
     return CruxCard(
         id=card_id,
