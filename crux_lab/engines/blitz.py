@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import (
     EngineContext,
     EngineParams,
@@ -276,6 +277,7 @@ async def close_tables(ctx: EngineContext, setup: TableSetup) -> AsyncGenerator[
     yield DebateComplete(output=debate_output(ctx.result))
 
 
+@register_engine
 class BlitzEngine:
     name: ClassVar[str] = "blitz"
     description: ClassVar[str] = (

@@ -17,6 +17,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
 from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, post_lines, summarize
 from crux_lab.engines.blitz import (
@@ -130,6 +131,7 @@ def round_of(board: Blackboard) -> int:
     return len(board.turns) // len(board.persona_ids) + 1
 
 
+@register_engine
 class ClassicalEngine:
     name: ClassVar[str] = "classical"
     description: ClassVar[str] = (

@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History
@@ -130,6 +131,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             yield ev
 
 
+@register_engine
 class CruxRoomsEngine(CruxEngine[CruxRoomsParams]):
     name: ClassVar[str] = "crux_rooms"
     description: ClassVar[str] = (

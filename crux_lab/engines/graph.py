@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.claims import (
     Claim,
@@ -279,6 +280,7 @@ def stated_meta(about: str | None, stance: str | None, falsifier: str, claim_ids
     return ArgMeta(cid if known else None, stance if known and stance in ("pro", "con", "uncertain") else None, falsifier.strip())
 
 
+@register_engine
 class GraphEngine:
     name: ClassVar[str] = "graph"
     description: ClassVar[str] = (

@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
@@ -327,6 +328,7 @@ class _PanelRun(CruxRun[PanelParams]):
         yield CruxCardPosted(card=card)
 
 
+@register_engine
 class PanelEngine(CruxEngine[PanelParams]):
     name: ClassVar[str] = "panel"
     description: ClassVar[str] = (
