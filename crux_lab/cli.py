@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.registry import Registry
 from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
 
 if TYPE_CHECKING:
@@ -60,22 +61,28 @@ def note(message: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Sub-apps provided by other packages: (module, attribute, command name).
-# A module that fails to import is mounted as a stub that reports the import error, so one
-# broken package never breaks the whole CLI. Convention: ``crux_lab/<package>/cli.py``.
+# Commands other packages provide, registered here by name with a "module:attribute" reference
+# (the module is imported when the CLI is assembled). The attribute is a typer.Typer (mounted
+# as a command group) or a plain function (registered as a single command, so
+# `crux-lab sweep FILE --report` parses options after the argument, which a group callback
+# with an argument does not). A module that fails to import is mounted as a stub that
+# reports the import error, so one broken package never breaks the whole CLI.
+# Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
-# The attribute is a typer.Typer (mounted as a command group) or a plain function (registered
-# as a single command, so `crux-lab sweep FILE --report` parses options after the argument,
-# which a group callback with an argument does not).
+COMMANDS: Registry[str] = Registry("command")
+register_command = COMMANDS.add
+register_command("personas", "crux_lab.personas.cli:app")
+register_command("af", "crux_lab.argumentation.cli:af_app")
+register_command("sweep", "crux_lab.sweep.cli:sweep")
+register_command("report", "crux_lab.sweep.cli:report")
+register_command("compare", "crux_lab.engines.compare:compare_command")
+register_command("eval", "crux_lab.analysis.eval_cli:app")
+register_command("local-model", "crux_lab.local_model.cli:app")
+register_command("arena", "crux_lab.arena.cli:arena")
+
+# (module, attribute, command name) of each registered command, for mount_subapps.
 SUBAPPS: list[tuple[str, str, str]] = [
-    ("crux_lab.personas.cli", "app", "personas"),
-    ("crux_lab.argumentation.cli", "af_app", "af"),
-    ("crux_lab.sweep.cli", "sweep", "sweep"),
-    ("crux_lab.sweep.cli", "report", "report"),
-    ("crux_lab.engines.compare", "compare_command", "compare"),
-    ("crux_lab.analysis.eval_cli", "app", "eval"),
-    ("crux_lab.local_model.cli", "app", "local-model"),
-    ("crux_lab.arena.cli", "arena", "arena"),
+    (ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()
 ]
 
 
