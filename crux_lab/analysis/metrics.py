@@ -45,11 +45,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from crux_lab.analysis.metric_registry import METRICS, MetricInputs, Truth, metric
 from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
 from crux_lab.personas.models import Persona, Proposition
 
 NAN = float("nan")
-Truth = Mapping[str, Mapping[str, str]]  # persona id -> proposition id -> "pro"/"con"/"uncertain"
 
 __all__ = [
     "GENERIC_WORDS",
@@ -523,20 +523,6 @@ def cost_per_validated_crux(result: DebateResult, truth: Truth, propositions: Se
 # ---------------------------------------------------------------------------
 
 
-def _quality_metrics(result: DebateResult, personas: Mapping[str, Persona] | None) -> dict[str, float]:
-    """The crux and persona quality metrics of :mod:`crux_lab.analysis.quality`."""
-    from crux_lab.analysis import quality
-
-    out = {
-        "restates_topic_rate": quality.restates_topic_rate(result),
-        "falsifier_concreteness": quality.falsifier_concreteness(result),
-        "reasoning_differentiation": quality.reasoning_differentiation(result),
-    }
-    if personas:
-        out["voice_fidelity"] = quality.voice_fidelity(result, personas)
-    return out
-
-
 GUARD_METRICS = ("guard_echo", "guard_role", "guard_sides")
 
 
@@ -610,36 +596,49 @@ def compute_metrics(
     personas: Mapping[str, Persona] | None = None,
     propositions: Sequence[Proposition] | None = None,
 ) -> dict[str, float]:
-    """Every per-debate metric, ``nan`` where not applicable. Ground-truth metrics need
-    ``personas`` (their stances are the truth) and the planted ``propositions`` (default: the
-    personas' decks), which they match to what the debate said by text; without personas
-    they are ``nan``."""
+    """Every registered per-debate metric (:data:`~crux_lab.analysis.metric_registry.METRICS`),
+    ``nan`` where not applicable. Ground-truth metrics need ``personas`` (their stances are the
+    truth) and the planted ``propositions`` (default: the personas' decks), which they match to
+    what the debate said by text; without personas they are left out."""
     truth = truth_table(personas) if personas else {}
     if personas and propositions is None:
         propositions = _deck_propositions(result.config.persona_ids)
-    props = list(propositions or ())
-    out: dict[str, float] = {
-        "topic_coverage": topic_coverage(result),
-        "disagreement_compression": disagreement_compression(result),
-        "position_shift_rate": position_shift_rate(result),
-        "sycophancy_rate": sycophancy_rate(result),
-        "belief_consistency_line": belief_consistency_line(result),
-        "crux_specificity": crux_specificity(result),
-        "n_crux_items": float(len(crux_texts(result))),
-        **_quality_metrics(result, personas),
-        **guard_counts(result),
-    }
-    if personas:
-        out.update(
-            proposition_coverage=proposition_coverage(result, truth, props),
-            belief_consistency_prompt=belief_consistency_prompt(result, truth, props),
-            corpus_grounding=corpus_grounding(result, personas),
-            fake_consensus_rate=fake_consensus_rate(result, truth, props),
-            fake_consensus_count=float(len(fake_consensus_items(result, truth, props))),
-            validated_cruxes=float(len(validated_cruxes(result, truth, props))),
-            cost_per_validated_crux=cost_per_validated_crux(result, truth, props),
-        )
+    inputs = MetricInputs(personas or {}, truth, list(propositions or ()))
+    out: dict[str, float] = {}
+    for name, m in METRICS.items():
+        if m.needs_personas and not personas:
+            continue
+        value = m.fn(result, inputs)
+        if isinstance(value, Mapping):
+            out.update(value)
+        else:
+            out[name] = value
     return out
+
+
+# The metrics this module gives, in the order they are stored. Each looks its function up
+# when it runs, so a test can replace one.
+metric("topic_coverage")(lambda r, m: topic_coverage(r))
+metric("disagreement_compression")(lambda r, m: disagreement_compression(r))
+metric("position_shift_rate")(lambda r, m: position_shift_rate(r))
+metric("sycophancy_rate")(lambda r, m: sycophancy_rate(r))
+metric("belief_consistency_line")(lambda r, m: belief_consistency_line(r))
+metric("crux_specificity")(lambda r, m: crux_specificity(r))
+metric("n_crux_items")(lambda r, m: float(len(crux_texts(r))))
+metric("guards")(lambda r, m: guard_counts(r))  # guard_echo, guard_role, guard_sides, guard_ended
+metric("proposition_coverage", needs_personas=True)(lambda r, m: proposition_coverage(r, m.truth, m.propositions))
+metric("belief_consistency_prompt", needs_personas=True)(
+    lambda r, m: belief_consistency_prompt(r, m.truth, m.propositions)
+)
+metric("corpus_grounding", needs_personas=True)(lambda r, m: corpus_grounding(r, m.personas))
+metric("fake_consensus_rate", needs_personas=True)(lambda r, m: fake_consensus_rate(r, m.truth, m.propositions))
+metric("fake_consensus_count", needs_personas=True)(
+    lambda r, m: float(len(fake_consensus_items(r, m.truth, m.propositions)))
+)
+metric("validated_cruxes", needs_personas=True)(lambda r, m: float(len(validated_cruxes(r, m.truth, m.propositions))))
+metric("cost_per_validated_crux", needs_personas=True)(
+    lambda r, m: cost_per_validated_crux(r, m.truth, m.propositions)
+)
 
 
 def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:

@@ -11,7 +11,7 @@
   their reasoning (connectives, hedges, evidence markers...), not its content?
 
 Each is a function of a :class:`~crux_lab.models.DebateResult` and returns ``nan`` when the
-run cannot support it; :func:`crux_lab.analysis.metrics.compute_metrics` includes them.
+run cannot support it; each registers as a metric at the end of this module.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crux_lab.analysis.metric_registry import metric
 from crux_lab.models import Crux, CruxCard, DebateResult
 from crux_lab.personas.models import Persona
 
@@ -305,3 +306,10 @@ __all__ = [
     "structure_features",
     "voice_fidelity",
 ]
+
+
+# The metrics this module gives (:mod:`crux_lab.analysis.metric_registry`).
+metric("restates_topic_rate")(lambda r, m: restates_topic_rate(r))
+metric("falsifier_concreteness")(lambda r, m: falsifier_concreteness(r))
+metric("reasoning_differentiation")(lambda r, m: reasoning_differentiation(r))
+metric("voice_fidelity", needs_personas=True)(lambda r, m: voice_fidelity(r, m.personas))
