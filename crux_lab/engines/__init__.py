@@ -8,10 +8,13 @@ shape and decorates it with :func:`register_engine`; the module is listed once i
 
 from __future__ import annotations
 
+from typing import Any
+
 from crux_lab.engines.base import Engine, EngineConfigError
 from crux_lab.registry import Registry, UnknownName
 
-ENGINES: Registry[type[Engine]] = Registry(
+# Classes with the Engine shape (checked where they run: some declare `run` as an AsyncIterator).
+ENGINES: Registry[type[Any]] = Registry(
     "engine",
     plugins=(
         "crux_lab.engines.dialogue",  # dialogue, dcg
