@@ -70,7 +70,14 @@ def note(message: str) -> None:
 # Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
 COMMANDS: Registry[str] = Registry("command")
-register_command = COMMANDS.add
+
+
+def register_command(name: str, ref: str) -> None:
+    """Register the command ``name`` as the Typer app or function at ``ref`` ("module:attribute");
+    a name already taken by another reference is an error."""
+    COMMANDS.add(name, ref, origin=ref)
+
+
 register_command("personas", "crux_lab.personas.cli:app")
 register_command("af", "crux_lab.argumentation.cli:af_app")
 register_command("sweep", "crux_lab.sweep.cli:sweep")
