@@ -17,7 +17,9 @@ import time
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from crux_lab.backends import billed_names
 
 SCHEMA_VERSION = 1
 
@@ -477,8 +479,9 @@ class LLMCall(Model):
     request_hash: str = ""
 
 
-# Backends whose calls are billed to an API key; the others model what a call would cost.
-PAID_BACKENDS = frozenset({"anthropic", "openai"})
+# Backends whose calls are billed to an API key (the backend registry says which); the others
+# model what a call would cost.
+PAID_BACKENDS = frozenset(billed_names())
 
 
 def is_billed(backend: str) -> bool:
@@ -496,17 +499,6 @@ def is_billed(backend: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-class SimulatorKnobs(Model):
-    """Failure modes of the persona simulator, each a probability (0 = off)."""
-
-    sycophancy: float = Field(0.0, ge=0.0, le=1.0)
-    missed_attack: float = Field(0.0, ge=0.0, le=1.0)
-    vague_crux: float = Field(0.0, ge=0.0, le=1.0)
-    drift: float = Field(0.0, ge=0.0, le=1.0)
-    # Extractor roles misread a turn: recognise the wrong claim (or none), or misclassify a type.
-    misread: float = Field(0.0, ge=0.0, le=1.0)
-
-
 MAX_TURNS = 10_000
 
 
@@ -519,7 +511,9 @@ class DebateConfig(Model):
     # budget beyond MAX_TURNS is a typo (it would run for days, then fail to store).
     seed: int = Field(0, ge=0, le=2**63 - 1)
     max_turns: int = Field(30, gt=0, le=MAX_TURNS)
-    sim: SimulatorKnobs = Field(default_factory=SimulatorKnobs)
+    # The backend's own options (crux_lab.backends), checked by the backend when it is built;
+    # left out of dumps while empty.
+    backend_options: dict[str, Any] = Field(default_factory=dict, exclude_if=lambda v: not v)
     # Engine-specific parameters (e.g. max_rounds, aspects); each engine validates its own.
     params: dict[str, Any] = Field(default_factory=dict)
     # Per-purpose overrides of the model allocation: {"crux_turn": {"tier": "fast", "temperature": 0.5}}
@@ -532,6 +526,24 @@ class DebateConfig(Model):
     base_url: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # --structured for the openai backend (auto, json_schema, prompt); left out while unset.
     structured: Literal["auto", "json_schema", "prompt"] | None = Field(default=None, exclude_if=lambda v: v is None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_options(cls, data: Any) -> Any:
+        """Configs written before backends carried their own options kept the simulator's
+        failure knobs under ``sim``: they load with the knobs that were set (the non-zero
+        ones) as the backend's options.
+
+        >>> DebateConfig.model_validate({"topic": "t", "persona_ids": ["a"],
+        ...     "sim": {"drift": 0.5, "misread": 0.0}}).backend_options
+        {'drift': 0.5}
+        """
+        if isinstance(data, dict) and "sim" in data:
+            data = dict(data)
+            legacy = data.pop("sim") or {}
+            if "backend_options" not in data:
+                data["backend_options"] = {k: v for k, v in dict(legacy).items() if v}
+        return data
 
     def run_id(self) -> str:
         """Stable id: a hash of the parameters and the seed (see DESIGN.md "One writer")."""
