@@ -26,12 +26,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.backends import choices_help
 from crux_lab.registry import Registry
 from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
-    from crux_lab.models import DebateResult, SimulatorKnobs
+    from crux_lab.models import DebateResult
 
 app = typer.Typer(
     name="crux-lab",
@@ -140,11 +141,12 @@ def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], exampl
     return out
 
 
-def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
-    """Simulator failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1])."""
-    from crux_lab.models import SimulatorKnobs
+def parse_sim(values: Sequence[str]) -> dict[str, float]:
+    """The simulator's failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1]),
+    as its backend options."""
+    from crux_lab.llm.registry import option_names
 
-    known = list(SimulatorKnobs.model_fields)
+    known = option_names("simulated")
     pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
     knobs: dict[str, float] = {}
     for key, value in pairs.items():
@@ -155,7 +157,7 @@ def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
         if not 0.0 <= number <= 1.0:
             fail(f"--sim {key}={value}: the value must be a probability between 0 and 1 (e.g. --sim {key}=0.4). Known knobs: {', '.join(known)}.")
         knobs[key] = number
-    return SimulatorKnobs(**knobs)
+    return knobs
 
 
 def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
@@ -454,7 +456,7 @@ def debate(
     topic: Annotated[str, typer.Option("--topic", "-t", help="The question the personas debate.")],
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids (see `crux-lab personas list`).")],
     engine: Annotated[str, typer.Option("--engine", "-e", help="Debate engine (see `crux-lab engines`).")] = "dialogue",
-    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | openai | replay. auto = anthropic when ANTHROPIC_API_KEY is set. " + _TIER_HELP)] = "auto",
+    backend: Annotated[str, typer.Option("--backend", "-b", help=choices_help() + ". auto = anthropic when ANTHROPIC_API_KEY is set. " + _TIER_HELP)] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget (> 0).")] = 30,
     seed: Annotated[int, typer.Option("--seed", help="Seed (the run id hashes it with the other parameters).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the DebateResult JSON here.")] = None,
@@ -494,6 +496,8 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
+    if sim and resolved != "simulated":
+        fail(f"--sim sets the simulator's knobs; the {resolved} backend has none. Drop --sim, or pass --backend simulated.")
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     llm_models, llm_url = llm.models, llm.base_url
     _check_out(out)
@@ -510,7 +514,7 @@ def debate(
     try:
         config = DebateConfig(
             topic=topic.strip(), persona_ids=persona_ids, engine=engine, backend=resolved,
-            seed=seed, max_turns=max_turns, sim=knobs, params=params,
+            seed=seed, max_turns=max_turns, backend_options=knobs, params=params,
             models=llm_models, base_url=llm_url, structured=llm.structured,
         )
     except ValidationError as exc:

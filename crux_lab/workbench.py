@@ -273,7 +273,7 @@ def fake_consensus(result: DebateResult) -> float:
     """1.0 when the audit against the simulator's ground truth finds fake consensus (a polarized
     panel labelled consensus, or contradictory common ground), else 0.0; NaN when the personas
     cannot be loaded."""
-    from crux_lab.engines.dialogue_v2.audit import audit
+    from crux_lab.eval.fake_consensus import audit
     from crux_lab.personas.loader import PersonaError, load_personas, propositions_for
 
     try:

@@ -6,14 +6,14 @@ that the run's output cannot support returns ``nan`` ("not applicable"); :func:`
 drops those, so ``DebateResult.metrics`` and the store's ``metrics`` table hold only values
 that mean something.
 
-Which engines give which (simulated backend; measured on the shipped decks, see
+Which engines give which (offline backend; measured on the shipped decks, see
 ``benchmarks/eval_full.py``):
 
 ==============================  =====================================================
 metric                          engines that give it
 ==============================  =====================================================
 topic_coverage                  panel (the only engine that decomposes into aspects)
-proposition_coverage            all (needs turn ``proposition_ids``: simulator or a classifier)
+proposition_coverage            all (needs turn ``proposition_ids``: offline backend or classifier)
 disagreement_compression        all that report cruxes and have opening turns
 position_shift_rate             all with opening/closing positions or position shifts
 sycophancy_rate                 runs with at least one concession (all but graph, which has
@@ -533,7 +533,7 @@ def guard_counts(result: DebateResult) -> dict[str, float]:
     one-call baselines), where no guard applies.
 
     >>> from crux_lab.models import DebateConfig, DialogueTurn, EngineError
-    >>> r = DebateResult(run_id="r", engine="dcg", backend="simulated",
+    >>> r = DebateResult(run_id="r", engine="dcg", backend="replay",
     ...                  config=DebateConfig(topic="t", persona_ids=["a", "b"], engine="dcg"))
     >>> r.transcript = [DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="Gold held value.", phase="round")]
     >>> r.events = [EngineError(level="warning", purpose="guard_echo", error="x"), EngineError(level="warning", purpose="guard_sides", error="y")]

@@ -115,7 +115,7 @@ _STOP = frozenset(
 
 
 def falsifier_score(text: str) -> float:
-    """Concreteness of one falsifier in [0, 1] (the heuristic used on the simulator): the mean
+    """Concreteness of one falsifier in [0, 1] (the heuristic of the offline backend's judge): the mean
     of three checks. *Observable*: it names a measurable quantity or outcome (a number, a
     rate, prices, returns, an attack, a crisis...) or a named thing (a capitalised word past
     the first). *Bounded*: it says how much or when (a number, a threshold or direction word,
@@ -162,7 +162,7 @@ FALSIFIER_RUBRIC = (
 async def judge_falsifiers(backend: Any, falsifiers: Sequence[str]) -> tuple[float, str]:
     """Falsifier concreteness by a rubric judge (on a real backend, the strong model): the
     share judged concrete, and the judge's stated basis; ``(nan, "")`` without falsifiers.
-    On the simulator the judge applies :func:`falsifier_score` and says so in its basis."""
+    On the offline backend the judge applies :func:`falsifier_score` and says so in its basis."""
     from pydantic import BaseModel, Field
 
     from crux_lab.llm.base import Hints, LLMRequest

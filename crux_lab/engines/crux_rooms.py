@@ -84,7 +84,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         for i in range(total):
             pid = ids[i % len(ids)]
             # The prompt shows the last `window` messages; the hints carry the whole channel so
-            # that a persuaded persona stays persuaded (the simulator reads stances from them).
+            # that a persuaded persona stays persuaded (the offline backend reads stances from them).
             seen = self.memory.turns
             t = await sp.speak(
                 "channel_message", pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),

@@ -138,7 +138,7 @@ def result_rows(
             "deck": cfg.deck,
             "seed": cfg.seed,
             "max_turns": cfg.max_turns,
-            "sim": cfg.sim.model_dump(mode="json"),
+            "backend_options": cfg.backend_options,
             "params": cfg.params,
             "allocation": cfg.allocation,
             "config": cfg.model_dump(mode="json"),

@@ -70,7 +70,7 @@ def test_debate_params_and_sim_knobs_reach_the_run(runner: CliRunner, env: dict[
     result = DebateResult.model_validate_json(env["out"].read_text())
     assert len(result.transcript) == 4
     assert result.config.params == {"rounds": 2, "style": "terse"}
-    assert result.config.sim.drift == 1.0 and result.config.seed == 7
+    assert result.config.backend_options == {"drift": 1.0} and result.config.seed == 7
 
 
 def test_rerunning_the_same_debate_is_idempotent_in_the_db(runner: CliRunner, env: dict[str, Path]) -> None:

@@ -189,7 +189,7 @@ class SpawnGate:
     """Staged commitment: a detection spawns a room only when its pair and
     claim (keyed by the claim's text) were seen in ``min_seen`` consecutive detection windows,
     that pair+claim never had a room, and the pair's cooldown (in channel messages, since
-    simulated time is not wall time) has passed."""
+    a modelled clock is not wall time) has passed."""
 
     min_seen: int = 3
     cooldown_messages: int = 9

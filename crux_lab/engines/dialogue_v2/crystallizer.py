@@ -130,8 +130,8 @@ class Crystallizer(ABC):
 
     @abstractmethod
     def state_hint(self) -> dict[str, Any]:
-        """The current graph as the prompt's table shows it (ids, speakers, texts), for the
-        simulator; real backends ignore hints."""
+        """The current graph as the prompt's table shows it (ids, speakers, texts), for a
+        backend that reads hints (the offline one); model backends ignore hints."""
 
     @abstractmethod
     def shown(self) -> dict[str, str]:
