@@ -32,7 +32,7 @@ from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
-    from crux_lab.models import DebateResult
+    from crux_lab.models.result import DebateResult
 
 app = typer.Typer(
     name="crux-lab",
@@ -362,7 +362,7 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
         TimeElapsedColumn,
     )
 
-    from crux_lab.models import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
+    from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 
     progress = Progress(
         SpinnerColumn(),
@@ -476,7 +476,7 @@ def debate(
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
         fail("the topic is empty: pass --topic 'a question to debate'.")
-    from crux_lab.models import MAX_TURNS
+    from crux_lab.models.config import MAX_TURNS
 
     if not 0 < max_turns <= MAX_TURNS:
         fail(f"--max-turns must be a whole number of turns from 1 to {MAX_TURNS:,}; got {max_turns}. Pass e.g. --max-turns 30.")
@@ -506,7 +506,7 @@ def debate(
     from pydantic import ValidationError
 
     from crux_lab.llm import LLMError
-    from crux_lab.models import DebateConfig
+    from crux_lab.models.config import DebateConfig
     from crux_lab.personas.loader import PersonaError
     from crux_lab.runner import DebateRun
     from crux_lab.store import StoreError, connect, ingest, resolve_db_path, write_run

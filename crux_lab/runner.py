@@ -21,17 +21,17 @@ from crux_lab.engines.output import debate_output
 from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, backend_for_debate, check_structured
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
-from crux_lab.models import (
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.events import (
     AgentTurn,
     CruxMessage,
-    DebateConfig,
     DebateEvent,
-    DebateResult,
     DialogueTurnEvent,
     EngineError,
     MessagePosted,
     Status,
 )
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import deck_for, load_personas
 from crux_lab.scrub import scrub
 

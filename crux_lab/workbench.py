@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crux_lab.models import DebateConfig, DebateResult
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 from crux_lab.store import (
     RunFolderError,
     StoreError,

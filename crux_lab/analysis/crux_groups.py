@@ -20,7 +20,7 @@ import numpy as np
 
 from crux_lab.analysis.metrics import crux_texts
 from crux_lab.analysis.restates import same_wording
-from crux_lab.models import DebateResult
+from crux_lab.models.result import DebateResult
 
 __all__ = ["CruxGroup", "FoundCrux", "calibrated_same", "found_cruxes", "group_cruxes", "wording_same"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from crux_lab.models import DebateResult
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona, Proposition
 from crux_lab.registry import Registry
 

@@ -46,7 +46,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from crux_lab.analysis.metric_registry import METRICS, MetricInputs, Truth, metric
-from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
+from crux_lab.models.domain import CruxCard, DialogueTurn, Move
+from crux_lab.models.events import EngineError
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona, Proposition
 
 NAN = float("nan")
@@ -540,7 +542,7 @@ def guard_counts(result: DebateResult) -> dict[str, float]:
     >>> guard_counts(r)
     {'guard_echo': 1.0, 'guard_role': 0.0, 'guard_sides': 1.0, 'guard_ended': 0.0}
     """
-    fired = [e.purpose for e in result.events if e.type == "engine_error" and e.purpose.startswith("guard_")]
+    fired = [e.purpose for e in result.events if isinstance(e, EngineError) and e.purpose.startswith("guard_")]
     if not result.transcript and not fired:
         return dict.fromkeys((*GUARD_METRICS, "guard_ended"), NAN)
     out = {name: float(fired.count(name)) for name in GUARD_METRICS}
@@ -563,7 +565,7 @@ def guard_rates(results: Iterable[DebateResult]) -> dict[str, dict[str, Any]]:
             continue
         row = out.setdefault(r.engine, {"debates": 0, "persona_turns": 0, "sides": 0, "ended_early": 0,
                                          **dict.fromkeys(GUARD_METRICS, 0)})
-        kept_out = sum(1 for e in r.events if e.type == "engine_error" and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
+        kept_out = sum(1 for e in r.events if isinstance(e, EngineError) and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
         row["debates"] += 1
         row["persona_turns"] += len(r.transcript) + kept_out
         row["sides"] += sum(len(c.personas) for c in r.crux_cards) + len(r.dcg.stances) + int(counts["guard_sides"])

@@ -54,7 +54,9 @@ from crux_lab.analysis.polis_truth import (
 from crux_lab.analysis.stats import bootstrap_interval as _interval
 from crux_lab.analysis.stats import nanmean as _nanmean
 from crux_lab.backends import OFFLINE
-from crux_lab.models import Camp, DebateConfig, DebateResult
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import Camp
+from crux_lab.models.result import DebateResult
 
 __all__ = [
     "METRIC_NAMES",

@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crux_lab.analysis.metric_registry import metric
-from crux_lab.models import Crux, CruxCard, DebateResult
+from crux_lab.models.domain import Crux, CruxCard
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona
 
 NAN = float("nan")
@@ -166,7 +167,7 @@ async def judge_falsifiers(backend: Any, falsifiers: Sequence[str]) -> tuple[flo
     from pydantic import BaseModel, Field
 
     from crux_lab.llm.base import Hints, LLMRequest
-    from crux_lab.models import Tier
+    from crux_lab.models.domain import Tier
 
     class Verdicts(BaseModel):
         concrete: list[bool] = Field(default_factory=list)

@@ -44,7 +44,7 @@ from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
 from crux_lab.analysis.scenarios import Scenario, use_library, write_library
 from crux_lab.analysis.stats import bootstrap_interval, nanmean
 from crux_lab.backends import OFFLINE
-from crux_lab.models import DebateResult
+from crux_lab.models.result import DebateResult
 
 __all__ = [
     "GENERIC_FLOOR",

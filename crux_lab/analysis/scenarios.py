@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crux_lab.models import DebateConfig, DisagreementType
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import DisagreementType
 
 __all__ = [
     "ANSWER_KEY",

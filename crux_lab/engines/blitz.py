@@ -57,20 +57,22 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.engines.output import apply_classic_output, debate_output, final_output
-from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
+from crux_lab.engines.round_events import (
     BlackboardUpdate,
     ClaimsDecomposed,
     ConvergenceUpdate,
+    InitialStance,
+    TableAssigned,
+)
+from crux_lab.llm.base import Hints
+from crux_lab.models.domain import DialogueTurn
+from crux_lab.models.events import (
+    AgentTurn,
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DialogueTurn,
     EngineError,
-    InitialStance,
     Status,
-    TableAssigned,
 )
 
 TURN_PURPOSE = "blackboard_turn"

@@ -32,12 +32,7 @@ from crux_lab.engines.blitz import (
 from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
 from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
-    DebateEvent,
-    EngineError,
-    Status,
-)
+from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
 
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
 

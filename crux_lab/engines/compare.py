@@ -27,7 +27,8 @@ from rich.table import Table
 from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.engines import available
 from crux_lab.engines.base import EngineConfigError
-from crux_lab.models import DebateConfig, DebateResult
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 from crux_lab.tiers import STRUCTURED_HELP
 
 ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")

@@ -31,17 +31,12 @@ from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted, detect
+from crux_lab.engines.crux_room.events import DisagreementDetected
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
-from crux_lab.models import (
-    DebateComplete,
-    DebateEvent,
-    DebateStart,
-    DisagreementDetected,
-    MessagePosted,
-)
+from crux_lab.models.events import DebateComplete, DebateEvent, DebateStart, MessagePosted
 
 
 class CruxRoomsParams(CruxParams):

@@ -31,7 +31,7 @@ from crux_lab.engines.dialogue_v2.crystallizer import (
     GraphCrystallizer,
 )
 from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun
-from crux_lab.models import DebateEvent
+from crux_lab.models.events import DebateEvent
 
 
 @register_engine

@@ -25,20 +25,22 @@ from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Camp,
     CardPosition,
     CruxCard,
     CruxCardPosition,
+    DisagreementType,
+    Regime,
+    Tier,
+)
+from crux_lab.models.events import (
     CruxCardPosted,
     DebateEvent,
-    DisagreementType,
     EngineComplete,
     EngineError,
     EngineStart,
-    Regime,
     Status,
-    Tier,
 )
 from crux_lab.personas.models import Persona
 

@@ -69,34 +69,38 @@ from crux_lab.engines.graph_state import (
     to_argument_graph,
 )
 from crux_lab.engines.output import debate_output
-from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
-    Argument,
+from crux_lab.engines.round_events import (
     ArgumentsSubmitted,
-    Attack,
-    AttackComponent,
     AttacksGenerated,
-    AttackTarget,
-    AttackType,
     BlackboardUpdate,
     ClaimsDecomposed,
     ConvergenceUpdate,
-    DebateComplete,
-    DebateEvent,
-    DebateStart,
-    DialogueTurn,
-    EngineError,
     GraphConvergence,
-    GraphUpdate,
     InitialStance,
+    TableAssigned,
+    ValidationComplete,
+)
+from crux_lab.llm.base import Hints
+from crux_lab.models.domain import (
+    Argument,
+    Attack,
+    AttackComponent,
+    AttackTarget,
+    AttackType,
+    DialogueTurn,
     Label,
     Move,
     PersonaPosition,
-    Status,
-    TableAssigned,
-    ValidationComplete,
     ValidationResult,
+)
+from crux_lab.models.events import (
+    AgentTurn,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    EngineError,
+    GraphUpdate,
+    Status,
 )
 
 

@@ -31,25 +31,20 @@ from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, Voted, detect
+from crux_lab.engines.crux_room.events import ClashStart, DisagreementDetected, RoundEnd, RoundStart
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, OpeningReply, SpeechReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import spoken
-from crux_lab.models import (
-    Aspect,
-    ClashStart,
+from crux_lab.models.domain import Aspect, DialogueTurn, Move
+from crux_lab.models.events import (
     CruxCardPosted,
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DialogueTurn,
-    DisagreementDetected,
     MessagePosted,
-    Move,
-    RoundEnd,
-    RoundStart,
 )
 
 MAX_ASPECTS = 4

@@ -38,7 +38,9 @@ from crux_lab.llm.base import (
     TurnHint,
 )
 from crux_lab.llm.factories import API_KEY_ENV, OPENAI_KEY_ENV
-from crux_lab.models import DebateConfig, StructuredCheck, Tier
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import Tier
+from crux_lab.models.result import StructuredCheck
 
 # Every name --backend accepts: auto and the registered backends (crux_lab.backends).
 BACKENDS = backends.names()

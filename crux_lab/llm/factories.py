@@ -11,7 +11,7 @@ from pathlib import Path
 
 from crux_lab.llm.base import Backend, BackendUnavailable
 from crux_lab.llm.registry import BackendArgs
-from crux_lab.models import Tier
+from crux_lab.models.domain import Tier
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"

@@ -16,7 +16,7 @@ from typing import Any
 
 from crux_lab import backends
 from crux_lab.llm.base import Backend
-from crux_lab.models import DebateConfig
+from crux_lab.models.config import DebateConfig
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel
 
-from crux_lab.models import DebateResult, is_billed
+from crux_lab.models.accounting import is_billed
+from crux_lab.models.result import DebateResult
 from crux_lab.store.db import migrate
 
 Row = dict[str, Any]

@@ -35,7 +35,7 @@ import yaml
 from pydantic import ValidationError
 
 from crux_lab.limits import INT64_MAX, BoundsError, check_numbers, check_ranges
-from crux_lab.models import MAX_TURNS, DebateConfig
+from crux_lab.models.config import MAX_TURNS, DebateConfig
 
 MAX_WORKERS = 256
 MAX_REPEATS = 10_000

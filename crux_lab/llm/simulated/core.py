@@ -44,7 +44,8 @@ from pydantic import BaseModel, ValidationError
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
-from crux_lab.models import DisagreementType, Tier, Usage
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import DisagreementType, Tier
 from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import (
     FlipTrigger,

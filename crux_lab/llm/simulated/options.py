@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from crux_lab.models import DebateConfig, Model
+from crux_lab.models.base import Model
+from crux_lab.models.config import DebateConfig
 from crux_lab.personas.models import Persona, Proposition
 
 if TYPE_CHECKING:
