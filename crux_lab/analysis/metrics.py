@@ -2,9 +2,11 @@
 
 Each metric is a pure function of a :class:`~crux_lab.models.DebateResult` (and, where it needs
 ground truth, of the debate's personas: their ``stances.json`` is the planted truth). A metric
-that the run's output cannot support returns ``nan`` ("not applicable"); :func:`compute_metrics`
+that the run's output cannot support returns ``nan`` ("not applicable"); :func:`run_metrics`
 drops those, so ``DebateResult.metrics`` and the store's ``metrics`` table hold only values
-that mean something.
+that mean something. Every metric registers with ``@metric`` (:mod:`.metric_registry`) in the
+module that defines it, and :func:`compute_metrics` runs them all: a new metric is one function
+and one registration.
 
 Which engines give which (offline backend; measured on the shipped decks, see
 ``benchmarks/eval_full.py``):
