@@ -26,7 +26,8 @@ from rich.table import Table
 
 from crux_lab.engines import available
 from crux_lab.engines.compare import comparison_table, run_comparison
-from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig, DebateResult
 from crux_lab.personas.loader import get_deck, load_decks, load_personas
 from crux_lab.runner import run_debate
 
@@ -57,7 +58,7 @@ def recovery(result: DebateResult, truth: set[str]) -> dict[str, float]:
 async def graph_budget(persona_ids: list[str], topic: str, seeds: int, knobs: SimulatorKnobs) -> list[dict[str, Any]]:
     rows = []
     for seed in range(seeds):
-        config = DebateConfig(topic=topic, persona_ids=persona_ids, engine="graph", seed=seed, sim=knobs,
+        config = DebateConfig(topic=topic, persona_ids=persona_ids, engine="graph", seed=seed, backend_options=knobs.as_options(),
                               params={"max_rounds": 3})
         result = await run_debate(config)
         purposes = Counter(c.purpose for c in result.llm_calls)

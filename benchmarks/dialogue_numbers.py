@@ -25,6 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import (
     Crystallization,
     DCGUpdate,
@@ -33,7 +34,6 @@ from crux_lab.models import (
     EngineComplete,
     GraphUpdated,
     PhaseStart,
-    SimulatorKnobs,
 )
 from crux_lab.personas.loader import deck_for, load_personas
 from crux_lab.personas.prompt import build_system_prompt
@@ -102,7 +102,7 @@ def measure(r: DebateResult, wall: float) -> dict:
 
 
 async def one(engine: str, seed: int, knobs: SimulatorKnobs) -> dict:
-    cfg = DebateConfig(topic=TOPIC, persona_ids=PAIR, engine=engine, seed=seed, max_turns=30, sim=knobs)
+    cfg = DebateConfig(topic=TOPIC, persona_ids=PAIR, engine=engine, seed=seed, max_turns=30, backend_options=knobs.as_options())
     t0 = time.perf_counter()
     r = await run_debate(cfg)
     return measure(r, time.perf_counter() - t0)

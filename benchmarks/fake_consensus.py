@@ -8,7 +8,7 @@ claim onto a binary dispute, so that cannot happen.
 For every polarized pair of the shipped library (same deck, at least ``--min-contested``
 propositions with opposite ground-truth stances), both engines debate the deck's first topic
 on the simulated backend with ``missed_attack`` in {0, 0.2, 0.4} over several seeds. Each
-result is audited against ground truth (:mod:`crux_lab.engines.dialogue_v2.audit`), which
+result is audited against ground truth (:mod:`crux_lab.eval.fake_consensus`), which
 matches arguments, disputes, cruxes and turns to the planted propositions by their text alone
 (the simulator's word-overlap recognizer; no id is trusted), on the one-channel path: engines
 learn only what their prompts asked the simulator to state.
@@ -39,8 +39,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from crux_lab.engines.dialogue_v2.audit import audit
-from crux_lab.models import DebateConfig, SimulatorKnobs
+from crux_lab.eval.fake_consensus import audit
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig
 from crux_lab.personas.loader import load_decks, load_personas, propositions_for
 from crux_lab.runner import run_debate
 
@@ -67,7 +68,7 @@ def polarized_pairs(min_contested: int) -> list[tuple[str, str, str, int]]:
 
 async def one(engine: str, topic: str, pair: tuple[str, str], missed: float, seed: int) -> dict:
     cfg = DebateConfig(topic=topic, persona_ids=list(pair), engine=engine, seed=seed,
-                       sim=SimulatorKnobs(missed_attack=missed))
+                       backend_options=SimulatorKnobs(missed_attack=missed).as_options())
     t0 = time.perf_counter()
     r = await run_debate(cfg)
     wall = time.perf_counter() - t0

@@ -47,7 +47,8 @@ from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.embed import get_embedder
 from crux_lab.llm.pricing import cost_usd
 from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import DebateConfig, SimulatorKnobs, Usage
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig, Usage
 from crux_lab.personas.loader import get_deck, load_personas, propositions_for
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens

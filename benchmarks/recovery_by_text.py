@@ -22,7 +22,7 @@ from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.recovery import run_recovery, summarize
 from crux_lab.analysis.scenarios import generate_scenarios
 from crux_lab.engines.compare import ALL_ENGINES
-from crux_lab.models import SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = {"default": {}, "missed_attack=0.3": {"missed_attack": 0.3}, "misread=0.2": {"misread": 0.2}}
@@ -49,7 +49,7 @@ def main() -> None:
     for name, knobs in SETTINGS.items():
         started = time.perf_counter()
         with tempfile.TemporaryDirectory() as tmp:
-            run = run_recovery(scenarios, engines, Path(tmp) / "lib", seed=args.seed, sim=SimulatorKnobs(**knobs), store=False)
+            run = run_recovery(scenarios, engines, Path(tmp) / "lib", seed=args.seed, backend_options=SimulatorKnobs(**knobs).as_options(), store=False)
         rows = summarize(run.scores)
         old = before["settings"].get(name, {})
         print(f"\n{name} ({time.perf_counter() - started:.0f}s; failures: {run.failures or 'none'})")

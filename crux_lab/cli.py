@@ -26,11 +26,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.backends import choices_help
+from crux_lab.registry import Registry
 from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
-    from crux_lab.models import DebateResult, SimulatorKnobs
+    from crux_lab.models.result import DebateResult
 
 app = typer.Typer(
     name="crux-lab",
@@ -60,22 +62,35 @@ def note(message: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Sub-apps provided by other packages: (module, attribute, command name).
-# A module that fails to import is mounted as a stub that reports the import error, so one
-# broken package never breaks the whole CLI. Convention: ``crux_lab/<package>/cli.py``.
+# Commands other packages provide, registered here by name with a "module:attribute" reference
+# (the module is imported when the CLI is assembled). The attribute is a typer.Typer (mounted
+# as a command group) or a plain function (registered as a single command, so
+# `crux-lab sweep FILE --report` parses options after the argument, which a group callback
+# with an argument does not). A module that fails to import is mounted as a stub that
+# reports the import error, so one broken package never breaks the whole CLI.
+# Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
-# The attribute is a typer.Typer (mounted as a command group) or a plain function (registered
-# as a single command, so `crux-lab sweep FILE --report` parses options after the argument,
-# which a group callback with an argument does not).
+COMMANDS: Registry[str] = Registry("command")
+
+
+def register_command(name: str, ref: str) -> None:
+    """Register the command ``name`` as the Typer app or function at ``ref`` ("module:attribute");
+    a name already taken by another reference is an error."""
+    COMMANDS.add(name, ref, origin=ref)
+
+
+register_command("personas", "crux_lab.personas.cli:app")
+register_command("af", "crux_lab.argumentation.cli:af_app")
+register_command("sweep", "crux_lab.sweep.cli:sweep")
+register_command("report", "crux_lab.sweep.cli:report")
+register_command("compare", "crux_lab.engines.compare:compare_command")
+register_command("eval", "crux_lab.analysis.eval_cli:app")
+register_command("local-model", "crux_lab.local_model.cli:app")
+register_command("arena", "crux_lab.arena.cli:arena")
+
+# (module, attribute, command name) of each registered command, for mount_subapps.
 SUBAPPS: list[tuple[str, str, str]] = [
-    ("crux_lab.personas.cli", "app", "personas"),
-    ("crux_lab.argumentation.cli", "af_app", "af"),
-    ("crux_lab.sweep.cli", "sweep", "sweep"),
-    ("crux_lab.sweep.cli", "report", "report"),
-    ("crux_lab.engines.compare", "compare_command", "compare"),
-    ("crux_lab.analysis.eval_cli", "app", "eval"),
-    ("crux_lab.local_model.cli", "app", "local-model"),
-    ("crux_lab.arena.cli", "arena", "arena"),
+    (ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()
 ]
 
 
@@ -126,11 +141,12 @@ def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], exampl
     return out
 
 
-def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
-    """Simulator failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1])."""
-    from crux_lab.models import SimulatorKnobs
+def parse_sim(values: Sequence[str]) -> dict[str, float]:
+    """The simulator's failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1]),
+    as its backend options."""
+    from crux_lab.llm.registry import option_names
 
-    known = list(SimulatorKnobs.model_fields)
+    known = option_names("simulated")
     pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
     knobs: dict[str, float] = {}
     for key, value in pairs.items():
@@ -141,7 +157,7 @@ def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
         if not 0.0 <= number <= 1.0:
             fail(f"--sim {key}={value}: the value must be a probability between 0 and 1 (e.g. --sim {key}=0.4). Known knobs: {', '.join(known)}.")
         knobs[key] = number
-    return SimulatorKnobs(**knobs)
+    return knobs
 
 
 def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
@@ -346,7 +362,7 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
         TimeElapsedColumn,
     )
 
-    from crux_lab.models import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
+    from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 
     progress = Progress(
         SpinnerColumn(),
@@ -440,7 +456,7 @@ def debate(
     topic: Annotated[str, typer.Option("--topic", "-t", help="The question the personas debate.")],
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids (see `crux-lab personas list`).")],
     engine: Annotated[str, typer.Option("--engine", "-e", help="Debate engine (see `crux-lab engines`).")] = "dialogue",
-    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | openai | replay. auto = anthropic when ANTHROPIC_API_KEY is set. " + _TIER_HELP)] = "auto",
+    backend: Annotated[str, typer.Option("--backend", "-b", help=choices_help() + ". auto = anthropic when ANTHROPIC_API_KEY is set. " + _TIER_HELP)] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget (> 0).")] = 30,
     seed: Annotated[int, typer.Option("--seed", help="Seed (the run id hashes it with the other parameters).")] = 0,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Also write the DebateResult JSON here.")] = None,
@@ -460,7 +476,7 @@ def debate(
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
         fail("the topic is empty: pass --topic 'a question to debate'.")
-    from crux_lab.models import MAX_TURNS
+    from crux_lab.models.config import MAX_TURNS
 
     if not 0 < max_turns <= MAX_TURNS:
         fail(f"--max-turns must be a whole number of turns from 1 to {MAX_TURNS:,}; got {max_turns}. Pass e.g. --max-turns 30.")
@@ -480,6 +496,8 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = _backend_choice(backend, cassette)
+    if sim and resolved != "simulated":
+        fail(f"--sim sets the simulator's knobs; the {resolved} backend has none. Drop --sim, or pass --backend simulated.")
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     llm_models, llm_url = llm.models, llm.base_url
     _check_out(out)
@@ -488,7 +506,7 @@ def debate(
     from pydantic import ValidationError
 
     from crux_lab.llm import LLMError
-    from crux_lab.models import DebateConfig
+    from crux_lab.models.config import DebateConfig
     from crux_lab.personas.loader import PersonaError
     from crux_lab.runner import DebateRun
     from crux_lab.store import StoreError, connect, ingest, resolve_db_path, write_run
@@ -496,7 +514,7 @@ def debate(
     try:
         config = DebateConfig(
             topic=topic.strip(), persona_ids=persona_ids, engine=engine, backend=resolved,
-            seed=seed, max_turns=max_turns, sim=knobs, params=params,
+            seed=seed, max_turns=max_turns, backend_options=knobs, params=params,
             models=llm_models, base_url=llm_url, structured=llm.structured,
         )
     except ValidationError as exc:

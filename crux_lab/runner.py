@@ -19,21 +19,20 @@ from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.engines.output import debate_output
 from crux_lab.limits import check_params
-from crux_lab.llm import Backend, LLMError, check_structured, make_backend, resolve_backend_name
+from crux_lab.llm import Backend, LLMError, backend_for_debate, check_structured
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
-from crux_lab.llm.simulated.scope import check_simulated_topic
-from crux_lab.models import (
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.events import (
     AgentTurn,
     CruxMessage,
-    DebateConfig,
     DebateEvent,
-    DebateResult,
     DialogueTurnEvent,
     EngineError,
     MessagePosted,
     Status,
 )
-from crux_lab.personas.loader import deck_for, load_decks, load_personas, propositions_for
+from crux_lab.models.result import DebateResult
+from crux_lab.personas.loader import deck_for, load_personas
 from crux_lab.scrub import scrub
 
 
@@ -58,26 +57,12 @@ class DebateRun:
         self.config = config
         self.run_id = config.run_id()
         self.personas = load_personas(config.persona_ids)
-        propositions = propositions_for(config.persona_ids)
         # A backend the run made is the run's to close; one passed in belongs to the caller.
+        # Building it runs the backend's own checks of the debate (one line, before any call
+        # or file), e.g. a topic it cannot debate.
         self._owns_backend = backend is None
         if backend is None:
-            if resolve_backend_name(config.backend) == "simulated":
-                # The simulator debates only its deck's questions: refuse anything else now,
-                # before a call or a file (a real model debates any topic).
-                check_simulated_topic(config.topic, config.persona_ids, load_decks())
-            backend = make_backend(
-                config.backend,
-                personas=self.personas,
-                propositions=propositions,
-                seed=config.seed,
-                knobs=config.sim,
-                cassette=cassette,
-                realtime=realtime,
-                models=config.models,
-                base_url=config.base_url,
-                structured=config.structured,
-            )
+            backend = backend_for_debate(config, cassette=cassette, realtime=realtime)
         self.ledger = Ledger(backend, run_id=self.run_id)
         self.result = DebateResult(
             run_id=self.run_id, config=config, engine=config.engine, backend=live_backend(backend)

@@ -1,7 +1,8 @@
 """The one allocation of models to the fast and strong tiers, per backend.
 
 Every engine asks for a *tier* per purpose (``crux_lab.llm.base.ALLOCATION``); this module
-says which model a tier means on each backend:
+says which model a tier means on each backend, by the rule its registry entry names
+(:mod:`crux_lab.backends`):
 
 - **anthropic**: ``$CRUX_LAB_MODEL_STRONG`` / ``$CRUX_LAB_MODEL_FAST`` when set, else
   ``default_models`` in ``crux_lab/data/prices.json``;
@@ -22,6 +23,8 @@ import os
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
+
+from crux_lab import backends
 
 TIERS = ("strong", "fast")
 MODEL_ENV = {"strong": "CRUX_LAB_MODEL_STRONG", "fast": "CRUX_LAB_MODEL_FAST"}
@@ -52,10 +55,11 @@ def models_for(backend: str, models: Mapping[str, str] | None = None) -> dict[st
     unknown = sorted(set(chosen) - set(TIERS))
     if unknown:
         raise ValueError(f"unknown tier(s) {', '.join(unknown)}: the tiers are {', '.join(TIERS)}")
-    if backend == "openai":
+    rule = backends.REGISTRY[backend].tiers if backend in backends.REGISTRY else "defaults"
+    if rule == "explicit":
         return {t: chosen[t] for t in TIERS if t in chosen}
     defaults = dict(default_models())
-    if backend == "anthropic":
+    if rule == "env":
         defaults = {t: os.environ.get(MODEL_ENV[t], "").strip() or defaults[t] for t in TIERS}
     return {**defaults, **chosen}
 
@@ -63,10 +67,10 @@ def models_for(backend: str, models: Mapping[str, str] | None = None) -> dict[st
 def allocation_help() -> str:
     """The allocation in two sentences, for ``crux-lab debate --help``."""
     a = models_for("anthropic")
+    others = "; ".join(f"{name}: {b.tiers_help}" for name, b in backends.REGISTRY.items() if b.tiers_help)
     return (
         f"Tiers -> models: anthropic strong={a['strong']} fast={a['fast']} "
-        f"(${MODEL_ENV['strong']}, ${MODEL_ENV['fast']}); openai: --model-strong/--model-fast, "
-        f"else the one model the server lists; simulated: priced as the anthropic defaults. "
+        f"(${MODEL_ENV['strong']}, ${MODEL_ENV['fast']}); {others}. "
         f"Each run records its models in the runs table (config.models)."
     )
 

@@ -26,19 +26,18 @@ from urllib.parse import quote
 
 import ipywidgets as w
 
-from crux_lab.models import (
+from crux_lab.engines.crux_room.events import CruxRoomSpawning, RoundStart
+from crux_lab.engines.dialogue_v2.events import PhaseStart
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import CruxCard, DCGState, DialogueTurn
+from crux_lab.models.events import (
     AgentTurn,
-    CruxCard,
     CruxCardPosted,
     CruxMessage,
     CruxProposed,
-    CruxRoomSpawning,
-    DCGState,
     DCGUpdate,
     DebateComplete,
     DebateEvent,
-    DebateResult,
-    DialogueTurn,
     DialogueTurnEvent,
     EngineComplete,
     EngineError,
@@ -46,10 +45,8 @@ from crux_lab.models import (
     GraphUpdate,
     GraphUpdated,
     MessagePosted,
-    PhaseStart,
-    RoundStart,
-    Usage,
 )
+from crux_lab.models.result import DebateResult
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
 from crux_lab.viz.transcript import (

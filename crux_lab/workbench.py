@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crux_lab.models import DebateConfig, DebateResult
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 from crux_lab.store import (
     RunFolderError,
     StoreError,
@@ -273,7 +274,7 @@ def fake_consensus(result: DebateResult) -> float:
     """1.0 when the audit against the simulator's ground truth finds fake consensus (a polarized
     panel labelled consensus, or contradictory common ground), else 0.0; NaN when the personas
     cannot be loaded."""
-    from crux_lab.engines.dialogue_v2.audit import audit
+    from crux_lab.eval.fake_consensus import audit
     from crux_lab.personas.loader import PersonaError, load_personas, propositions_for
 
     try:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from crux_lab.models import Camp
+    from crux_lab.models.domain import Camp
 
 __all__ = [
     "Camps",
@@ -348,7 +348,7 @@ class Camps:
         >>> Camps(("ada", "bo"), np.array([0, 0]), 1, None).as_models()[0].persona_ids
         ['ada', 'bo']
         """
-        from crux_lab.models import Camp
+        from crux_lab.models.domain import Camp
 
         return [Camp(index=c, persona_ids=list(self.members(c))) for c in range(self.k)]
 

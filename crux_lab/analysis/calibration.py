@@ -5,8 +5,8 @@ a planted one by the cosine similarity of their embeddings. The threshold comes 
 ``crux_lab/data/calibration/paraphrases.jsonl``: 24 hand-written disputed claims from
 domains that no deck and no evaluation scenario uses (public health, justice, farming,
 migration, ...), each with two paraphrases (one a question, one a reworded "whether" clause)
-and two hard negatives from the same domain. Nothing in it comes from the simulator, so the
-threshold is not tuned to the simulator's own wording.
+and two hard negatives from the same domain. Nothing in it comes from the offline backend's
+paraphrases, so the threshold is not tuned to their wording.
 
 The threshold maximises F0.5 over the 96 pairs: a recovery benchmark must not credit a crux
 that was not found, so precision weighs more than recall.

@@ -20,7 +20,7 @@ import numpy as np
 
 from crux_lab.analysis.metrics import crux_texts
 from crux_lab.analysis.restates import same_wording
-from crux_lab.models import DebateResult
+from crux_lab.models.result import DebateResult
 
 __all__ = ["CruxGroup", "FoundCrux", "calibrated_same", "found_cruxes", "group_cruxes", "wording_same"]
 
@@ -66,7 +66,7 @@ def found_cruxes(result: DebateResult, names: Mapping[str, str] | None = None) -
     ...                 personas={"a": CruxCardPosition(position="YES", reasoning=""),
     ...                           "b": CruxCardPosition(position="NO", reasoning="")})
     >>> r = DebateResult(run_id="r1", config=DebateConfig(topic="t", persona_ids=["a", "b"]), engine="panel",
-    ...                  backend="simulated", crux_cards=[card])
+    ...                  backend="replay", crux_cards=[card])
     >>> found_cruxes(r, {"a": "Ann", "b": "Bo"})
     [FoundCrux(run_id='r1', engine='panel', question='Is gold scarce?', type='evidence', yes=('Ann',), no=('Bo',))]
     """

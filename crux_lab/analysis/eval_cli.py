@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from crux_lab.models import SimulatorKnobs
+from crux_lab.backends import OFFLINE, REGISTRY
 
 app = typer.Typer(help="Evaluation: ground-truth crux recovery and per-debate metrics.", no_args_is_help=True)
 console = Console()
@@ -32,13 +32,16 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def parse_knobs(values: Sequence[str]) -> SimulatorKnobs:
-    """``["missed_attack=0.3"]`` -> knobs; a bad key or value raises ``ValueError`` naming it.
+def parse_knobs(values: Sequence[str]) -> dict[str, float]:
+    """``["missed_attack=0.3"]`` -> the offline backend's failure knobs (its backend options);
+    a bad key or value raises ``ValueError`` naming it.
 
-    >>> parse_knobs(["missed_attack=0.3"]).missed_attack
-    0.3
+    >>> parse_knobs(["missed_attack=0.3"])
+    {'missed_attack': 0.3}
     """
-    known = list(SimulatorKnobs.model_fields)
+    from crux_lab.llm.registry import option_names
+
+    known = option_names(OFFLINE)
     knobs: dict[str, float] = {}
     for raw in values:
         key, sep, value = raw.partition("=")
@@ -52,7 +55,7 @@ def parse_knobs(values: Sequence[str]) -> SimulatorKnobs:
         if not 0.0 <= number <= 1.0:
             raise ValueError(f"--sim {raw!r}: the value must be a probability between 0 and 1.")
         knobs[key] = number
-    return SimulatorKnobs(**knobs)
+    return knobs
 
 
 def _fmt(value: Any) -> str:
@@ -79,7 +82,7 @@ def recovery_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
 
 
 # Options shared by the evaluations that debate on any backend (recovery, polis).
-BackendOpt = Annotated[str, typer.Option("--backend", "-b", help="simulated | openai | anthropic | replay (replay needs --cassettes).")]
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=" | ".join(REGISTRY) + " (replay needs --cassettes).")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")]
 ModelStrongOpt = Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")]
 ModelFastOpt = Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")]
@@ -171,7 +174,7 @@ def recovery(
     scenarios_dir: Annotated[Path | None, typer.Option("--scenarios-dir", help="Your own scenarios: a persona library and its answer_key.json (README, 'Your own scenarios').")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the scenario generator.")] = 0,
     seeds: SeedsOpt = "0",
-    backend: BackendOpt = "simulated",
+    backend: BackendOpt = OFFLINE,
     base_url: BaseUrlOpt = None,
     model_strong: ModelStrongOpt = None,
     model_fast: ModelFastOpt = None,
@@ -179,7 +182,7 @@ def recovery(
     structured: StructuredOpt = None,
     cassettes: CassettesOpt = None,
     max_turns: Annotated[int, typer.Option(min=1, max=10_000, help="Turn budget per debate.")] = 30,
-    sim: Annotated[list[str] | None, typer.Option("--sim", help="Simulator knob KEY=VALUE, repeatable (simulated backend).")] = None,
+    sim: Annotated[list[str] | None, typer.Option("--sim", help=f"Failure knob KEY=VALUE of the {OFFLINE} backend, repeatable.")] = None,
     db: Annotated[Path | None, typer.Option(help="DuckDB file (default: $CRUX_LAB_DB or data/crux_lab.duckdb).")] = None,
     runs_dir: Annotated[Path | None, typer.Option(help="Where run folders go; finished debates there are reused (default: the store's runs folder).")] = None,
     library: Annotated[Path | None, typer.Option(help="Write the generated scenarios (persona library and answer key) here (default: a temp dir).")] = None,
@@ -224,8 +227,8 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     except ScenarioError as exc:
         fail(str(exc))
     llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
-    if sim and llm.backend != "simulated":
-        fail(f"--sim sets the simulator's failure knobs; it does not apply to the {llm.backend} backend.")
+    if sim and llm.backend != OFFLINE:
+        fail(f"--sim sets the {OFFLINE} backend's failure knobs; it does not apply to the {llm.backend} backend.")
     runs = _check_runs_dir(runs_dir)
     if not no_store:
         from crux_lab.store import connect, resolve_db_path
@@ -251,7 +254,7 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     try:
         with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
             lib = scenarios_dir or write_library(planted, library or Path(tmp) / "personas")
-            run = run_recovery_eval(planted, names, lib, runs, llm=llm, seeds=seed_list, max_turns=max_turns, sim=knobs,
+            run = run_recovery_eval(planted, names, lib, runs, llm=llm, seeds=seed_list, max_turns=max_turns, backend_options=knobs,
                                     cassettes=cassettes, on_result=progress)
     except KeyboardInterrupt:
         note(f"interrupted. Finished debates are kept in {runs}; rerun the same command to resume.")
@@ -267,11 +270,11 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
             note(stop_line(run.stopped, len(run.results), runs))
             raise typer.Exit(130)
         fail(stop_line(run.stopped, len(run.results), runs), code=1)
-    knob_text = ", ".join(f"{k}={v}" for k, v in knobs.model_dump().items() if v) or "default knobs"
+    knob_text = ", ".join(f"{k}={v}" for k, v in knobs.items() if v) or "default knobs"
     calibration = default_calibration()
     rows = summarize(run.scores, intervals=True)
     console.print(f"Matched by text only; {calibration.describe()}.", highlight=False)
-    where = f"backend {llm.backend}" + (f", {knob_text}" if llm.backend == "simulated" else "")
+    where = f"backend {llm.backend}" + (f", {knob_text}" if llm.backend == OFFLINE else "")
     console.print(recovery_interval_table(rows, f"Crux recovery: {len(planted)} scenario(s) x seeds {seeds}, {where}"))
     for key, err in run.failures.items():
         console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False, soft_wrap=True)
@@ -280,9 +283,11 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     if json_out is not None:
         from dataclasses import asdict
 
+        from crux_lab.llm.registry import option_names
+
         json_out.write_text(json.dumps({
             "backend": llm.backend, "models": dict(llm.models), "base_url": llm.base_url, "structured": llm.structured,
-            "knobs": knobs.model_dump(), "scenario_seed": seed, "seeds": seed_list, "max_turns": max_turns,
+            "knobs": {k: knobs.get(k, 0.0) for k in option_names(OFFLINE)}, "scenario_seed": seed, "seeds": seed_list, "max_turns": max_turns,
             "scenarios": [s.id for s in planted], "calibration": asdict(calibration),
             "summary": rows, "scores": [asdict(s) for s in run.scores], "failures": run.failures,
         }, indent=1, default=str))
@@ -381,7 +386,7 @@ def parse_seeds(text: str) -> list[int]:
 def polis(
     folders: Annotated[list[Path], typer.Argument(help="Polis conversation folder(s) (participants-votes.csv, comments.csv, summary.csv).")],
     engines: Annotated[str, typer.Option(help="Comma-separated engines (direct and cot are the one-call baselines).")] = "direct,cot,dcg,panel",
-    backend: BackendOpt = "simulated",
+    backend: BackendOpt = OFFLINE,
     base_url: BaseUrlOpt = None,
     model_strong: ModelStrongOpt = None,
     model_fast: ModelFastOpt = None,
@@ -472,6 +477,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
         console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False, soft_wrap=True)
     if json_out is not None:
         from dataclasses import asdict
+
 
         json_out.write_text(json.dumps({
             "backend": resolved, "models": models, "base_url": url, "seeds": seed_list, "options": options,

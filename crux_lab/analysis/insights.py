@@ -35,7 +35,8 @@ from crux_lab.analysis.alignment import (
     divisive_statements,
     find_camps,
 )
-from crux_lab.models import Camp, CruxCard, DebateResult, DisagreementType
+from crux_lab.models.domain import Camp, CruxCard, DisagreementType
+from crux_lab.models.result import DebateResult
 
 # Which crux types are disputes of fact and which of values (can evidence resolve them?):
 # premise, evidence, horizon and claim disputes can be settled or narrowed with evidence;

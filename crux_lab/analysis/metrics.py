@@ -2,18 +2,20 @@
 
 Each metric is a pure function of a :class:`~crux_lab.models.DebateResult` (and, where it needs
 ground truth, of the debate's personas: their ``stances.json`` is the planted truth). A metric
-that the run's output cannot support returns ``nan`` ("not applicable"); :func:`compute_metrics`
+that the run's output cannot support returns ``nan`` ("not applicable"); :func:`run_metrics`
 drops those, so ``DebateResult.metrics`` and the store's ``metrics`` table hold only values
-that mean something.
+that mean something. Every metric registers with ``@metric`` (:mod:`.metric_registry`) in the
+module that defines it, and :func:`compute_metrics` runs them all: a new metric is one function
+and one registration.
 
-Which engines give which (simulated backend; measured on the shipped decks, see
+Which engines give which (offline backend; measured on the shipped decks, see
 ``benchmarks/eval_full.py``):
 
 ==============================  =====================================================
 metric                          engines that give it
 ==============================  =====================================================
 topic_coverage                  panel (the only engine that decomposes into aspects)
-proposition_coverage            all (needs turn ``proposition_ids``: simulator or a classifier)
+proposition_coverage            all (needs turn ``proposition_ids``: offline backend or classifier)
 disagreement_compression        all that report cruxes and have opening turns
 position_shift_rate             all with opening/closing positions or position shifts
 sycophancy_rate                 runs with at least one concession (all but graph, which has
@@ -45,11 +47,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
+from crux_lab.analysis.metric_registry import METRICS, MetricInputs, Truth, metric
+from crux_lab.models.domain import CruxCard, DialogueTurn, Move
+from crux_lab.models.events import EngineError
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona, Proposition
 
 NAN = float("nan")
-Truth = Mapping[str, Mapping[str, str]]  # persona id -> proposition id -> "pro"/"con"/"uncertain"
 
 __all__ = [
     "GENERIC_WORDS",
@@ -523,20 +527,6 @@ def cost_per_validated_crux(result: DebateResult, truth: Truth, propositions: Se
 # ---------------------------------------------------------------------------
 
 
-def _quality_metrics(result: DebateResult, personas: Mapping[str, Persona] | None) -> dict[str, float]:
-    """The crux and persona quality metrics of :mod:`crux_lab.analysis.quality`."""
-    from crux_lab.analysis import quality
-
-    out = {
-        "restates_topic_rate": quality.restates_topic_rate(result),
-        "falsifier_concreteness": quality.falsifier_concreteness(result),
-        "reasoning_differentiation": quality.reasoning_differentiation(result),
-    }
-    if personas:
-        out["voice_fidelity"] = quality.voice_fidelity(result, personas)
-    return out
-
-
 GUARD_METRICS = ("guard_echo", "guard_role", "guard_sides")
 
 
@@ -547,14 +537,14 @@ def guard_counts(result: DebateResult) -> dict[str, float]:
     one-call baselines), where no guard applies.
 
     >>> from crux_lab.models import DebateConfig, DialogueTurn, EngineError
-    >>> r = DebateResult(run_id="r", engine="dcg", backend="simulated",
+    >>> r = DebateResult(run_id="r", engine="dcg", backend="replay",
     ...                  config=DebateConfig(topic="t", persona_ids=["a", "b"], engine="dcg"))
     >>> r.transcript = [DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="Gold held value.", phase="round")]
     >>> r.events = [EngineError(level="warning", purpose="guard_echo", error="x"), EngineError(level="warning", purpose="guard_sides", error="y")]
     >>> guard_counts(r)
     {'guard_echo': 1.0, 'guard_role': 0.0, 'guard_sides': 1.0, 'guard_ended': 0.0}
     """
-    fired = [e.purpose for e in result.events if e.type == "engine_error" and e.purpose.startswith("guard_")]
+    fired = [e.purpose for e in result.events if isinstance(e, EngineError) and e.purpose.startswith("guard_")]
     if not result.transcript and not fired:
         return dict.fromkeys((*GUARD_METRICS, "guard_ended"), NAN)
     out = {name: float(fired.count(name)) for name in GUARD_METRICS}
@@ -577,7 +567,7 @@ def guard_rates(results: Iterable[DebateResult]) -> dict[str, dict[str, Any]]:
             continue
         row = out.setdefault(r.engine, {"debates": 0, "persona_turns": 0, "sides": 0, "ended_early": 0,
                                          **dict.fromkeys(GUARD_METRICS, 0)})
-        kept_out = sum(1 for e in r.events if e.type == "engine_error" and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
+        kept_out = sum(1 for e in r.events if isinstance(e, EngineError) and e.purpose in ("guard_echo", "guard_role") and "skipped" in e.error)
         row["debates"] += 1
         row["persona_turns"] += len(r.transcript) + kept_out
         row["sides"] += sum(len(c.personas) for c in r.crux_cards) + len(r.dcg.stances) + int(counts["guard_sides"])
@@ -610,36 +600,49 @@ def compute_metrics(
     personas: Mapping[str, Persona] | None = None,
     propositions: Sequence[Proposition] | None = None,
 ) -> dict[str, float]:
-    """Every per-debate metric, ``nan`` where not applicable. Ground-truth metrics need
-    ``personas`` (their stances are the truth) and the planted ``propositions`` (default: the
-    personas' decks), which they match to what the debate said by text; without personas
-    they are ``nan``."""
+    """Every registered per-debate metric (:data:`~crux_lab.analysis.metric_registry.METRICS`),
+    ``nan`` where not applicable. Ground-truth metrics need ``personas`` (their stances are the
+    truth) and the planted ``propositions`` (default: the personas' decks), which they match to
+    what the debate said by text; without personas they are left out."""
     truth = truth_table(personas) if personas else {}
     if personas and propositions is None:
         propositions = _deck_propositions(result.config.persona_ids)
-    props = list(propositions or ())
-    out: dict[str, float] = {
-        "topic_coverage": topic_coverage(result),
-        "disagreement_compression": disagreement_compression(result),
-        "position_shift_rate": position_shift_rate(result),
-        "sycophancy_rate": sycophancy_rate(result),
-        "belief_consistency_line": belief_consistency_line(result),
-        "crux_specificity": crux_specificity(result),
-        "n_crux_items": float(len(crux_texts(result))),
-        **_quality_metrics(result, personas),
-        **guard_counts(result),
-    }
-    if personas:
-        out.update(
-            proposition_coverage=proposition_coverage(result, truth, props),
-            belief_consistency_prompt=belief_consistency_prompt(result, truth, props),
-            corpus_grounding=corpus_grounding(result, personas),
-            fake_consensus_rate=fake_consensus_rate(result, truth, props),
-            fake_consensus_count=float(len(fake_consensus_items(result, truth, props))),
-            validated_cruxes=float(len(validated_cruxes(result, truth, props))),
-            cost_per_validated_crux=cost_per_validated_crux(result, truth, props),
-        )
+    inputs = MetricInputs(personas or {}, truth, list(propositions or ()))
+    out: dict[str, float] = {}
+    for name, m in METRICS.items():
+        if m.needs_personas and not personas:
+            continue
+        value = m.fn(result, inputs)
+        if isinstance(value, Mapping):
+            out.update(value)
+        else:
+            out[name] = value
     return out
+
+
+# The metrics this module gives, in the order they are stored. Each looks its function up
+# when it runs, so a test can replace one.
+metric("topic_coverage")(lambda r, m: topic_coverage(r))
+metric("disagreement_compression")(lambda r, m: disagreement_compression(r))
+metric("position_shift_rate")(lambda r, m: position_shift_rate(r))
+metric("sycophancy_rate")(lambda r, m: sycophancy_rate(r))
+metric("belief_consistency_line")(lambda r, m: belief_consistency_line(r))
+metric("crux_specificity")(lambda r, m: crux_specificity(r))
+metric("n_crux_items")(lambda r, m: float(len(crux_texts(r))))
+metric("guards")(lambda r, m: guard_counts(r))  # guard_echo, guard_role, guard_sides, guard_ended
+metric("proposition_coverage", needs_personas=True)(lambda r, m: proposition_coverage(r, m.truth, m.propositions))
+metric("belief_consistency_prompt", needs_personas=True)(
+    lambda r, m: belief_consistency_prompt(r, m.truth, m.propositions)
+)
+metric("corpus_grounding", needs_personas=True)(lambda r, m: corpus_grounding(r, m.personas))
+metric("fake_consensus_rate", needs_personas=True)(lambda r, m: fake_consensus_rate(r, m.truth, m.propositions))
+metric("fake_consensus_count", needs_personas=True)(
+    lambda r, m: float(len(fake_consensus_items(r, m.truth, m.propositions)))
+)
+metric("validated_cruxes", needs_personas=True)(lambda r, m: float(len(validated_cruxes(r, m.truth, m.propositions))))
+metric("cost_per_validated_crux", needs_personas=True)(
+    lambda r, m: cost_per_validated_crux(r, m.truth, m.propositions)
+)
 
 
 def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = None) -> dict[str, float]:

@@ -18,9 +18,9 @@ opinion group; each debate is scored **by text** with the calibrated matcher
   participants (each participant takes the camp of its group's persona; a persona in no camp
   is a camp of its own); ``nan`` when the engine reports no camps.
 
-The simulator debates only its deck's topics (``llm/simulated/scope.py``); the persona library
-written for a conversation is a deck whose topic is the debate topic and whose propositions are
-the personas' statements, so the simulator runs it exactly as it runs recovery's planted
+The offline backend debates only its deck's topics (it checks the topic when it is built); the
+persona library written for a conversation is a deck whose topic is the debate topic and whose
+propositions are the personas' statements, so the offline backend runs it exactly as it runs recovery's planted
 scenarios (``--library``): a plumbing check, since its personas say what their stances say.
 Real models (``--backend openai``/``anthropic``) debate the same library.
 
@@ -53,7 +53,10 @@ from crux_lab.analysis.polis_truth import (
 )
 from crux_lab.analysis.stats import bootstrap_interval as _interval
 from crux_lab.analysis.stats import nanmean as _nanmean
-from crux_lab.models import Camp, DebateConfig, DebateResult
+from crux_lab.backends import OFFLINE
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import Camp
+from crux_lab.models.result import DebateResult
 
 __all__ = [
     "METRIC_NAMES",
@@ -299,7 +302,7 @@ def run_polis_eval(
     engines: Sequence[str],
     workdir: str | Path,
     *,
-    backend: str = "simulated",
+    backend: str = OFFLINE,
     seeds: Sequence[int] = (0,),
     max_turns: int = 30,
     models: Mapping[str, str] | None = None,
@@ -462,7 +465,7 @@ def conversation_view(
     folder: str | Path | None,
     engines: Sequence[str],
     *,
-    backend: str = "simulated",
+    backend: str = OFFLINE,
     seed: int = 0,
     max_turns: int = 30,
     workdir: str | Path | None = None,

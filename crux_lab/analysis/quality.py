@@ -11,7 +11,7 @@
   their reasoning (connectives, hedges, evidence markers...), not its content?
 
 Each is a function of a :class:`~crux_lab.models.DebateResult` and returns ``nan`` when the
-run cannot support it; :func:`crux_lab.analysis.metrics.compute_metrics` includes them.
+run cannot support it; each registers as a metric at the end of this module.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from crux_lab.models import Crux, CruxCard, DebateResult
+from crux_lab.analysis.metric_registry import metric
+from crux_lab.models.domain import Crux, CruxCard
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona
 
 NAN = float("nan")
@@ -114,7 +116,7 @@ _STOP = frozenset(
 
 
 def falsifier_score(text: str) -> float:
-    """Concreteness of one falsifier in [0, 1] (the heuristic used on the simulator): the mean
+    """Concreteness of one falsifier in [0, 1] (the heuristic of the offline backend's judge): the mean
     of three checks. *Observable*: it names a measurable quantity or outcome (a number, a
     rate, prices, returns, an attack, a crisis...) or a named thing (a capitalised word past
     the first). *Bounded*: it says how much or when (a number, a threshold or direction word,
@@ -161,11 +163,11 @@ FALSIFIER_RUBRIC = (
 async def judge_falsifiers(backend: Any, falsifiers: Sequence[str]) -> tuple[float, str]:
     """Falsifier concreteness by a rubric judge (on a real backend, the strong model): the
     share judged concrete, and the judge's stated basis; ``(nan, "")`` without falsifiers.
-    On the simulator the judge applies :func:`falsifier_score` and says so in its basis."""
+    On the offline backend the judge applies :func:`falsifier_score` and says so in its basis."""
     from pydantic import BaseModel, Field
 
     from crux_lab.llm.base import Hints, LLMRequest
-    from crux_lab.models import Tier
+    from crux_lab.models.domain import Tier
 
     class Verdicts(BaseModel):
         concrete: list[bool] = Field(default_factory=list)
@@ -305,3 +307,10 @@ __all__ = [
     "structure_features",
     "voice_fidelity",
 ]
+
+
+# The metrics this module gives (:mod:`crux_lab.analysis.metric_registry`).
+metric("restates_topic_rate")(lambda r, m: restates_topic_rate(r))
+metric("falsifier_concreteness")(lambda r, m: falsifier_concreteness(r))
+metric("reasoning_differentiation")(lambda r, m: reasoning_differentiation(r))
+metric("voice_fidelity", needs_personas=True)(lambda r, m: voice_fidelity(r, m.personas))

@@ -43,7 +43,8 @@ import numpy as np
 from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
 from crux_lab.analysis.scenarios import Scenario, use_library, write_library
 from crux_lab.analysis.stats import bootstrap_interval, nanmean
-from crux_lab.models import DebateResult, SimulatorKnobs
+from crux_lab.backends import OFFLINE
+from crux_lab.models.result import DebateResult
 
 __all__ = [
     "GENERIC_FLOOR",
@@ -59,7 +60,7 @@ __all__ = [
     "summarize",
 ]
 
-GENERIC_FLOOR = 0.4  # the simulator's vague cruxes score 0.375; real cruxes 0.6 and up
+GENERIC_FLOOR = 0.4  # vague cruxes ("they see it differently") score 0.375; real cruxes 0.6 and up
 METRIC_NAMES = (
     "recovery_precision", "recovery_recall", "recovery_f1", "recovery_type_accuracy", "false_common_ground",
 )
@@ -229,7 +230,7 @@ def run_recovery(
     library: str | Path,
     *,
     seed: int = 0,
-    sim: SimulatorKnobs | None = None,
+    backend_options: Mapping[str, Any] | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     encoder: Encoder | None = None,
     runs_dir: str | Path | None = None,
@@ -241,7 +242,7 @@ def run_recovery(
     ``store``, write the run folders, ingest them and record the recovery metrics.
 
     Debate ``k`` of a scenario runs with seed ``seed + scenario index``, so engines see the same
-    simulator seed on the same scenario.
+    seed on the same scenario. ``backend_options``: the offline backend's failure knobs.
     """
     import time
 
@@ -259,7 +260,7 @@ def run_recovery(
     with use_library(library):
         for k, scenario in enumerate(scenarios):
             for engine in engines:
-                config = scenario.config(engine, seed=seed + k, sim=sim, **dict(params.get(engine, {})))
+                config = scenario.config(engine, seed=seed + k, backend_options=backend_options, **dict(params.get(engine, {})))
                 try:
                     result = run_sync(run_debate(config))
                 except Exception as exc:  # one engine's bug must not cost the others' runs
@@ -348,7 +349,8 @@ def summarize(scores: Sequence[RecoveryScore], *, intervals: bool = False) -> li
 
 def recovery_frame(db: Any = None) -> Any:
     """A pandas DataFrame of every recovery score in the store: one row per run with its
-    engine, deck, seed, simulator knobs and the recovery metrics."""
+    engine, deck, seed, the offline backend's failure knobs (0 when unset) and the recovery
+    metrics."""
     from crux_lab.store import connect
 
     con = db if hasattr(db, "execute") else connect(db, read_only=True)
@@ -356,10 +358,10 @@ def recovery_frame(db: Any = None) -> Any:
         return con.execute(
             """
             SELECT r.run_id, r.engine, r.deck AS scenario, r.seed,
-                   CAST(json_extract(r.sim, '$.sycophancy') AS DOUBLE) AS sycophancy,
-                   CAST(json_extract(r.sim, '$.missed_attack') AS DOUBLE) AS missed_attack,
-                   CAST(json_extract(r.sim, '$.vague_crux') AS DOUBLE) AS vague_crux,
-                   CAST(json_extract(r.sim, '$.drift') AS DOUBLE) AS drift,
+                   COALESCE(CAST(json_extract(r.backend_options, '$.sycophancy') AS DOUBLE), 0) AS sycophancy,
+                   COALESCE(CAST(json_extract(r.backend_options, '$.missed_attack') AS DOUBLE), 0) AS missed_attack,
+                   COALESCE(CAST(json_extract(r.backend_options, '$.vague_crux') AS DOUBLE), 0) AS vague_crux,
+                   COALESCE(CAST(json_extract(r.backend_options, '$.drift') AS DOUBLE), 0) AS drift,
                    max(m.value) FILTER (WHERE m.name = 'recovery_precision') AS precision,
                    max(m.value) FILTER (WHERE m.name = 'recovery_recall') AS recall,
                    max(m.value) FILTER (WHERE m.name = 'recovery_f1') AS f1,
@@ -385,7 +387,7 @@ KNOBS = ("missed_attack", "vague_crux", "sycophancy")
 
 def _sweep_job(args: tuple[list[Scenario], list[str], str, int, dict[str, float]]) -> RecoveryRun:
     scenarios, engines, library, seed, knobs = args
-    return run_recovery(scenarios, engines, library, seed=seed, sim=SimulatorKnobs(**knobs), store=False)
+    return run_recovery(scenarios, engines, library, seed=seed, backend_options=knobs, store=False)
 
 
 def knob_sweep(
@@ -404,10 +406,13 @@ def knob_sweep(
     engine) with the :func:`summarize` columns. Level 0 is run once and shared by every knob.
     ``workers > 1`` runs the knob settings in parallel processes; storing happens here, in one
     process (the store's single-writer rule)."""
+    from crux_lab.llm.registry import option_names
+
+    known = option_names(OFFLINE)
     settings: list[dict[str, float]] = [{}]
     for knob, values in levels.items():
-        if knob not in SimulatorKnobs.model_fields:
-            raise ValueError(f"unknown knob {knob!r}; known: {', '.join(SimulatorKnobs.model_fields)}.")
+        if knob not in known:
+            raise ValueError(f"unknown knob {knob!r}; known: {', '.join(known)}.")
         settings += [{knob: float(v)} for v in values if v > 0]
     jobs = [(list(scenarios), list(engines), str(Path(library) / f"setting{k}"), seed, s) for k, s in enumerate(settings)]
     if workers > 1:
@@ -466,7 +471,7 @@ def knob_figure(frame: Any, metric: str = "f1") -> Any:
     import plotly.express as px
 
     fig = px.line(frame.sort_values("level"), x="level", y=metric, color="engine", facet_col="knob", markers=True,
-                  title=f"Crux recovery ({metric}) as the simulator's failure knobs rise")
+                  title=f"Crux recovery ({metric}) as the offline backend's failure knobs rise")
     fig.update_yaxes(range=[0, 1.05])
     return fig
 

@@ -23,7 +23,8 @@ from typing import Protocol
 
 import numpy as np
 
-from crux_lab.models import Crux, CruxCard, DebateResult
+from crux_lab.models.domain import Crux, CruxCard
+from crux_lab.models.result import DebateResult
 
 RECURRENCE_THRESHOLD = 0.62
 

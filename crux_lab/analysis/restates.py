@@ -17,7 +17,7 @@ set built from the shipped decks (:func:`calibration_pairs`). For each deck topi
 positives are two hand-written restatements and the negatives every deck proposition's
 question, and a paraphrase of it, except the proposition the topic plainly is (ambiguous,
 left out). Debates also run on a proposition's own question as the topic: for each, two
-simulator paraphrases of it are positives and a paraphrase of every other proposition of
+paraphrases of it (:mod:`crux_lab.paraphrase`) are positives and a paraphrase of every other proposition of
 the deck a negative (a premise, not the topic). The two thresholds are grid-searched for the best F1 on the crypto
 and AI-policy decks; the housing deck is held out and reported. Re-run the script after
 changing the decks or the embedder and update the constants below with what it prints.
@@ -196,7 +196,7 @@ class Pair:
 
 def calibration_pairs(seed: int = 0) -> list[Pair]:
     """The labelled (topic, question) pairs of the shipped decks (see the module docstring)."""
-    from crux_lab.llm.simulated.core import paraphrase
+    from crux_lab.paraphrase import paraphrase
     from crux_lab.personas.loader import load_decks
 
     rng = random.Random(seed)

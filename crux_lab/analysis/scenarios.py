@@ -30,12 +30,14 @@ import hashlib
 import json
 import os
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from crux_lab.models import DebateConfig, DisagreementType, SimulatorKnobs
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import DisagreementType
 
 __all__ = [
     "ANSWER_KEY",
@@ -304,11 +306,14 @@ class Scenario:
         """``{persona_id: {proposition_id: stance}}``."""
         return {pid: {p.id: p.stances[pid] for p in self.propositions} for pid in self.persona_ids}
 
-    def config(self, engine: str, *, seed: int = 0, sim: SimulatorKnobs | None = None, **params: object) -> DebateConfig:
-        """A debate config for this scenario (the engine's own defaults unless ``params``)."""
+    def config(
+        self, engine: str, *, seed: int = 0, backend_options: Mapping[str, Any] | None = None, **params: object
+    ) -> DebateConfig:
+        """A debate config for this scenario (the engine's own defaults unless ``params``;
+        ``backend_options``: the backend's own, e.g. failure knobs)."""
         return DebateConfig(
             topic=self.topic, persona_ids=list(self.persona_ids), engine=engine, seed=seed,
-            sim=sim or SimulatorKnobs(), deck=self.id, params=dict(params),
+            backend_options=dict(backend_options or {}), deck=self.id, params=dict(params),
         )
 
 

@@ -25,7 +25,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from crux_lab.models import DialogueTurn, PositionShift, PropositionShift
+from crux_lab.models.domain import DialogueTurn, PositionShift, PropositionShift
 
 StanceLit = Literal["pro", "con", "uncertain"]
 

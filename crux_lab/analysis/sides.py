@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from crux_lab.models import Camp, Crux, CruxCard, CruxSide, DebateResult
+from crux_lab.models.domain import Camp, Crux, CruxCard, CruxSide
+from crux_lab.models.result import DebateResult
 
 
 def _named(text: str, names: Mapping[str, str]) -> str:

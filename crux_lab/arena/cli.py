@@ -44,15 +44,15 @@ class JudgeModel:
 
 
 def _judge_backend(name: str, persona_ids: Sequence[str], seed: int, where: JudgeModel = JudgeModel()) -> Any:
-    from crux_lab.llm import make_backend
+    from crux_lab.llm import make_backend, resolve_backend_name
+    from crux_lab.llm.registry import options_for_library
     from crux_lab.personas.loader import load_personas, propositions_for
 
     personas = load_personas(list(persona_ids))
     models = {"strong": where.model, "fast": where.model} if where.model else None
-    return make_backend(
-        name, personas=personas, propositions=propositions_for(list(persona_ids)), seed=seed,
-        models=models, base_url=where.base_url,
-    )
+    resolved = resolve_backend_name(name)
+    options = options_for_library(resolved, personas, propositions_for(list(persona_ids)), seed)
+    return make_backend(resolved, options=options, models=models, base_url=where.base_url)
 
 
 def plan(sets: dict[str, list[CardSet]], engines: Sequence[str]) -> list[tuple[CardSet, CardSet]]:

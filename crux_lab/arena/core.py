@@ -29,7 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest
-from crux_lab.models import Tier
+from crux_lab.models.domain import Tier
 
 RUBRIC_VERSION = "arena-1"
 RUBRIC = (

@@ -46,7 +46,7 @@ from crux_lab.argumentation.framework import ArgumentFramework, Extension
 from crux_lab.argumentation.gradual import df_quad, h_categorizer
 from crux_lab.argumentation.semantics import Labelling, grounded_labelling
 from crux_lab.argumentation.space import Status, extension_space
-from crux_lab.models import DCGState, Dispute, Reason, Side, Stance
+from crux_lab.models.domain import DCGState, Dispute, Reason, Side, Stance
 
 __all__ = [
     "DCGCommonGround",

@@ -1,42 +1,50 @@
-"""The engine registry: ``available()`` lists engines, ``get(name)`` returns one."""
+"""The engine registry: ``available()`` lists engines, ``get(name)`` returns one.
+
+An engine is one module that defines a class with the :class:`~crux_lab.engines.base.Engine`
+shape and decorates it with :func:`register_engine`; the module is listed once in
+``ENGINES.plugins`` below (imported on first lookup, in that order, which is the order of
+``crux-lab engines``).
+"""
 
 from __future__ import annotations
 
-import importlib
+from typing import Any
 
 from crux_lab.engines.base import Engine, EngineConfigError
+from crux_lab.registry import Registry, UnknownName
 
-# name -> "module:Class". Modules are imported on first use.
-_REGISTRY: dict[str, str] = {
-    "dialogue": "crux_lab.engines.dialogue:DialogueEngine",
-    "dcg": "crux_lab.engines.dialogue:DCGEngine",
-    "panel": "crux_lab.engines.panel:PanelEngine",
-    "crux_rooms": "crux_lab.engines.crux_rooms:CruxRoomsEngine",
-    "blitz": "crux_lab.engines.blitz:BlitzEngine",
-    "classical": "crux_lab.engines.classical:ClassicalEngine",
-    "graph": "crux_lab.engines.graph:GraphEngine",
-    # Baselines: one call from the topic and the personas' contracts to crux cards.
-    "direct": "crux_lab.engines.direct:DirectEngine",
-    "cot": "crux_lab.engines.direct:CotEngine",
-}
+# Classes with the Engine shape (checked where they run: some declare `run` as an AsyncIterator).
+ENGINES: Registry[type[Any]] = Registry(
+    "engine",
+    plugins=(
+        "crux_lab.engines.dialogue",  # dialogue, dcg
+        "crux_lab.engines.panel",
+        "crux_lab.engines.crux_rooms",
+        "crux_lab.engines.blitz",
+        "crux_lab.engines.classical",
+        "crux_lab.engines.graph",
+        # Baselines: one call from the topic and the personas' contracts to crux cards.
+        "crux_lab.engines.direct",  # direct, cot
+    ),
+)
 
-
-def _load(name: str) -> Engine:
-    module_name, _, cls_name = _REGISTRY[name].partition(":")
-    engine: Engine = getattr(importlib.import_module(module_name), cls_name)()
-    return engine
+register_engine = ENGINES.register()
+"""Class decorator: registers an engine class under its ``name``."""
 
 
 def available() -> dict[str, str]:
     """Every engine, with a one-line description each."""
-    return {name: _load(name).description for name in _REGISTRY}
+    return {name: cls().description for name, cls in ENGINES.items()}
 
 
 def get(name: str) -> Engine:
     """The engine called ``name``; an unknown name gets an error listing the valid ones."""
-    if name not in _REGISTRY:
-        raise EngineConfigError(f"unknown engine '{name}'. Valid engines: {', '.join(_REGISTRY)}.")
-    return _load(name)
+    try:
+        cls = ENGINES.get(name)
+    except UnknownName as exc:
+        raise EngineConfigError(f"unknown engine '{name}'. Valid engines: {', '.join(ENGINES.entries)}.") from exc
+    engine: Engine = cls()
+    return engine
 
 
-__all__ = ["Engine", "EngineConfigError", "available", "get"]
+__all__ = ["ENGINES", "Engine", "EngineConfigError", "available", "get", "register_engine"]

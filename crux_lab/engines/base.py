@@ -30,7 +30,10 @@ from crux_lab.llm.base import (
     allocation_for,
 )
 from crux_lab.llm.ledger import Ledger
-from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn, EngineError, Move
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import DialogueTurn, Move
+from crux_lab.models.events import DebateEvent, EngineError
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Deck, Persona
 
 

@@ -30,7 +30,8 @@ from crux_lab.engines.claims import (
     claims_extra,
 )
 from crux_lab.llm.base import Hints
-from crux_lab.models import DialogueTurn, EngineError
+from crux_lab.models.domain import DialogueTurn
+from crux_lab.models.events import EngineError
 
 STANCE_VALUE: dict[str, float] = {"pro": 1.0, "con": -1.0, "uncertain": 0.0}
 

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationError
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import (
     EngineContext,
     EngineParams,
@@ -56,20 +57,22 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.engines.output import apply_classic_output, debate_output, final_output
-from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
+from crux_lab.engines.round_events import (
     BlackboardUpdate,
     ClaimsDecomposed,
     ConvergenceUpdate,
+    InitialStance,
+    TableAssigned,
+)
+from crux_lab.llm.base import Hints
+from crux_lab.models.domain import DialogueTurn
+from crux_lab.models.events import (
+    AgentTurn,
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DialogueTurn,
     EngineError,
-    InitialStance,
     Status,
-    TableAssigned,
 )
 
 TURN_PURPOSE = "blackboard_turn"
@@ -276,6 +279,7 @@ async def close_tables(ctx: EngineContext, setup: TableSetup) -> AsyncGenerator[
     yield DebateComplete(output=debate_output(ctx.result))
 
 
+@register_engine
 class BlitzEngine:
     name: ClassVar[str] = "blitz"
     description: ClassVar[str] = (

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.llm.base import Hints
-from crux_lab.models import EngineError
+from crux_lab.models.events import EngineError
 from crux_lab.personas.prompt import build_system_prompt
 
 StanceWord = Literal["pro", "con", "uncertain"]

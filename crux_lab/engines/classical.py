@@ -17,6 +17,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
 from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, post_lines, summarize
 from crux_lab.engines.blitz import (
@@ -31,12 +32,7 @@ from crux_lab.engines.blitz import (
 from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
 from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
-    DebateEvent,
-    EngineError,
-    Status,
-)
+from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
 
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
 
@@ -130,6 +126,7 @@ def round_of(board: Blackboard) -> int:
     return len(board.turns) // len(board.persona_ids) + 1
 
 
+@register_engine
 class ClassicalEngine:
     name: ClassVar[str] = "classical"
     description: ClassVar[str] = (

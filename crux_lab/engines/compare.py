@@ -24,9 +24,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.engines import available
 from crux_lab.engines.base import EngineConfigError
-from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 from crux_lab.tiers import STRUCTURED_HELP
 
 ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
@@ -125,9 +127,9 @@ def run_comparison(
     seed: int = 0,
     db_path: str | Path | None = None,
     *,
-    backend: str = "simulated",
+    backend: str = OFFLINE,
     params: Mapping[str, Mapping[str, Any]] | None = None,
-    sim: SimulatorKnobs | None = None,
+    backend_options: Mapping[str, Any] | None = None,
     max_turns: int = 30,
     runs_dir: str | Path | None = None,
     store: bool = True,
@@ -152,7 +154,7 @@ def run_comparison(
             configs.append(
                 DebateConfig(
                     topic=topic, persona_ids=list(persona_ids), engine=name, backend=backend, seed=seed,
-                    max_turns=max_turns, sim=sim or SimulatorKnobs(), params=dict(params.get(name, {})),
+                    max_turns=max_turns, backend_options=dict(backend_options or {}), params=dict(params.get(name, {})),
                     models=dict(models or {}), base_url=base_url, structured=structured,
                 )
             )
@@ -222,7 +224,7 @@ def compare(
 ) -> list[DebateResult]:
     """Run the same input through every engine; one run per engine lands in DuckDB.
 
-    Keyword arguments are those of :func:`run_comparison` (backend, params, sim, max_turns,
+    Keyword arguments are those of :func:`run_comparison` (backend, params, backend_options, max_turns,
     runs_dir, store, on_message).
     """
     return run_comparison(topic, persona_ids, engines, seed, db_path, **kwargs).results
@@ -260,7 +262,7 @@ def compare_command(
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids.")],
     engines: Annotated[str, typer.Option("--engines", "-e", help="Comma-separated engines to compare.")] = ",".join(ALL_ENGINES),
     seed: Annotated[int, typer.Option("--seed", help="Seed shared by every engine.")] = 0,
-    backend: Annotated[str, typer.Option("--backend", "-b", help="auto | simulated | anthropic | openai | replay.")] = "auto",
+    backend: Annotated[str, typer.Option("--backend", "-b", help=choices_help() + ".")] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget for engines that use one.")] = 30,
     param: Annotated[list[str] | None, typer.Option("--param", help="ENGINE.KEY=VALUE, repeatable (e.g. graph.max_rounds=2).")] = None,
     db: Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")] = None,

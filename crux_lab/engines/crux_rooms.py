@@ -26,21 +26,17 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted, detect
+from crux_lab.engines.crux_room.events import DisagreementDetected
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
-from crux_lab.models import (
-    DebateComplete,
-    DebateEvent,
-    DebateStart,
-    DisagreementDetected,
-    MessagePosted,
-)
+from crux_lab.models.events import DebateComplete, DebateEvent, DebateStart, MessagePosted
 
 
 class CruxRoomsParams(CruxParams):
@@ -83,7 +79,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         for i in range(total):
             pid = ids[i % len(ids)]
             # The prompt shows the last `window` messages; the hints carry the whole channel so
-            # that a persuaded persona stays persuaded (the simulator reads stances from them).
+            # that a persuaded persona stays persuaded (the offline backend reads stances from them).
             seen = self.memory.turns
             t = await sp.speak(
                 "channel_message", pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
@@ -130,6 +126,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             yield ev
 
 
+@register_engine
 class CruxRoomsEngine(CruxEngine[CruxRoomsParams]):
     name: ClassVar[str] = "crux_rooms"
     description: ClassVar[str] = (

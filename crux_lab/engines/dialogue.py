@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import ClassVar
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import (
     EngineConfigError,
     EngineContext,
@@ -30,9 +31,10 @@ from crux_lab.engines.dialogue_v2.crystallizer import (
     GraphCrystallizer,
 )
 from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun
-from crux_lab.models import DebateEvent
+from crux_lab.models.events import DebateEvent
 
 
+@register_engine
 class DialogueEngine:
     """Short move-tagged dialogue, periodically crystallized into a sparse Dung argument graph."""
 
@@ -63,6 +65,7 @@ class DialogueEngine:
             yield event
 
 
+@register_engine
 class DCGEngine(DialogueEngine):
     """The same dialogue, crystallized into disputes, stances and reasons instead."""
 

@@ -20,24 +20,27 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.base import Hints
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Camp,
     CardPosition,
     CruxCard,
     CruxCardPosition,
+    DisagreementType,
+    Regime,
+    Tier,
+)
+from crux_lab.models.events import (
     CruxCardPosted,
     DebateEvent,
-    DisagreementType,
     EngineComplete,
     EngineError,
     EngineStart,
-    Regime,
     Status,
-    Tier,
 )
 from crux_lab.personas.models import Persona
 
@@ -178,6 +181,7 @@ def position_camps(cards: list[CruxCard], persona_ids: list[str]) -> list[Camp]:
     return [Camp(index=i, persona_ids=ids, label=", ".join(ids)) for i, ids in enumerate(groups.values())]
 
 
+@register_engine
 class DirectEngine:
     """One strong-tier call from the topic and the contracts to crux cards."""
 
@@ -242,6 +246,7 @@ class DirectEngine:
         yield EngineComplete(complete=True, regime=result.regime, summary=result.regime_description)
 
 
+@register_engine
 class CotEngine(DirectEngine):
     """The same one call, asked to reason step by step before writing the cards."""
 

@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.claims import (
     Claim,
@@ -68,34 +69,38 @@ from crux_lab.engines.graph_state import (
     to_argument_graph,
 )
 from crux_lab.engines.output import debate_output
-from crux_lab.llm.base import Hints
-from crux_lab.models import (
-    AgentTurn,
-    Argument,
+from crux_lab.engines.round_events import (
     ArgumentsSubmitted,
-    Attack,
-    AttackComponent,
     AttacksGenerated,
-    AttackTarget,
-    AttackType,
     BlackboardUpdate,
     ClaimsDecomposed,
     ConvergenceUpdate,
-    DebateComplete,
-    DebateEvent,
-    DebateStart,
-    DialogueTurn,
-    EngineError,
     GraphConvergence,
-    GraphUpdate,
     InitialStance,
+    TableAssigned,
+    ValidationComplete,
+)
+from crux_lab.llm.base import Hints
+from crux_lab.models.domain import (
+    Argument,
+    Attack,
+    AttackComponent,
+    AttackTarget,
+    AttackType,
+    DialogueTurn,
     Label,
     Move,
     PersonaPosition,
-    Status,
-    TableAssigned,
-    ValidationComplete,
     ValidationResult,
+)
+from crux_lab.models.events import (
+    AgentTurn,
+    DebateComplete,
+    DebateEvent,
+    DebateStart,
+    EngineError,
+    GraphUpdate,
+    Status,
 )
 
 
@@ -279,6 +284,7 @@ def stated_meta(about: str | None, stance: str | None, falsifier: str, claim_ids
     return ArgMeta(cid if known else None, stance if known and stance in ("pro", "con", "uncertain") else None, falsifier.strip())
 
 
+@register_engine
 class GraphEngine:
     name: ClassVar[str] = "graph"
     description: ClassVar[str] = (

@@ -21,7 +21,7 @@ from crux_lab.argumentation import (
 )
 from crux_lab.argumentation.crux import format_count
 from crux_lab.engines.claims import short_claim, stance_groups
-from crux_lab.models import (
+from crux_lab.models.domain import (
     AcceptedClaim,
     Argument,
     ArgumentGraph,
@@ -30,11 +30,11 @@ from crux_lab.models import (
     CommonGround,
     Crux,
     CruxSide,
-    DebateResult,
     Label,
     Regime,
     ValidationResult,
 )
+from crux_lab.models.result import DebateResult
 
 
 @dataclass(frozen=True)

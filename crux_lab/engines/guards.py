@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from crux_lab.llm.base import LLMError
-from crux_lab.models import DialogueTurn, EngineError
+from crux_lab.models.domain import DialogueTurn
+from crux_lab.models.events import EngineError
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)

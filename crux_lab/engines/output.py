@@ -25,20 +25,20 @@ from crux_lab.engines.claims import (
     stance_groups,
 )
 from crux_lab.llm.base import Hints
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Camp,
     CommonGround,
     Crux,
     CruxSide,
     DebateOutput,
-    DebateResult,
     DialogueTurn,
     DisagreementType,
-    EngineError,
     PersonaPosition,
     Regime,
     Side,
 )
+from crux_lab.models.events import EngineError
+from crux_lab.models.result import DebateResult
 
 
 class CruxOut(BaseModel):

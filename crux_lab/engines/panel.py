@@ -26,29 +26,25 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
+from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, Voted, detect
+from crux_lab.engines.crux_room.events import ClashStart, DisagreementDetected, RoundEnd, RoundStart
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, OpeningReply, SpeechReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import spoken
-from crux_lab.models import (
-    Aspect,
-    ClashStart,
+from crux_lab.models.domain import Aspect, DialogueTurn, Move
+from crux_lab.models.events import (
     CruxCardPosted,
     DebateComplete,
     DebateEvent,
     DebateStart,
-    DialogueTurn,
-    DisagreementDetected,
     MessagePosted,
-    Move,
-    RoundEnd,
-    RoundStart,
 )
 
 MAX_ASPECTS = 4
@@ -327,6 +323,7 @@ class _PanelRun(CruxRun[PanelParams]):
         yield CruxCardPosted(card=card)
 
 
+@register_engine
 class PanelEngine(CruxEngine[PanelParams]):
     name: ClassVar[str] = "panel"
     description: ClassVar[str] = (

@@ -34,7 +34,8 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.llm.base import Hints
-from crux_lab.models import Crux, CruxSide, DisagreementType, EngineError
+from crux_lab.models.domain import Crux, CruxSide, DisagreementType
+from crux_lab.models.events import EngineError
 from crux_lab.personas.prompt import build_system_prompt
 
 AssumptionType = Literal["empirical", "causal", "temporal", "value", "boundary"]

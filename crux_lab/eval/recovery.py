@@ -22,7 +22,8 @@ from typing import Any
 from crux_lab.analysis.recovery import Encoder, RecoveryScore, score_recovery
 from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
 from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
-from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 
 __all__ = ["LLMChoice", "RecoveryEval", "recovery_config", "run_recovery_eval"]
 
@@ -59,13 +60,13 @@ def recovery_config(
     deck: str,
     llm: LLMChoice = LLMChoice(),
     max_turns: int = 30,
-    sim: SimulatorKnobs | None = None,
+    backend_options: Mapping[str, Any] | None = None,
     params: Mapping[str, Any] | None = None,
 ) -> DebateConfig:
     """The debate of one scenario, engine and seed (``deck`` names the scenario and its digest)."""
     return DebateConfig(
         topic=scenario.topic, persona_ids=list(scenario.persona_ids), engine=engine, backend=llm.backend,
-        seed=seed, max_turns=max_turns, sim=sim or SimulatorKnobs(), deck=deck, params=dict(params or {}),
+        seed=seed, max_turns=max_turns, backend_options=dict(backend_options or {}), deck=deck, params=dict(params or {}),
         models=dict(llm.models), base_url=llm.base_url, structured=llm.structured,
     )
 
@@ -79,7 +80,7 @@ def run_recovery_eval(
     llm: LLMChoice = LLMChoice(),
     seeds: Sequence[int] = (0,),
     max_turns: int = 30,
-    sim: SimulatorKnobs | None = None,
+    backend_options: Mapping[str, Any] | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     cassettes: str | Path | None = None,
     encoder: Encoder | None = None,
@@ -101,7 +102,8 @@ def run_recovery_eval(
                     for engine in engines:
                         label = f"{engine}/{scenario.id}/s{seed}"
                         config = recovery_config(scenario, engine, seed, deck=decks[scenario.id], llm=llm,
-                                                 max_turns=max_turns, sim=sim, params=(params or {}).get(engine))
+                                                 max_turns=max_turns, backend_options=backend_options,
+                                                 params=(params or {}).get(engine))
                         try:
                             done = run_or_resume(config, runs_dir, label=label, sweep_id=SWEEP_ID,
                                                  cassette=cassette_path(cassettes, scenario.id, engine, f"s{seed}"))

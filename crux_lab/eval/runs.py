@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crux_lab.models import DebateConfig, DebateResult
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 
 __all__ = ["DebateStopped", "Finished", "cassette_path", "ended_by_guard", "run_or_resume"]
 

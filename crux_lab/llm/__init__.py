@@ -1,4 +1,4 @@
-"""LLM backends: anthropic, simulated (the embedded default) and replay, behind one protocol.
+"""LLM backends behind one protocol, built from one registry (:mod:`crux_lab.backends`).
 
 - ``simulated``: the deterministic persona simulator; offline, free, the default without a key.
 - ``anthropic``: Claude through the Messages API; needs ``ANTHROPIC_API_KEY`` in the environment.
@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from crux_lab import tiers
+from crux_lab import backends, tiers
 from crux_lab.llm.base import (
     Backend,
     BackendUnavailable,
@@ -36,12 +37,13 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
-from crux_lab.models import SimulatorKnobs, StructuredCheck, Tier
-from crux_lab.personas.models import Persona, Proposition
+from crux_lab.llm.factories import API_KEY_ENV, OPENAI_KEY_ENV
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import Tier
+from crux_lab.models.result import StructuredCheck
 
-BACKENDS = ("auto", "simulated", "anthropic", "openai", "replay")
-API_KEY_ENV = "ANTHROPIC_API_KEY"
-OPENAI_KEY_ENV = "OPENAI_API_KEY"
+# Every name --backend accepts: auto and the registered backends (crux_lab.backends).
+BACKENDS = backends.names()
 MODEL_ENV = {Tier(t): name for t, name in tiers.MODEL_ENV.items()}
 
 
@@ -97,7 +99,7 @@ def resolve_backend_name(name: str) -> str:
     """
     if name not in BACKENDS:
         raise UnknownBackend(f"unknown backend '{name}'. Valid backends: {', '.join(BACKENDS)}.")
-    if name == "auto":
+    if name == backends.AUTO:
         return "anthropic" if os.environ.get(API_KEY_ENV) else "simulated"
     return name
 
@@ -105,58 +107,51 @@ def resolve_backend_name(name: str) -> str:
 def make_backend(
     name: str,
     *,
-    personas: Mapping[str, Persona],
-    propositions: Mapping[str, Proposition],
-    seed: int = 0,
-    knobs: SimulatorKnobs | None = None,
+    options: Any = None,
     cassette: Path | None = None,
     realtime: bool = False,
     models: Mapping[str, str] | None = None,
     base_url: str | None = None,
     structured: str | None = None,
 ) -> Backend:
-    """Build the backend called ``name`` (after resolving ``auto``). ``structured`` is the
-    openai backend's structured-output mode (auto, json_schema, prompt; default auto).
+    """Build the backend called ``name`` (after resolving ``auto``) with its registered factory
+    (:mod:`crux_lab.backends`). ``options`` is the backend's own options object
+    (:func:`~crux_lab.llm.registry.options_for` for a debate); ``structured`` is the openai
+    backend's structured-output mode (auto, json_schema, prompt; default auto).
 
     With a ``cassette``, ``replay`` answers only from it; any other backend is wrapped so
     that the cassette answers what it holds and new calls are recorded into it (``auto``
     mode): re-running a recorded debate costs nothing, and a new one becomes reproducible.
     """
+    from crux_lab.llm.registry import BackendArgs, factory
+
     resolved = resolve_backend_name(name)
-    if resolved == "replay":
-        if cassette is None:
-            raise BackendUnavailable(
-                "the replay backend needs a cassette file: pass --cassette PATH "
-                "(recorded by an earlier run with --cassette)."
-            )
-        from crux_lab.llm.replay import ReplayBackend
-
-        return ReplayBackend(cassette, mode="replay")
-    backend: Backend
-    if resolved == "simulated":
-        from crux_lab.llm.simulated import SimulatedBackend
-
-        backend = SimulatedBackend(personas, propositions, seed=seed, knobs=knobs, realtime=realtime)
-    elif resolved == "openai":
-        from crux_lab.llm.openai_backend import OpenAIBackend
-
-        backend = OpenAIBackend(
-            models=resolve_openai_models(models, base_url), base_url=base_url,
-            structured=structured or "auto",  # type: ignore[arg-type]  # checked by the backend
-        )
-    else:
-        if not os.environ.get(API_KEY_ENV, "").strip():
-            from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
-
-            raise BackendUnavailable(MISSING_KEY_MESSAGE)
-        from crux_lab.llm.anthropic_backend import AnthropicBackend
-
-        backend = AnthropicBackend(models=tier_models("anthropic", models))
-    if cassette is not None:
+    args = BackendArgs(
+        models=models, base_url=base_url, structured=structured, realtime=realtime, cassette=cassette, options=options
+    )
+    backend = factory(resolved)(args)
+    if cassette is not None and backends.spec(resolved).records:
         from crux_lab.llm.replay import ReplayBackend
 
         return ReplayBackend(cassette, inner=backend, mode="auto")
     return backend
+
+
+def backend_for_debate(config: DebateConfig, *, cassette: Path | None = None, realtime: bool = False) -> Backend:
+    """The backend a debate runs on: its options from ``config`` (after the backend's own
+    checks of the debate, which raise one-line errors before any call), then built."""
+    from crux_lab.llm.registry import options_for
+
+    resolved = resolve_backend_name(config.backend)
+    return make_backend(
+        resolved,
+        options=options_for(resolved, config),
+        cassette=cassette,
+        realtime=realtime,
+        models=config.models,
+        base_url=config.base_url,
+        structured=config.structured,
+    )
 
 
 def describe_backend_choice(
@@ -173,39 +168,18 @@ def describe_backend_choice(
     >>> describe_backend_choice("simulated")
     'backend: simulated (requested) - deterministic persona simulator, offline, no API cost'
     """
+    from crux_lab.llm.registry import load
+
     resolved = resolve_backend_name(name)
     has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
-    if name == "auto":
+    if name == backends.AUTO:
         why = f"auto: {API_KEY_ENV} is {'set' if has_key else 'not set'}"
     else:
         why = "requested"
-    if resolved == "simulated":
-        what = "deterministic persona simulator, offline, no API cost"
-    elif resolved == "replay":
-        what = f"answers from the cassette {cassette}, no API calls" if cassette else (
-            "answers from a recorded cassette (pass --cassette PATH), no API calls"
-        )
-    elif resolved == "openai":
-        from crux_lab.llm.openai_backend import is_local, resolve_base_url
-
-        url = resolve_base_url(base_url)
-        chosen = tier_models("openai", models)
-        listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast) if t in chosen)
-        if is_local(url):
-            billing = "a server on this machine: no key, no cost"
-        elif os.environ.get(OPENAI_KEY_ENV, "").strip():
-            billing = f"{OPENAI_KEY_ENV} is set; calls are billed to your key"
-        else:
-            billing = f"unavailable: {OPENAI_KEY_ENV} is not set"
-        what = f"OpenAI-compatible server at {url} ({listed or 'models from the server'}); {billing}"
-    elif not has_key:
-        what = f"unavailable: {API_KEY_ENV} is not set (export {API_KEY_ENV}=sk-ant-... first)"
-    else:
-        chosen = tier_models("anthropic", models)
-        listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
-        what = f"Claude via the Anthropic API ({listed}); calls are billed to your key"
+    entry = backends.spec(resolved)
+    what = load(entry.describe)(cassette, models, base_url) if entry.describe else entry.description
     line = f"backend: {resolved} ({why}) - {what}"
-    if cassette is not None and resolved != "replay":
+    if cassette is not None and entry.records:
         line += f"; cassette {cassette}: recorded calls replay, new ones are recorded"
     return line
 
@@ -227,6 +201,7 @@ __all__ = [
     "TurnHint",
     "UnknownBackend",
     "allocation_help",
+    "backend_for_debate",
     "describe_backend_choice",
     "make_backend",
     "resolve_backend_name",

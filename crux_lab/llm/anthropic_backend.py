@@ -57,7 +57,8 @@ from crux_lab.llm.structured import (
     answer_with_one_repair,
     user_content,
 )
-from crux_lab.models import Tier, Usage
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import Tier
 from crux_lab.scrub import register, scrub
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"

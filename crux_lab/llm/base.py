@@ -21,7 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from crux_lab.models import Tier, Usage
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import Tier
 
 
 class TurnHint(BaseModel):

@@ -66,7 +66,9 @@ from crux_lab.llm.structured import (
     strict_schema,
     user_content,
 )
-from crux_lab.models import StructuredCheck, Tier, Usage
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import Tier
+from crux_lab.models.result import StructuredCheck
 from crux_lab.scrub import register as _register_secret
 from crux_lab.scrub import scrub as _scrub
 from crux_lab.tiers import STRUCTURED_MODES

@@ -15,7 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from crux_lab.models import Tier, Usage
+from crux_lab.models.accounting import Usage
+from crux_lab.models.domain import Tier
 
 PER_MILLION = 1_000_000
 

@@ -40,7 +40,7 @@ from crux_lab.llm.base import (
     LLMResponse,
 )
 from crux_lab.llm.pricing import default_model
-from crux_lab.models import Tier
+from crux_lab.models.domain import Tier
 from crux_lab.scrub import scrub
 
 ReplayMode = Literal["record", "replay", "auto"]

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from crux_lab.llm.base import LLMCallFailed, LLMOutputError, LLMRequest, LLMResponse
-from crux_lab.models import Usage
+from crux_lab.models.accounting import Usage
 
 
 class StructuredOutputInvalid(ValueError):

@@ -192,8 +192,14 @@ def build_cmd(
     max_nodes: Annotated[int, typer.Option("--max-nodes", min=1, help="Keep at most this many best-grounded nodes.")] = 50,
 ) -> None:
     """Extract a grounded belief graph from the corpus and write beliefs.json atomically."""
-    from crux_lab.llm import UnknownBackend, describe_backend_choice, make_backend
+    from crux_lab.llm import (
+        UnknownBackend,
+        describe_backend_choice,
+        make_backend,
+        resolve_backend_name,
+    )
     from crux_lab.llm.base import LLMError
+    from crux_lab.llm.registry import options_for_library
     from crux_lab.personas.build import build_beliefs, load_for_build
     from crux_lab.personas.loader import PersonaError, propositions_for
 
@@ -202,8 +208,9 @@ def build_cmd(
     try:
         persona = load_for_build(folder)
         err.print(describe_backend_choice(backend, cassette=cassette))
-        be = make_backend(backend, personas={persona.id: persona}, propositions=propositions_for([persona.id]),
-                          seed=seed, cassette=cassette)
+        resolved = resolve_backend_name(backend)
+        options = options_for_library(resolved, {persona.id: persona}, propositions_for([persona.id]), seed)
+        be = make_backend(resolved, options=options, cassette=cassette)
     except (PersonaError, UnknownBackend, LLMError) as exc:
         _fail(str(exc))
         return

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from crux_lab.models import DisagreementType
+from crux_lab.models.domain import DisagreementType
 
 ExcerptKind = Literal["quote", "paraphrase", "synthetic"]
 StanceValue = Literal["pro", "con", "uncertain"]

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from crux_lab.models import CruxCard, DialogueTurn
+from crux_lab.models.domain import CruxCard, DialogueTurn
 from crux_lab.personas.models import Persona, Proposition
 from crux_lab.tokens import count_tokens
 

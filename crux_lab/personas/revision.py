@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from crux_lab.models import CardPosition, Concession, ConcessionKind, CruxCard, DialogueTurn
+from crux_lab.models.domain import CardPosition, Concession, ConcessionKind, CruxCard, DialogueTurn
 from crux_lab.personas.models import Persona
 
 Stance = Literal["pro", "con", "uncertain"]

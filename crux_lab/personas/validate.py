@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Literal
 
-from crux_lab.models import DisagreementType
+from crux_lab.models.domain import DisagreementType
 from crux_lab.personas.loader import PersonaError, list_personas, load_decks, load_persona
 from crux_lab.personas.models import AnchorExcerpt, CorpusChunk, Deck, Persona
 

@@ -31,7 +31,7 @@ from crux_lab.store.db import (
     corrupt_message,
     is_corruption,
 )
-from crux_lab.store.migrations import BILLED_SQL, migration_names
+from crux_lab.store.migrations import BILLED_SQL, LEGACY_OPTIONS_SQL, migration_names
 from crux_lab.store.paths import resolve_db_path
 from crux_lab.store.runfiles import (
     METRICS,
@@ -134,6 +134,11 @@ def _load_chunk(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest]
             "WHERE billed IS NULL AND run_id IN (SELECT unnest(?::VARCHAR[]))",
             [ids],
         )
+    con.execute(  # run folders written with the simulator's knobs in `sim`
+        f"UPDATE runs SET backend_options = {LEGACY_OPTIONS_SQL} "
+        "WHERE backend_options IS NULL AND sim IS NOT NULL AND run_id IN (SELECT unnest(?::VARCHAR[]))",
+        [ids],
+    )
     _load_run_metrics(con, manifests)
     con.executemany(
         "UPDATE runs SET run_dir = ?, ingested_at = current_timestamp WHERE run_id = ?",

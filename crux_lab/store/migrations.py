@@ -25,6 +25,8 @@ from collections.abc import Callable
 
 import duckdb
 
+from crux_lab.backends import billed_names
+
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
 
 MIGRATIONS: list[Migration] = []
@@ -348,8 +350,9 @@ def m003_extra_and_named_reason(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE turns ADD COLUMN named_reason VARCHAR")
 
 
-# crux_lab.models.is_billed in SQL (for rows written before the column existed).
-BILLED_SQL = "regexp_matches(backend, '(^|\\+)(anthropic|openai)(\\+|$)')"
+# crux_lab.models.is_billed in SQL (for rows written before the column existed): the billed
+# backends of the registry.
+BILLED_SQL = f"regexp_matches(backend, '(^|\\+)({'|'.join(billed_names())})(\\+|$)')"
 
 
 @migration
@@ -405,3 +408,19 @@ def m006_structured_output(con: duckdb.DuckDBPyConnection) -> None:
     # rejected, not checked). NULL for backends without a server check.
     con.execute("ALTER TABLE runs ADD COLUMN structured_mode VARCHAR")
     con.execute("ALTER TABLE runs ADD COLUMN structured_canary VARCHAR")
+
+
+@migration
+def m007_backend_options(con: duckdb.DuckDBPyConnection) -> None:
+    # Each backend carries its own options (DebateConfig.backend_options). Runs written before
+    # kept the simulator's failure knobs in `sim`, which stays for their run folders; ingest
+    # copies it into backend_options for them (LEGACY_OPTIONS_SQL).
+    con.execute("ALTER TABLE runs ADD COLUMN backend_options JSON")
+    con.execute(f"UPDATE runs SET backend_options = {LEGACY_OPTIONS_SQL}")
+
+
+# The options of a run written with a `sim` column: its non-zero knobs, as DebateConfig loads them.
+LEGACY_OPTIONS_SQL = (
+    "CAST(to_json(map_from_entries(list_filter(map_entries(CAST(sim AS MAP(VARCHAR, DOUBLE))), "
+    "lambda e: e.value <> 0))) AS JSON)"
+)

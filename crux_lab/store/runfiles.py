@@ -35,7 +35,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from crux_lab.models import DebateEvent, DebateResult, parse_event
+from crux_lab.models.events import DebateEvent, parse_event
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import display_names
 from crux_lab.scrub import scrub, scrub_model
 from crux_lab.scrub import write_text as write_scrubbed

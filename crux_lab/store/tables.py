@@ -17,7 +17,8 @@ import duckdb
 import pyarrow as pa
 from pydantic import BaseModel
 
-from crux_lab.models import DebateResult, is_billed
+from crux_lab.models.accounting import is_billed
+from crux_lab.models.result import DebateResult
 from crux_lab.store.db import migrate
 
 Row = dict[str, Any]
@@ -138,7 +139,7 @@ def result_rows(
             "deck": cfg.deck,
             "seed": cfg.seed,
             "max_turns": cfg.max_turns,
-            "sim": cfg.sim.model_dump(mode="json"),
+            "backend_options": cfg.backend_options,
             "params": cfg.params,
             "allocation": cfg.allocation,
             "config": cfg.model_dump(mode="json"),

@@ -35,7 +35,7 @@ import yaml
 from pydantic import ValidationError
 
 from crux_lab.limits import INT64_MAX, BoundsError, check_numbers, check_ranges
-from crux_lab.models import MAX_TURNS, DebateConfig, SimulatorKnobs
+from crux_lab.models.config import MAX_TURNS, DebateConfig
 
 MAX_WORKERS = 256
 MAX_REPEATS = 10_000
@@ -54,8 +54,8 @@ TOP_KEYS = {
     "timeout_s": f"seconds per cell (a number > 0, at most {MAX_TIMEOUT_S:.0f})",
 }
 DEBATE_KEYS = {
-    "topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "params", "deck",
-    "base_url", "structured",
+    "topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "backend_options", "params",
+    "deck", "base_url", "structured",
 }
 
 
@@ -138,7 +138,8 @@ def config_from_params(params: dict[str, Any]) -> DebateConfig:
         backend=params.get("backend", "simulated"),
         seed=int(params.get("seed", 0)),
         max_turns=int(params.get("max_turns", 30)),
-        sim=SimulatorKnobs(**(params.get("sim") or {})),
+        # The backend's own options; `sim` is the simulator's knobs, as sweeps have named them.
+        backend_options=dict(params.get("backend_options") or params.get("sim") or {}),
         params=dict(params.get("params") or {}),
         deck=params.get("deck") or None,
         base_url=params.get("base_url") or None,

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from crux_lab.analysis.alignment import DisagreementMatrix, StanceMatrix
-from crux_lab.models import Crux, CruxCard
+from crux_lab.models.domain import Crux, CruxCard
 from crux_lab.viz._text import HTMLBlock, esc, no_figure, short_title, wrap
 
 STANCE_SCALE = [[0.0, "#d73027"], [0.5, "#f7f7f7"], [1.0, "#1a9850"]]

@@ -25,26 +25,28 @@ import plotly.graph_objects as go
 
 from crux_lab.argumentation.framework import ArgumentFramework
 from crux_lab.argumentation.semantics import credulous_set, grounded_labelling
-from crux_lab.models import (
-    AgentTurn,
+from crux_lab.models.domain import (
     ArgumentGraph,
     Camp,
     CommonGround,
     Crux,
     CruxCard,
+    DCGState,
+    Label,
+)
+from crux_lab.models.events import (
+    AgentTurn,
     CruxCardPosted,
     CruxMessage,
     CruxProposed,
-    DCGState,
     DCGUpdate,
     DebateEvent,
-    DebateResult,
     DialogueTurnEvent,
     GraphUpdate,
     GraphUpdated,
-    Label,
     MessagePosted,
 )
+from crux_lab.models.result import DebateResult
 from crux_lab.viz._text import HTMLBlock, esc, no_figure, short_title, wrap
 from crux_lab.viz.routing import route_edge
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from crux_lab.analysis.shifts import TimelinePoint
-from crux_lab.models import PersonaPosition, PositionShift
+from crux_lab.models.domain import PersonaPosition, PositionShift
 from crux_lab.viz._text import esc, short_title, wrap
 
 STANCE_X: dict[str, float] = {"con": -1.0, "uncertain": 0.0, "pro": 1.0}

@@ -11,17 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.models import (
-    Camp,
-    Crux,
-    CruxCard,
-    CruxSide,
-    DCGState,
-    DebateResult,
-    DialogueTurn,
-    LLMCall,
-    Usage,
-)
+from crux_lab.models.accounting import LLMCall, Usage
+from crux_lab.models.domain import Camp, Crux, CruxCard, CruxSide, DCGState, DialogueTurn
+from crux_lab.models.result import DebateResult
 from crux_lab.viz._text import HTMLBlock, esc, short_title
 
 MOVE_COLORS: dict[str, str] = {

@@ -287,3 +287,40 @@ def test_runner_fills_metrics_and_ingest_stores_them(tmp_path) -> None:
     with connect(db) as con:
         stored = dict(con.execute("SELECT name, value FROM metrics WHERE run_id = ?", [result.run_id]).fetchall())
     assert stored == pytest.approx(result.metrics)
+
+
+# -- the metric registry -------------------------------------------------------------------
+
+# Every metric compute_metrics gave before the metrics registered themselves.
+BUILT_IN = {
+    "topic_coverage", "disagreement_compression", "position_shift_rate", "sycophancy_rate",
+    "belief_consistency_line", "crux_specificity", "n_crux_items", "restates_topic_rate",
+    "falsifier_concreteness", "reasoning_differentiation", "guard_echo", "guard_role", "guard_sides",
+    "guard_ended",
+}
+WITH_PERSONAS = {
+    "voice_fidelity", "proposition_coverage", "belief_consistency_prompt", "corpus_grounding",
+    "fake_consensus_rate", "fake_consensus_count", "validated_cruxes", "cost_per_validated_crux",
+}
+
+
+def test_every_built_in_metric_is_registered_and_ground_truth_ones_need_personas(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(M, "_deck_propositions", lambda ids: PROPS)
+    r = debate(transcript=[turn(0, "a", SAY["p1"])])
+    assert set(M.compute_metrics(r)) == BUILT_IN
+    assert set(M.compute_metrics(r, PERSONAS)) == BUILT_IN | WITH_PERSONAS
+
+
+def test_a_registered_metric_is_computed_and_stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    from crux_lab.analysis.metric_registry import METRICS, Metric
+
+    METRICS.load()
+    turns = Metric("n_turns", lambda r, m: float(len(r.transcript)))
+    truth_size = Metric("n_truth", lambda r, m: float(len(m.truth)), needs_personas=True)
+    monkeypatch.setitem(METRICS.entries, "n_turns", turns)
+    monkeypatch.setitem(METRICS.entries, "n_truth", truth_size)
+    r = debate(transcript=[turn(0, "a"), turn(1, "b")])
+    assert M.compute_metrics(r)["n_turns"] == 2.0
+    assert "n_truth" not in M.compute_metrics(r)  # needs personas, none given
+    monkeypatch.setattr(M, "_deck_propositions", lambda ids: PROPS)
+    assert M.run_metrics(r, PERSONAS)["n_truth"] == 2.0

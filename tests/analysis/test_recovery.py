@@ -18,13 +18,13 @@ from crux_lab.analysis.recovery import (
     summarize,
 )
 from crux_lab.analysis.scenarios import generate_scenarios
+from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import (
     CommonGround,
     Crux,
     CruxCard,
     DebateResult,
     DisagreementType,
-    SimulatorKnobs,
 )
 
 
@@ -120,7 +120,7 @@ def test_run_recovery_stores_metrics_and_degrades_with_vague_cruxes(tmp_path) ->
     base = summarize(run.scores)[0]
     # The simulator's figures are plumbing, not a target: it finds some planted cruxes, precisely.
     assert base["recall"] > 0.25 and base["precision"] > 0.5
-    vague = run_recovery(scenarios, ["blitz"], tmp_path / "lib", seed=0, sim=SimulatorKnobs(vague_crux=1.0), store=False)
+    vague = run_recovery(scenarios, ["blitz"], tmp_path / "lib", seed=0, backend_options=SimulatorKnobs(vague_crux=1.0).as_options(), store=False)
     assert summarize(vague.scores)[0]["f1"] < base["f1"]
 
 

@@ -1,14 +1,12 @@
 """CLI test fixtures: a two-persona library and a tiny fake engine, independent of others' work.
 
-The fake engine is registered into ``crux_lab.engines._REGISTRY`` through a throw-away module
-in ``sys.modules``; it asks the real simulated backend for each turn (so the ledger, usage and
+The fake engine is registered into ``crux_lab.engines.ENGINES`` for the test's duration; it
+asks the real simulated backend for each turn (so the ledger, usage and
 llm_calls rows are real) and fills ``ctx.result`` with a crux and a regime.
 """
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import ClassVar
@@ -40,7 +38,6 @@ from crux_lab.personas.models import (
     VoiceProfile,
 )
 
-FAKE_MODULE = "crux_lab_tests_fake_engine"
 PERSONAS = ("ada", "bo")
 
 
@@ -119,14 +116,11 @@ def persona_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def fake_engine(monkeypatch: pytest.MonkeyPatch) -> str:
-    import crux_lab.engines as engines
+    from crux_lab.engines import ENGINES
 
-    module = types.ModuleType(FAKE_MODULE)
-    module.FakeEngine = FakeEngine  # type: ignore[attr-defined]
-    module.BrokenEngine = BrokenEngine  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, FAKE_MODULE, module)
-    monkeypatch.setitem(engines._REGISTRY, "fake", f"{FAKE_MODULE}:FakeEngine")
-    monkeypatch.setitem(engines._REGISTRY, "broken", f"{FAKE_MODULE}:BrokenEngine")
+    ENGINES.load()  # the real engines first, so the fakes come last in listings
+    monkeypatch.setitem(ENGINES.entries, "fake", FakeEngine)
+    monkeypatch.setitem(ENGINES.entries, "broken", BrokenEngine)
     return "fake"
 
 

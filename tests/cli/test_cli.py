@@ -70,7 +70,7 @@ def test_debate_params_and_sim_knobs_reach_the_run(runner: CliRunner, env: dict[
     result = DebateResult.model_validate_json(env["out"].read_text())
     assert len(result.transcript) == 4
     assert result.config.params == {"rounds": 2, "style": "terse"}
-    assert result.config.sim.drift == 1.0 and result.config.seed == 7
+    assert result.config.backend_options == {"drift": 1.0} and result.config.seed == 7
 
 
 def test_rerunning_the_same_debate_is_idempotent_in_the_db(runner: CliRunner, env: dict[str, Path]) -> None:
@@ -409,3 +409,13 @@ def test_no_ingest_writes_only_the_run_folder(runner: CliRunner, env: dict[str, 
     result = DebateResult.model_validate_json(env["out"].read_text())
     assert (env["runs"] / result.run_id / "manifest.json").is_file()
     assert env["db"].read_bytes().startswith(b"garbage")
+
+
+def test_a_command_name_belongs_to_one_reference() -> None:
+    from crux_lab.cli import COMMANDS, register_command
+    from crux_lab.registry import DuplicateName
+
+    register_command("personas", COMMANDS.get("personas"))  # the same reference again: no change
+    with pytest.raises(DuplicateName, match="'personas'"):
+        register_command("personas", "crux_lab.elsewhere.cli:app")
+    assert COMMANDS.get("personas") == "crux_lab.personas.cli:app"

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from crux_lab.llm.base import Backend, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import SimulatorKnobs, Tier
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import Tier
 from crux_lab.personas.loader import load_personas, propositions_for
 from tests.engines.crux_deck import PERSONA_IDS
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from crux_lab.llm.base import Hints
 from crux_lab.llm.simulated.core import SimContext
-from crux_lab.models import SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
 
 

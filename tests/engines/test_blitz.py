@@ -186,12 +186,12 @@ async def test_more_than_five_personas_sit_at_several_tables_with_their_own_blac
 async def test_failure_knobs_move_blitz_but_not_graph_cruxes() -> None:
     """Sycophancy drains stances; vague cruxes hit the generated output of blitz, while graph
     mode computes its cruxes from the graph and is immune to the vague-crux failure."""
-    from crux_lab.models import SimulatorKnobs
+    from crux_lab.llm.simulated.options import SimulatorKnobs
 
     ids, topic = shipped_deck()
 
     async def run(engine: str, **knobs: float):  # type: ignore[no-untyped-def]
-        return await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine=engine, seed=1, sim=SimulatorKnobs(**knobs)))
+        return await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine=engine, seed=1, backend_options=SimulatorKnobs(**knobs).as_options()))
 
     def uncertain(result) -> int:  # type: ignore[no-untyped-def]
         return sum(1 for p in result.positions if p.at == "final" for s in p.stances.values() if s == "uncertain")

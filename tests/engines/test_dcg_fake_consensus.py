@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from functools import cache
 
-from crux_lab.engines.dialogue_v2.audit import audit, reader
-from crux_lab.models import DebateConfig, DebateResult, EngineError, Side, SimulatorKnobs
+from crux_lab.eval.fake_consensus import audit, reader
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig, DebateResult, EngineError, Side
 from crux_lab.personas.loader import load_personas, propositions_for
 from crux_lab.runner import run_debate
 
@@ -17,7 +18,7 @@ ADOPTION = "crypto.p2"  # "Bitcoin adoption is deterministic ..." (the classic e
 @cache
 def debate(engine: str, missed: float, seed: int) -> DebateResult:
     cfg = DebateConfig(topic="Bitcoin is digital gold", persona_ids=list(PAIR), engine=engine, seed=seed,
-                       sim=SimulatorKnobs(missed_attack=missed))
+                       backend_options=SimulatorKnobs(missed_attack=missed).as_options())
     return asyncio.run(run_debate(cfg))
 
 

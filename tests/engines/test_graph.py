@@ -20,6 +20,7 @@ from crux_lab.engines.graph_state import (
 )
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import (
     Argument,
     Attack,
@@ -28,7 +29,6 @@ from crux_lab.models import (
     DebateConfig,
     DebateResult,
     Label,
-    SimulatorKnobs,
     Tier,
     ValidationResult,
 )
@@ -364,7 +364,7 @@ async def test_unrepairable_validation_drops_the_rounds_attacks_with_a_warning(m
 
 async def test_drifting_personas_make_attacks_the_validator_rejects() -> None:
     ids, topic = shipped_deck(4)
-    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=7, sim=SimulatorKnobs(drift=1.0))
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=7, backend_options=SimulatorKnobs(drift=1.0).as_options())
     result = await run_debate(config)
     rejected = [r for e in result.events if e.type == "validation_complete" for r in e.results if not r.valid]  # type: ignore[union-attr]
     assert rejected
@@ -376,7 +376,7 @@ async def test_drifting_personas_make_attacks_the_validator_rejects() -> None:
 
 async def test_missed_attacks_leave_free_floating_claims_that_are_flagged() -> None:
     ids, topic = shipped_deck(4)
-    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=1, sim=SimulatorKnobs(missed_attack=1.0))
+    config = DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=1, backend_options=SimulatorKnobs(missed_attack=1.0).as_options())
     result = await run_debate(config)
     assert result.graph.attacks == []
     convergence = [e for e in result.events if e.type == "graph_convergence"]

@@ -9,7 +9,8 @@ import pytest
 
 from crux_lab.engines.crux_room.antisyc import belief_anchor, looks_sycophantic
 from crux_lab.engines.crux_room.speaker import PositionTracker
-from crux_lab.models import DebateConfig, DialogueTurn, SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 from tests.engines.crux_deck import NAMES, PERSONA_IDS, TOPIC

@@ -19,7 +19,7 @@ from crux_lab.engines.crux_room.schemas import (
 )
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
-from crux_lab.models import SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
 from tests.engines.crux_deck import PERSONA_IDS, PROPOSITIONS, TOPIC
 from tests.engines.scripted import deck_simulator

@@ -90,3 +90,28 @@ async def test_same_seed_same_debate_and_the_event_log_carries_the_output(name: 
     assert replayed[-1].type == "debate_complete"
     assert replayed[-1].output == debate_output(first)  # type: ignore[union-attr]
     assert first.cruxes  # every comparison engine finds cruxes on a contested deck
+
+
+def test_engines_are_listed_in_the_order_of_the_plugin_list() -> None:
+    # `crux-lab engines` and the --engine choices keep their order, whichever module loaded first.
+    assert list(engines.available()) == ["dialogue", "dcg", "panel", "crux_rooms", "blitz", "classical", "graph", "direct", "cot"]
+
+
+def test_a_registry_orders_by_plugin_and_refuses_a_name_taken_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from crux_lab.registry import DuplicateName, Registry, UnknownName
+
+    for name in ("plug_a", "plug_b"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    things: Registry[str] = Registry("thing", plugins=("plug_a", "plug_b"))
+    things.add("b", "from b", origin="plug_b")  # plug_b happened to be imported first
+    things.add("a", "from a", origin="plug_a")
+    assert things.names() == ["a", "b"]
+    things.add("a", "reloaded", origin="plug_a")  # the same module again replaces it
+    assert things.get("a") == "reloaded"
+    with pytest.raises(DuplicateName, match="plug_a and plug_b"):
+        things.add("a", "impostor", origin="plug_b")
+    with pytest.raises(UnknownName, match="unknown thing 'c'. Valid things: a, b."):
+        things.get("c")

@@ -17,7 +17,8 @@ from crux_lab.engines.dialogue_v2.schemas import (
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.llm.simulated.core import SimContext, lower_first
-from crux_lab.models import DialogueTurn, Move, SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DialogueTurn, Move
 from crux_lab.personas.loader import load_personas, propositions_for
 
 PAIR = ["michael-saylor", "arthur-hayes"]

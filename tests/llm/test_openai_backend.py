@@ -300,17 +300,11 @@ async def test_a_cassette_records_openai_calls_and_replays_them_without_the_serv
 def test_make_backend_builds_the_openai_backend_with_the_run_models() -> None:
     from crux_lab.llm import make_backend
 
-    from .tiny_panel import tiny_panel
-
-    personas, propositions = tiny_panel()
-    b = make_backend(
-        "openai", personas=personas, propositions=propositions,
-        models={"strong": "big", "fast": "small"}, base_url=LOCAL_URL,
-    )
+    b = make_backend("openai", models={"strong": "big", "fast": "small"}, base_url=LOCAL_URL)
     assert isinstance(b, OpenAIBackend) and b.base_url == LOCAL_URL
     assert (b.model_for(Tier.strong), b.model_for(Tier.fast)) == ("big", "small")
     with pytest.raises(BackendUnavailable, match="export OPENAI_API_KEY"):
-        make_backend("openai", personas=personas, propositions=propositions, models={"strong": "m", "fast": "m"}, base_url=REMOTE_URL)
+        make_backend("openai", models={"strong": "m", "fast": "m"}, base_url=REMOTE_URL)
 
 
 def test_run_ids_change_with_the_models_and_stay_put_without_them() -> None:

@@ -15,6 +15,7 @@ from crux_lab.llm import (
 )
 from crux_lab.llm.anthropic_backend import AnthropicBackend
 from crux_lab.llm.pricing import default_model
+from crux_lab.llm.registry import options_for_library
 from crux_lab.llm.replay import ReplayBackend
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import Tier
@@ -24,8 +25,12 @@ from .tiny_panel import tiny_panel
 
 
 def build(name: str, **kwargs: object) -> object:
+    """A backend by name, with the simulator's options from a tiny persona library (the
+    registry hands them only to a backend that takes them)."""
     personas, propositions = tiny_panel()
-    return make_backend(name, personas=personas, propositions=propositions, **kwargs)  # type: ignore[arg-type]
+    resolved = resolve_backend_name(name)
+    options = options_for_library(resolved, personas, propositions)
+    return make_backend(name, options=options, **kwargs)  # type: ignore[arg-type]
 
 
 def test_auto_is_simulated_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:

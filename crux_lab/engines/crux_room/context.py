@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crux_lab.engines.crux_room.claims import ClaimIndex
-from crux_lab.models import CruxCard, DialogueTurn
+from crux_lab.models.domain import CruxCard, DialogueTurn
 from crux_lab.tokens import count_tokens
 
 

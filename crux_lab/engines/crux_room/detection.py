@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.claims import ClaimIndex
+from crux_lab.engines.crux_room.events import DisagreementCandidate
 from crux_lab.engines.crux_room.schemas import DetectionItem, DetectionReply
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.names import persona_ref, quote
-from crux_lab.models import DialogueTurn, DisagreementCandidate
+from crux_lab.models.domain import DialogueTurn
 
 Pair = tuple[str, str]
 
@@ -189,7 +190,7 @@ class SpawnGate:
     """Staged commitment: a detection spawns a room only when its pair and
     claim (keyed by the claim's text) were seen in ``min_seen`` consecutive detection windows,
     that pair+claim never had a room, and the pair's cooldown (in channel messages, since
-    simulated time is not wall time) has passed."""
+    a modelled clock is not wall time) has passed."""
 
     min_seen: int = 3
     cooldown_messages: int = 9

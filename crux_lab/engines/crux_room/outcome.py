@@ -22,7 +22,7 @@ from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room.context import DebateMemory
 from crux_lab.engines.crux_room.room import RoomOutcome
 from crux_lab.engines.crux_room.speaker import TOPIC_KEY, Speakers
-from crux_lab.models import (
+from crux_lab.models.domain import (
     CommonGround,
     Concession,
     ConcessionKind,

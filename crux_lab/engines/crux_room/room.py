@@ -35,6 +35,7 @@ from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import History, room_context
+from crux_lab.engines.crux_room.events import CruxRoomComplete, CruxRoomSpawning
 from crux_lab.engines.crux_room.schemas import (
     CardPersonaReply,
     CardReply,
@@ -44,18 +45,8 @@ from crux_lab.engines.crux_room.schemas import (
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
 from crux_lab.engines.guards import Side, SideGuard, side_outcome
 from crux_lab.engines.names import persona_ref, quote, world_question
-from crux_lab.models import (
-    Aspect,
-    CruxCard,
-    CruxCardPosition,
-    CruxCardPosted,
-    CruxMessage,
-    CruxRoomComplete,
-    CruxRoomSpawning,
-    DebateEvent,
-    DialogueTurn,
-    GroundingQuote,
-)
+from crux_lab.models.domain import Aspect, CruxCard, CruxCardPosition, DialogueTurn, GroundingQuote
+from crux_lab.models.events import CruxCardPosted, CruxMessage, DebateEvent
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ from crux_lab.engines.crux_room.room import RoomOutcome, RoomSettings, run_room
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.worldview import Position, positions_text, run_worldview, worldview_cruxes
-from crux_lab.models import Aspect, Crux, DebateConfig, DebateEvent, DialogueTurn, Status
+from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import Aspect, Crux, DialogueTurn
+from crux_lab.models.events import DebateEvent, Status
 
 P = TypeVar("P", bound=CruxParams)
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.engines.guards import check_sides
 from crux_lab.engines.worldview import Position
-from crux_lab.models import CardPosition, DisagreementType
+from crux_lab.models.domain import CardPosition, DisagreementType
 
 
 class Reply(BaseModel):

@@ -29,7 +29,8 @@ from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, my_turn, said_of, turn_outcome
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
-from crux_lab.models import DialogueTurn, EngineError, TurnPhase
+from crux_lab.models.domain import DialogueTurn, TurnPhase
+from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
 from crux_lab.tokens import count_tokens
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crux_lab.models import DialogueTurn, Move
+from crux_lab.models.domain import DialogueTurn, Move
 
 PHASE_NAMES: dict[int, str] = {1: "opening", 2: "free_exchange", 3: "crux_seeking", 4: "resolution"}
 PHASE_TITLES: dict[int, str] = {

@@ -19,6 +19,7 @@ from crux_lab.engines.base import turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import gist
 from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights
+from crux_lab.engines.dialogue_v2.events import Crystallization
 from crux_lab.engines.dialogue_v2.graph import ArgumentGraphState, graph_insights
 from crux_lab.engines.dialogue_v2.schemas import (
     ConcessionNote,
@@ -31,7 +32,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
 from crux_lab.engines.guards import Side, SideGuard
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Argument,
     Attack,
     Camp,
@@ -39,14 +40,11 @@ from crux_lab.models import (
     Concession,
     ConcessionKind,
     Crux,
-    Crystallization,
-    DCGUpdate,
-    DebateEvent,
     DialogueTurn,
-    GraphUpdated,
     Move,
     Regime,
 )
+from crux_lab.models.events import DCGUpdate, DebateEvent, GraphUpdated
 
 
 def parse_reply(purpose: str, response: LLMResponse, schema: type[BaseModel]) -> Any:
@@ -130,8 +128,8 @@ class Crystallizer(ABC):
 
     @abstractmethod
     def state_hint(self) -> dict[str, Any]:
-        """The current graph as the prompt's table shows it (ids, speakers, texts), for the
-        simulator; real backends ignore hints."""
+        """The current graph as the prompt's table shows it (ids, speakers, texts), for a
+        backend that reads hints (the offline one); model backends ignore hints."""
 
     @abstractmethod
     def shown(self) -> dict[str, str]:

@@ -34,7 +34,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     StanceUpsert,
 )
 from crux_lab.engines.names import quote, same_reply_id
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Camp,
     CommonGround,
     Crux,

@@ -24,6 +24,13 @@ from crux_lab.engines.dialogue_v2.controller import (
     SteeringDecision,
 )
 from crux_lab.engines.dialogue_v2.crystallizer import Applied, Crystallizer, Insights, parse_reply
+from crux_lab.engines.dialogue_v2.events import (
+    ConcessionEvent,
+    ConvergenceCheck,
+    PhaseStart,
+    PhaseTransition,
+    Steering,
+)
 from crux_lab.engines.dialogue_v2.schemas import TurnOutput
 from crux_lab.engines.guards import (
     TooWeakToPlay,
@@ -35,25 +42,22 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.llm.base import Hints, LLMOutputError
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Concession,
-    ConcessionEvent,
-    ConvergenceCheck,
     Crux,
+    DialogueTurn,
+    Move,
+    PersonaPosition,
+    PositionShift,
+    PropositionShift,
+)
+from crux_lab.models.events import (
     CruxProposed,
     DebateEvent,
-    DialogueTurn,
     DialogueTurnEvent,
     EngineComplete,
     EngineError,
     EngineStart,
-    Move,
-    PersonaPosition,
-    PhaseStart,
-    PhaseTransition,
-    PositionShift,
-    PropositionShift,
-    Steering,
 )
 from crux_lab.personas.prompt import build_system_prompt
 

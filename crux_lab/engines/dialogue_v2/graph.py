@@ -18,7 +18,7 @@ from crux_lab.argumentation import (
     preferred_extensions,
 )
 from crux_lab.argumentation.crux import CruxReport, SideClaims
-from crux_lab.models import (
+from crux_lab.models.domain import (
     Argument,
     ArgumentGraph,
     Attack,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from crux_lab.engines.base import TURN_FIELDS_PROMPT, clip
-from crux_lab.models import DialogueTurn
+from crux_lab.models.domain import DialogueTurn
 from crux_lab.personas.prompt import RoundSummary, build_history, build_turn_message
 
 MOVES_HELP = (

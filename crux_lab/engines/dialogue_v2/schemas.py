@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from crux_lab.engines.base import TurnReply, TurnText
 from crux_lab.engines.guards import check_sides
-from crux_lab.models import AttackType, ConcessionKind, Move, Side
+from crux_lab.models.domain import AttackType, ConcessionKind, Move, Side
 
 
 class LLMOutput(BaseModel):

@@ -23,7 +23,6 @@ from typing import Any
 
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import (
-    _NAMES,
     OPPOSITE,
     SimContext,
     fired_trigger,
@@ -34,6 +33,7 @@ from crux_lab.llm.simulated.core import (
     words,
 )
 from crux_lab.llm.simulated.handlers_speech import speak
+from crux_lab.paraphrase import _NAMES
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
 VAGUE_CRUX = "The participants weigh the issue differently."

@@ -281,7 +281,7 @@ def quoted_in_repair(ctx: SimContext) -> list[str]:
     """The texts a repair message quotes back (a guard quotes the turn an answer repeated,
     which the request may not have shown): read from the repair itself, like any reader.
 
-    >>> from crux_lab.models import SimulatorKnobs
+    >>> from crux_lab.llm.simulated.options import SimulatorKnobs
     >>> import random
     >>> from crux_lab.llm.base import Hints
     >>> c = SimContext(random.Random(0), SimulatorKnobs(), {}, {}, Hints(), repair='repeats your turn (that turn: "Gold held its value."); say it anew')

@@ -36,7 +36,7 @@ from crux_lab.llm.simulated.core import (
     lower_first,
     split_sentences,
 )
-from crux_lab.models import DisagreementType
+from crux_lab.models.domain import DisagreementType
 from crux_lab.personas.models import Proposition
 
 # Extractor's classification -> the worldview step's assumption types.

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from crux_lab.engines.base import turn_hints
 from crux_lab.llm.base import Hints
 from crux_lab.llm.simulated.core import SimContext
-from crux_lab.models import DebateResult, Regime, SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models.domain import Regime
+from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona, Proposition
 
 

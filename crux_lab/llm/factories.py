@@ -1,0 +1,82 @@
+"""Factories and run descriptions of the built-in API backends (anthropic, openai, replay),
+as the backend registry (:mod:`crux_lab.backends`) names them. The simulator's live with it
+(:mod:`crux_lab.llm.simulated.options`). SDKs are imported only when a backend is built.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from crux_lab.llm.base import Backend, BackendUnavailable
+from crux_lab.llm.registry import BackendArgs
+from crux_lab.models.domain import Tier
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+
+
+def anthropic(args: BackendArgs) -> Backend:
+    from crux_lab.llm import tier_models
+
+    if not os.environ.get(API_KEY_ENV, "").strip():
+        from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
+
+        raise BackendUnavailable(MISSING_KEY_MESSAGE)
+    from crux_lab.llm.anthropic_backend import AnthropicBackend
+
+    return AnthropicBackend(models=tier_models("anthropic", args.models))
+
+
+def openai(args: BackendArgs) -> Backend:
+    from crux_lab.llm import resolve_openai_models
+    from crux_lab.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(
+        models=resolve_openai_models(args.models, args.base_url), base_url=args.base_url,
+        structured=args.structured or "auto",  # type: ignore[arg-type]  # checked by the backend
+    )
+
+
+def replay(args: BackendArgs) -> Backend:
+    if args.cassette is None:
+        raise BackendUnavailable(
+            "the replay backend needs a cassette file: pass --cassette PATH "
+            "(recorded by an earlier run with --cassette)."
+        )
+    from crux_lab.llm.replay import ReplayBackend
+
+    return ReplayBackend(args.cassette, mode="replay")
+
+
+def describe_replay(cassette: Path | None, models: Mapping[str, str] | None, base_url: str | None) -> str:
+    if cassette:
+        return f"answers from the cassette {cassette}, no API calls"
+    return "answers from a recorded cassette (pass --cassette PATH), no API calls"
+
+
+def describe_openai(cassette: Path | None, models: Mapping[str, str] | None, base_url: str | None) -> str:
+    from crux_lab.llm import tier_models
+    from crux_lab.llm.openai_backend import is_local, resolve_base_url
+
+    url = resolve_base_url(base_url)
+    chosen = tier_models("openai", models)
+    listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast) if t in chosen)
+    if is_local(url):
+        billing = "a server on this machine: no key, no cost"
+    elif os.environ.get(OPENAI_KEY_ENV, "").strip():
+        billing = f"{OPENAI_KEY_ENV} is set; calls are billed to your key"
+    else:
+        billing = f"unavailable: {OPENAI_KEY_ENV} is not set"
+    return f"OpenAI-compatible server at {url} ({listed or 'models from the server'}); {billing}"
+
+
+def describe_anthropic(cassette: Path | None, models: Mapping[str, str] | None, base_url: str | None) -> str:
+    from crux_lab.llm import tier_models
+
+    if not os.environ.get(API_KEY_ENV, "").strip():
+        return f"unavailable: {API_KEY_ENV} is not set (export {API_KEY_ENV}=sk-ant-... first)"
+    chosen = tier_models("anthropic", models)
+    listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
+    return f"Claude via the Anthropic API ({listed}); calls are billed to your key"
