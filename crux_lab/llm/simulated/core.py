@@ -45,6 +45,7 @@ from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, Tu
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import DisagreementType, Tier, Usage
+from crux_lab.paraphrase import _NAMES as _NAMES  # the handlers keep these names capitalised too
 from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import (
     FlipTrigger,
