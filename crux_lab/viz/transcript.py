@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from crux_lab.backends import REGISTRY
 from crux_lab.models import (
     Camp,
     Crux,
@@ -307,7 +308,7 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
 
 
 # Backends whose cost is what the calls would cost on the model, not what was billed.
-MODELLED_BACKENDS = frozenset({"simulated", "replay"})
+MODELLED_BACKENDS = frozenset(n for n, s in REGISTRY.items() if not s.billed)
 
 
 def cost_text(cost_usd: float, backend: str) -> str:
