@@ -509,7 +509,7 @@ def debate(
     from crux_lab.models.config import DebateConfig
     from crux_lab.personas.loader import PersonaError
     from crux_lab.runner import DebateRun
-    from crux_lab.store import StoreError, connect, ingest, resolve_db_path, write_run
+    from crux_lab.store import StoreError, connect, resolve_db_path
 
     try:
         config = DebateConfig(
@@ -538,15 +538,15 @@ def debate(
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
     result, interrupted = _drive(run, max_turns, progress)
 
+    from crux_lab.eval.runs import save_runs
+
     try:
-        run_dir = write_run(result, runs_folder)
+        saved = save_runs([result], runs_folder, db=db_path, ingest=do_ingest)
     except OSError as exc:
         fail(f"the debate ran but its run folder could not be written in {runs_folder}: {exc}", code=1)
-    if do_ingest:
-        try:
-            ingest([run_dir], db_path)
-        except StoreError as exc:
-            fail(f"the run was saved in {run_dir} but not ingested: {exc} Retry with `crux-lab db ingest {run_dir}`.", code=1)
+    run_dir = saved.run_dirs[0]
+    if saved.problem is not None:
+        fail(f"the run was saved in {run_dir} but not ingested: {saved.problem} Retry with `crux-lab db ingest {run_dir}`.", code=1)
     if out is not None:
         _write_atomic(out, result.model_dump_json(indent=1))
     _summary(result, run_dir, db_path if do_ingest else None, out)

@@ -319,24 +319,23 @@ class DebateConsole:
 
     def save(self, result: DebateResult) -> None:
         """Write the run folder and ingest it; a busy database leaves it queued in the runs folder."""
-        from crux_lab.store import StoreError, ingest, write_run
-        from crux_lab.store.db import DatabaseLocked
+        from crux_lab.eval.runs import save_runs
 
         try:
-            self.run_folder = write_run(result, self.runs_dir)
+            saved = save_runs([result], self.runs_dir, db=self.db)
         except OSError as exc:
             self.state.saved = f"not saved: {exc}"
             self.state.errors.append(f"the run could not be saved: {exc}")
             self._render("error")
             return
-        try:
-            ingest([self.run_folder], self.db)
-            self.state.saved = f"saved to {self.run_folder} and the database"
-        except DatabaseLocked:
+        self.run_folder = saved.run_dirs[0]
+        if saved.busy:
             self.state.saved = (f"saved to {self.run_folder}; the database is busy (another process holds it), "
                                 f"so the run is queued there: `crux-lab db ingest` loads it")
-        except StoreError as exc:
-            self.state.saved = f"saved to {self.run_folder}; not ingested ({exc}); `crux-lab db ingest` retries"
+        elif saved.problem is not None:
+            self.state.saved = f"saved to {self.run_folder}; not ingested ({saved.problem}); `crux-lab db ingest` retries"
+        else:
+            self.state.saved = f"saved to {self.run_folder} and the database"
         self.report_button.disabled = False
 
     def open_report(self) -> Path | None:

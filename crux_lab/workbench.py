@@ -29,7 +29,6 @@ from crux_lab.store import (
     load_result,
     query,
     resolve_db_path,
-    write_run,
 )
 from crux_lab.store.paths import project_root
 from crux_lab.sweep.spec import config_from_params
@@ -151,12 +150,13 @@ def debate_config(
 def save_run(result: DebateResult, run_dir: str | Path | None = None, *, sweep_id: str | None = None) -> Path:
     """Write the run folder. ``run_dir`` ending in the run id is used as is (a sweep cell's
     folder); any other folder gets ``<run_dir>/<run_id>``; None means the default runs folder."""
+    from crux_lab.eval.runs import save_runs
+
     if run_dir is None or str(run_dir) == "":
-        return write_run(result, None, sweep_id=sweep_id)
-    target = Path(run_dir)
-    if target.name == result.run_id:
-        return write_run(result, target.parent, sweep_id=sweep_id)
-    return write_run(result, target, sweep_id=sweep_id)
+        folder = None
+    else:
+        folder = Path(run_dir).parent if Path(run_dir).name == result.run_id else Path(run_dir)
+    return save_runs([result], folder, ingest=False, sweep_id=sweep_id).run_dirs[0]
 
 
 def run_debate_from_parameters(

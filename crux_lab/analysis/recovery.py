@@ -278,10 +278,14 @@ def run_recovery(
 
 
 def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
-    from crux_lab.store import write_run
+    from crux_lab.eval.runs import save_runs
+    from crux_lab.store import StoreError
 
-    dirs = [write_run(r, runs_dir, sweep_id="eval-recovery") for r in out.results]
-    return dirs, store_recovery(dirs, out.scores, db)
+    saved = save_runs(out.results, runs_dir, db=db, sweep_id="eval-recovery",
+                      also=lambda con: record_recovery(con, out.scores))
+    if saved.db_path is None:
+        raise StoreError(saved.problem or "the runs were not ingested")
+    return saved.run_dirs, saved.db_path
 
 
 def store_recovery(run_dirs: Sequence[Path], scores: Sequence[RecoveryScore], db: str | Path | None) -> Path:

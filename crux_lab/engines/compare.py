@@ -199,18 +199,14 @@ def run_comparison(
 
 
 def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
-    try:
-        from crux_lab.store import StoreError, ingest, resolve_db_path, write_run
-    except ImportError as exc:  # the store is optional for a comparison
-        out.store_note = f"results not stored: crux_lab.store is unavailable ({exc})"
-        say(out.store_note)
-        return
+    from crux_lab.eval.runs import save_runs
+    from crux_lab.store import resolve_db_path
+
     out.db_path = resolve_db_path(db_path)
-    out.run_dirs = [write_run(r, runs_dir) for r in out.results]
-    try:
-        ingest(out.run_dirs, out.db_path)  # one writer, one transaction for all engines
-    except StoreError as exc:
-        out.store_note = f"runs saved in {out.run_dirs[0].parent} but not ingested: {exc}"
+    saved = save_runs(out.results, runs_dir, db=out.db_path)  # one writer, one transaction for all engines
+    out.run_dirs = saved.run_dirs
+    if saved.problem is not None:
+        out.store_note = f"runs saved in {out.run_dirs[0].parent} but not ingested: {saved.problem}"
         say(out.store_note)
 
 

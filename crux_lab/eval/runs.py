@@ -5,12 +5,17 @@ written, scored on what it found, and reused by a rerun.
 
 Shared by ``crux-lab eval recovery`` and ``crux-lab eval polis``. The run folders are the
 truth, as in sweeps: a rerun of the same command skips every finished debate.
+
+:func:`save_runs` is the one way a finished debate is kept: its run folder written, then
+ingested into DuckDB (one writer, one transaction). The CLI's ``debate``, the workbench, the
+live console, ``compare`` and recovery all save through it; :func:`run_and_save` runs a
+debate to the end first.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +23,9 @@ from typing import Any
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 
-__all__ = ["DebateStopped", "Finished", "cassette_path", "ended_by_guard", "run_or_resume"]
+__all__ = [
+    "DebateStopped", "Finished", "Saved", "cassette_path", "ended_by_guard", "run_and_save", "run_or_resume", "save_runs",
+]
 
 
 class DebateStopped(RuntimeError):
@@ -111,3 +118,72 @@ def ended_by_guard(result: DebateResult) -> bool:
     from crux_lab.analysis.metrics import GUARD_ENDED
 
     return not result.complete and (result.error or "").startswith(GUARD_ENDED)
+
+
+@dataclass
+class Saved:
+    """Where finished debates went: their run folders, and the database when they were
+    ingested (``db_path`` None otherwise). ``problem``: the store's one line on why they were
+    not ingested (``crux-lab db ingest`` retries); ``busy``: another process held the database
+    (they wait in their folders)."""
+
+    run_dirs: list[Path]
+    db_path: Path | None = None
+    problem: str | None = None
+    busy: bool = False
+
+
+def save_runs(
+    results: Sequence[DebateResult],
+    runs_dir: str | Path | None = None,
+    *,
+    db: str | Path | None = None,
+    ingest: bool = True,
+    sweep_id: str | None = None,
+    also: Callable[[Any], object] | None = None,
+) -> Saved:
+    """Write each result's run folder under ``runs_dir`` (default: the runs folder), then,
+    with ``ingest``, load them into the database ``db`` in one transaction; ``also(con)``
+    runs on the same open connection after the ingest (e.g. recording evaluation metrics).
+
+    A folder that cannot be written raises ``OSError`` (nothing is ingested); a database that
+    refuses them is reported in :attr:`Saved.problem`, the folders kept.
+    """
+    from crux_lab.store import StoreError, connect, resolve_db_path, write_run
+    from crux_lab.store import ingest as ingest_runs
+    from crux_lab.store.db import DatabaseLocked
+
+    dirs = [write_run(r, runs_dir, sweep_id=sweep_id) for r in results]
+    if not ingest or not dirs:
+        return Saved(dirs)
+    path = resolve_db_path(db)
+    try:
+        con = connect(path)
+        try:
+            ingest_runs(dirs, con)
+            if also is not None:
+                also(con)
+        finally:
+            con.close()
+    except DatabaseLocked as exc:
+        return Saved(dirs, problem=str(exc), busy=True)
+    except StoreError as exc:
+        return Saved(dirs, problem=str(exc))
+    return Saved(dirs, path)
+
+
+def run_and_save(
+    config: DebateConfig,
+    runs_dir: str | Path | None = None,
+    *,
+    db: str | Path | None = None,
+    ingest: bool = True,
+    sweep_id: str | None = None,
+    save: bool = True,
+) -> tuple[DebateResult, Saved | None]:
+    """Run ``config`` to the end (also from inside a notebook's event loop), then save it
+    with :func:`save_runs` (unless ``save`` is False)."""
+    from crux_lab.runner import run_debate
+
+    result = run_sync(run_debate(config))
+    return result, (save_runs([result], runs_dir, db=db, ingest=ingest, sweep_id=sweep_id) if save else None)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from crux_lab.backends import REGISTRY
 from crux_lab.models.accounting import LLMCall, Usage
 from crux_lab.models.domain import Camp, Crux, CruxCard, CruxSide, DCGState, DialogueTurn
 from crux_lab.models.result import DebateResult
@@ -299,7 +300,7 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
 
 
 # Backends whose cost is what the calls would cost on the model, not what was billed.
-MODELLED_BACKENDS = frozenset({"simulated", "replay"})
+MODELLED_BACKENDS = frozenset(n for n, s in REGISTRY.items() if not s.billed)
 
 
 def cost_text(cost_usd: float, backend: str) -> str:

@@ -46,6 +46,7 @@ from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import DisagreementType, Tier
+from crux_lab.paraphrase import _NAMES as _NAMES  # the handlers keep these names capitalised too
 from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import (
     FlipTrigger,
