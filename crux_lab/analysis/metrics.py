@@ -42,9 +42,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from crux_lab.analysis import quality
+from crux_lab.analysis.crux_text import CruxText, crux_texts
+from crux_lab.analysis.quality import mark_restates_topic
+from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, CruxItem, crux_recurrence
+from crux_lab.analysis.textmatch import name_propositions
 from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
 from crux_lab.personas.models import Persona, Proposition
 
@@ -113,8 +117,6 @@ def _deck_propositions(persona_ids: Sequence[str]) -> list[Proposition]:
 
 def _turn_propositions(result: DebateResult, propositions: Sequence[Proposition]) -> list[str | None]:
     """The proposition each turn states (by its best sentence), memoised on the result."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     key = (id(result), len(result.transcript), len(propositions))
     cached = _TURN_PROPS.get(key)
     if cached is None:
@@ -232,44 +234,6 @@ def question_specificity(question: str, topic: str = "") -> float:
     else:
         not_topic = 1.0
     return round((answerable + concrete + not_generic + not_topic) / 4.0, 4)
-
-
-@dataclass(frozen=True)
-class CruxText:
-    """One crux-like item of a debate, in a common shape (card, crux or dispute)."""
-
-    kind: str  # "card" | "crux" | "dispute"
-    item_id: str
-    text: str
-    disagreement_type: str | None
-    proposition_ids: tuple[str, ...]
-
-
-def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[CruxText]:
-    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes.
-
-    Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
-    is not used (it is the *test*, not the crux).
-    """
-    out: list[CruxText] = []
-    dtype: str | None
-    for card in result.crux_cards:
-        dtype = card.disagreement_type.value
-        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))
-    for c in result.cruxes:
-        if c.source == "card":
-            continue
-        dtype = c.disagreement_type.value if c.disagreement_type else None
-        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids)))
-    if include_disputes:
-        mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
-        for d in result.dcg.disputes:
-            if d.id in mirrored:
-                continue
-            dtype = d.disagreement_type.value if d.disagreement_type else None
-            pids = (d.proposition_id,) if d.proposition_id else ()
-            out.append(CruxText("dispute", d.id, d.question, dtype, pids))
-    return out
 
 
 def crux_specificity(result: DebateResult) -> float:
@@ -465,8 +429,6 @@ def fake_consensus_items(result: DebateResult, truth: Truth, propositions: Seque
     stances are fake too (reported as ``"args:<a>+<b>"``): the graph accepted both sides of a
     contradiction.
     """
-    from crux_lab.analysis.textmatch import name_propositions
-
     out: list[str] = []
     contested = contested_propositions(truth, result.config.persona_ids)
     named = name_propositions([g.statement for g in result.common_ground], propositions)
@@ -491,8 +453,6 @@ def fake_consensus_rate(result: DebateResult, truth: Truth, propositions: Sequen
     """Share of reported common-ground items that are contradictory claims (common ground
     must never be fake): :func:`fake_consensus_items` among common-ground items whose words
     state a known proposition. ``nan`` when the run reports no judgeable common ground."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     named = name_propositions([g.statement for g in result.common_ground], propositions)
     judged = [g for g, pid in zip(result.common_ground, named, strict=True) if pid]
     if not judged:
@@ -503,8 +463,6 @@ def fake_consensus_rate(result: DebateResult, truth: Truth, propositions: Sequen
 
 def validated_cruxes(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> set[str]:
     """Contested propositions (ground truth) that at least one crux item states, by its words."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     contested = contested_propositions(truth, result.config.persona_ids)
     named = name_propositions([i.text for i in crux_texts(result)], propositions)
     return {p for p in named if p in contested}
@@ -525,8 +483,6 @@ def cost_per_validated_crux(result: DebateResult, truth: Truth, propositions: Se
 
 def _quality_metrics(result: DebateResult, personas: Mapping[str, Persona] | None) -> dict[str, float]:
     """The crux and persona quality metrics of :mod:`crux_lab.analysis.quality`."""
-    from crux_lab.analysis import quality
-
     out = {
         "restates_topic_rate": quality.restates_topic_rate(result),
         "falsifier_concreteness": quality.falsifier_concreteness(result),
@@ -648,8 +604,6 @@ def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = N
     records ``metrics_error = 1``). It also stamps ``restates_topic`` on every crux and card
     (:func:`crux_lab.analysis.quality.mark_restates_topic`)."""
     try:
-        from crux_lab.analysis.quality import mark_restates_topic
-
         mark_restates_topic(result)
         values = compute_metrics(result, personas)
     except Exception:  # a bug in a metric must never cost the debate
@@ -673,8 +627,6 @@ def metric_frame_rows(results: Iterable[DebateResult]) -> list[dict[str, Any]]:
 
 def crux_items_from_db(con: Any) -> dict[str, list[Any]]:
     """``{topic: [CruxItem]}`` of every stored run: its crux cards, else its cruxes."""
-    from crux_lab.analysis.recurrence import CruxItem
-
     rows = con.execute(
         """
         WITH cards AS (SELECT run_id, id, question AS text, disagreement_type FROM crux_cards),
@@ -698,8 +650,6 @@ def recurrence_by_run(items: Sequence[Any], encoder: Any = None, threshold: floa
     cluster of similar cruxes seen in at least two debates (:mod:`crux_lab.analysis.recurrence`,
     same clustering and threshold). Debates are compared with the other debates given, so pass
     the items of one topic at a time."""
-    from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, crux_recurrence
-
     recurring = crux_recurrence(items, threshold=threshold or RECURRENCE_THRESHOLD, encoder=encoder)
     inside = {(m.debate_id, m.crux_id) for r in recurring for m in r.members}
     totals: dict[str, list[bool]] = {}
