@@ -19,14 +19,55 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
+from crux_lab.console import check_runs_dir, err_console, fail, note, out_console
+from crux_lab.engines import EngineConfigError, available
+from crux_lab.engines import get as get_engine
+from crux_lab.llm import (
+    API_KEY_ENV,
+    BACKENDS,
+    BackendUnavailable,
+    LLMError,
+    UnknownBackend,
+    describe_backend_choice,
+    resolve_backend_name,
+    resolve_openai_models,
+    tier_models,
+)
+from crux_lab.llm.ledger import is_billed
+from crux_lab.models import (
+    MAX_TURNS,
+    AgentTurn,
+    CruxMessage,
+    DebateConfig,
+    DialogueTurnEvent,
+    MessagePosted,
+    SimulatorKnobs,
+)
+from crux_lab.persona_tools.cli import resolve_persona_id
+from crux_lab.personas.loader import PersonaError, list_personas, persona_root
+from crux_lab.runner import DebateRun
+from crux_lab.scrub import install_log_filter, scrub
+from crux_lab.store import (
+    StoreError,
+    applied_migrations,
+    connect,
+    default_runs_dir,
+    find_run_dirs,
+    ingest,
+    query,
+    resolve_db_path,
+    table_counts,
+    write_run,
+)
+from crux_lab.store.runfiles import RunFolderError
+from crux_lab.store.tables import crux_lab_version
+from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES, allocation_help
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
@@ -41,24 +82,6 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
-out_console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` on stderr and exit (2 = bad input, 1 = the run failed)."""
-    from crux_lab.scrub import scrub
-
-    err_console.print(f"[bold red]error:[/] {escape(scrub(message))}")
-    raise typer.Exit(code)
-
-
-def note(message: str) -> None:
-    from crux_lab.scrub import scrub
-
-    err_console.print(scrub(message))
-
-
 # ---------------------------------------------------------------------------
 # Sub-apps provided by other packages: (module, attribute, command name).
 # A module that fails to import is mounted as a stub that reports the import error, so one
@@ -68,12 +91,12 @@ def note(message: str) -> None:
 # as a single command, so `crux-lab sweep FILE --report` parses options after the argument,
 # which a group callback with an argument does not).
 SUBAPPS: list[tuple[str, str, str]] = [
-    ("crux_lab.personas.cli", "app", "personas"),
+    ("crux_lab.persona_tools.cli", "app", "personas"),
     ("crux_lab.argumentation.cli", "af_app", "af"),
     ("crux_lab.sweep.cli", "sweep", "sweep"),
     ("crux_lab.sweep.cli", "report", "report"),
-    ("crux_lab.engines.compare", "compare_command", "compare"),
-    ("crux_lab.analysis.eval_cli", "app", "eval"),
+    ("crux_lab.eval.compare", "compare_command", "compare"),
+    ("crux_lab.eval.cli", "app", "eval"),
     ("crux_lab.local_model.cli", "app", "local-model"),
     ("crux_lab.arena.cli", "arena", "arena"),
 ]
@@ -128,8 +151,6 @@ def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], exampl
 
 def parse_sim(values: Sequence[str]) -> SimulatorKnobs:
     """Simulator failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1])."""
-    from crux_lab.models import SimulatorKnobs
-
     known = list(SimulatorKnobs.model_fields)
     pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
     knobs: dict[str, float] = {}
@@ -163,9 +184,6 @@ def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
 
 
 def _check_personas(raw: str) -> list[str]:
-    from crux_lab.personas.cli import resolve_persona_id
-    from crux_lab.personas.loader import list_personas, persona_root
-
     ids = [p.strip() for p in raw.split(",") if p.strip()]
     if not ids:
         fail("--personas is empty: pass comma-separated persona ids, e.g. --personas a,b (see `crux-lab personas list`).")
@@ -186,8 +204,6 @@ def _check_personas(raw: str) -> list[str]:
 
 def _tier_help() -> str:
     try:
-        from crux_lab.tiers import allocation_help
-
         return allocation_help()
     except Exception as exc:  # a broken price table must not break --help
         return f"(tier allocation unavailable: {exc})"
@@ -253,7 +269,6 @@ def llm_settings(
         if url or chosen or mode:
             fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
         return LLMSettings({}, None)
-    from crux_lab.llm import BackendUnavailable, resolve_openai_models, tier_models
 
     if resolved == "anthropic":
         if url:
@@ -275,8 +290,6 @@ def llm_settings(
 
 def _backend_choice(name: str, cassette: Path | None) -> str:
     """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
-    from crux_lab.llm import API_KEY_ENV, BACKENDS, UnknownBackend, resolve_backend_name
-
     try:
         resolved = resolve_backend_name(name)
     except UnknownBackend:
@@ -307,22 +320,10 @@ def _check_out(out: Path | None) -> None:
         fail(f"--out {out}: the folder {out.parent} is not writable.")
 
 
-def _check_runs_dir(runs_dir: Path | None) -> Path:
-    from crux_lab.store import default_runs_dir
-
-    folder = runs_dir or default_runs_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create the runs folder {folder} ({exc.strerror or exc}); pass a writable --runs-dir or set CRUX_LAB_RUNS.")
-    if not os.access(folder, os.W_OK):
-        fail(f"the runs folder {folder} is not writable; pass a writable --runs-dir or set CRUX_LAB_RUNS.")
-    return folder
+_check_runs_dir = check_runs_dir
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    from crux_lab.scrub import scrub
-
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -345,8 +346,6 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
         TextColumn,
         TimeElapsedColumn,
     )
-
-    from crux_lab.models import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 
     progress = Progress(
         SpinnerColumn(),
@@ -406,7 +405,6 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
 def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
-    from crux_lab.llm.ledger import is_billed
 
     # The same words as the reports (viz.transcript.cost_text): only modelled cost is labelled.
     billed = "" if is_billed(result.backend) else " (modelled, not billed)"
@@ -460,16 +458,12 @@ def debate(
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
         fail("the topic is empty: pass --topic 'a question to debate'.")
-    from crux_lab.models import MAX_TURNS
 
     if not 0 < max_turns <= MAX_TURNS:
         fail(f"--max-turns must be a whole number of turns from 1 to {MAX_TURNS:,}; got {max_turns}. Pass e.g. --max-turns 30.")
     if not 0 <= seed <= 2**63 - 1:
         fail(f"--seed must be a whole number from 0 to {2**63 - 1}; got {seed}.")
     knobs = parse_sim(sim or [])
-
-    from crux_lab.engines import EngineConfigError
-    from crux_lab.engines import get as get_engine
 
     try:
         engine_obj = get_engine(engine)
@@ -486,12 +480,6 @@ def debate(
     runs_folder = _check_runs_dir(runs_dir)
 
     from pydantic import ValidationError
-
-    from crux_lab.llm import LLMError
-    from crux_lab.models import DebateConfig
-    from crux_lab.personas.loader import PersonaError
-    from crux_lab.runner import DebateRun
-    from crux_lab.store import StoreError, connect, ingest, resolve_db_path, write_run
 
     try:
         config = DebateConfig(
@@ -513,8 +501,6 @@ def debate(
             connect(db_path).close()  # fail on a bad database before spending any calls
         except StoreError as exc:
             fail(f"{exc} (Or pass --no-ingest to only write the run folder.)")
-
-    from crux_lab.llm import describe_backend_choice
 
     note(escape(describe_backend_choice(backend, cassette=cassette, models=llm_models, base_url=llm_url)))
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
@@ -548,8 +534,6 @@ def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
     """List the debate engines, with one line each."""
-    from crux_lab.engines import available
-
     try:
         engines = available()
     except Exception as exc:  # an engine module that fails to import
@@ -575,8 +559,6 @@ DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", hel
 @db_app.command("path")
 def db_path_cmd(db: DbOption = None) -> None:
     """Print the database path in use (--db, else CRUX_LAB_DB, else data/crux_lab.duckdb)."""
-    from crux_lab.store import resolve_db_path
-
     typer.echo(str(resolve_db_path(db)))
 
 
@@ -587,9 +569,6 @@ def db_ingest(
 ) -> None:
     """Load run folders into the database (idempotent by run id; all or nothing)."""
     from rich.progress import Progress
-
-    from crux_lab.store import StoreError, default_runs_dir, find_run_dirs, ingest, resolve_db_path
-    from crux_lab.store.runfiles import RunFolderError
 
     paths = paths or [default_runs_dir()]
     try:
@@ -614,8 +593,6 @@ def db_query(
 ) -> None:
     """Run a read-only SQL query and print its rows with full values: a table when it fits the
     terminal, else one block per row (column : value); or JSON, or CSV."""
-    from crux_lab.store import StoreError, query
-
     try:
         res = query(sql, db)
     except StoreError as exc:
@@ -662,14 +639,6 @@ def db_info(
     as_json: Annotated[bool, typer.Option("--json", help="Print the path, migrations and row counts as JSON.")] = False,
 ) -> None:
     """Schema version (applied migrations) and row counts."""
-    from crux_lab.store import (
-        StoreError,
-        applied_migrations,
-        connect,
-        resolve_db_path,
-        table_counts,
-    )
-
     try:
         con = connect(db, read_only=True)
     except StoreError as exc:
@@ -700,8 +669,6 @@ def db_info(
 
 def _version(value: bool) -> None:
     if value:
-        from crux_lab.store.tables import crux_lab_version
-
         typer.echo(f"crux_lab {crux_lab_version()}")
         raise typer.Exit()
 
@@ -711,8 +678,6 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
 ) -> None:
     """crux_lab: find where people really disagree."""
-    from crux_lab.scrub import install_log_filter
-
     install_log_filter()  # every log record of every command is scrubbed of API keys
 
 

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import ipywidgets as w
 
+from crux_lab.engines import available
 from crux_lab.models import (
     AgentTurn,
     CruxCard,
@@ -50,6 +51,11 @@ from crux_lab.models import (
     RoundStart,
     Usage,
 )
+from crux_lab.personas.loader import load_decks
+from crux_lab.report import ReportError, reports_dir, run_report
+from crux_lab.runner import DebateRun
+from crux_lab.store import StoreError, ingest, write_run
+from crux_lab.store.db import DatabaseLocked
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
 from crux_lab.viz.transcript import (
@@ -60,6 +66,7 @@ from crux_lab.viz.transcript import (
     regime_text,
     transcript_html,
 )
+from crux_lab.workbench import debate_config, persona_names
 
 BACKENDS = ("simulated", "auto", "anthropic", "replay")
 TRANSCRIPT_TAIL = 60  # turns shown live; the full transcript is in the result
@@ -102,9 +109,6 @@ class DebateConsole:
 
     def __init__(self, deck: str | None = None, *, engine: str | None = None, max_turns: int = 16,
                  runs_dir: str | Path | None = None, db: str | Path | None = None) -> None:
-        from crux_lab.engines import available
-        from crux_lab.personas.loader import load_decks
-
         self.runs_dir, self.db = runs_dir, db
         self.run_folder: Path | None = None
         self.report_path: Path | None = None
@@ -162,8 +166,6 @@ class DebateConsole:
         display(self.widget)
 
     def _deck_changed(self, _change: Any = None) -> None:
-        from crux_lab.workbench import persona_names
-
         deck = self.decks.get(self.deck.value) if self.deck.value else None
         self.names.update(persona_names(deck.persona_ids if deck else []))
         self.personas.options = [(self.names[p], p) for p in deck.persona_ids] if deck else []
@@ -290,8 +292,6 @@ class DebateConsole:
     # -- running ----------------------------------------------------------------------------
 
     def config(self) -> Any:
-        from crux_lab.workbench import debate_config
-
         return debate_config(self.topic.value, list(self.personas.value), self.engine.value, self.backend.value,
                              int(self.seed.value), int(self.max_turns.value), deck=self.deck.value)
 
@@ -322,9 +322,6 @@ class DebateConsole:
 
     def save(self, result: DebateResult) -> None:
         """Write the run folder and ingest it; a busy database leaves it queued in the runs folder."""
-        from crux_lab.store import StoreError, ingest, write_run
-        from crux_lab.store.db import DatabaseLocked
-
         try:
             self.run_folder = write_run(result, self.runs_dir)
         except OSError as exc:
@@ -347,8 +344,6 @@ class DebateConsole:
         browser tab, served by the Jupyter server this console runs under (wherever it was
         started: a report outside the server's folder is written under the notebook's folder).
         The link appears only once the report is written, so it never opens an empty page."""
-        from crux_lab.report import ReportError, reports_dir, run_report
-
         if self.result is None or self.run_folder is None:
             self.report_link.value = "<i>no finished run yet: run a debate first</i>"
             return None
@@ -376,8 +371,6 @@ class DebateConsole:
     def start(self) -> asyncio.Future[Any] | DebateResult | None:
         """Start a debate from the form. In a kernel it runs as a task on the running loop (the
         UI stays live); elsewhere it runs to the end and returns the result."""
-        from crux_lab.runner import DebateRun
-
         self.reset()
         try:
             run = DebateRun(self.config())

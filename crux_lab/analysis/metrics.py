@@ -50,7 +50,9 @@ from crux_lab.analysis.quality import mark_restates_topic
 from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, CruxItem, crux_recurrence
 from crux_lab.analysis.textmatch import name_propositions
 from crux_lab.models import CruxCard, DebateResult, DialogueTurn, Move
+from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.models import Persona, Proposition
+from crux_lab.store import connect, record_metrics
 
 NAN = float("nan")
 Truth = Mapping[str, Mapping[str, str]]  # persona id -> proposition id -> "pro"/"con"/"uncertain"
@@ -108,8 +110,6 @@ def contested_propositions(truth: Truth, persona_ids: Sequence[str] | None = Non
 
 def _deck_propositions(persona_ids: Sequence[str]) -> list[Proposition]:
     try:
-        from crux_lab.personas.loader import propositions_for
-
         return list(propositions_for(persona_ids).values())
     except Exception:  # no library (a test's fake personas): ground-truth metrics stay nan
         return []
@@ -661,8 +661,6 @@ def recurrence_by_run(items: Sequence[Any], encoder: Any = None, threshold: floa
 def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float]:
     """Compute :func:`recurrence_by_run` per topic over every run in the store and record it as
     the ``crux_recurrence`` metric of each run (topics with a single debate are skipped)."""
-    from crux_lab.store import connect, record_metrics
-
     con = db if hasattr(db, "execute") else connect(db)
     try:
         out: dict[str, float] = {}
@@ -680,8 +678,6 @@ def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float
 
 def metrics_frame(db: Any = None) -> Any:
     """A pandas DataFrame of every stored metric: ``run_id, engine, topic, seed, name, value``."""
-    from crux_lab.store import connect
-
     con = db if hasattr(db, "execute") else connect(db, read_only=True)
     try:
         return con.execute(

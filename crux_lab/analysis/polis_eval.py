@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from crux_lab.analysis.calibration import default_calibration
+from crux_lab.analysis.metrics import crux_texts, question_specificity
 from crux_lab.analysis.polis import PolisConversation, PolisDataError, load_conversation
 from crux_lab.analysis.polis_truth import (
     GroupMind,
@@ -51,9 +53,14 @@ from crux_lab.analysis.polis_truth import (
     group_minds,
     write_polis_library,
 )
+from crux_lab.analysis.recovery import GENERIC_FLOOR, _repo_path
+from crux_lab.analysis.scenarios import use_library
 from crux_lab.analysis.stats import bootstrap_interval as _interval
 from crux_lab.analysis.stats import nanmean as _nanmean
+from crux_lab.analysis.textmatch import unit_vectors
+from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
 from crux_lab.models import Camp, DebateConfig, DebateResult
+from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 
 __all__ = [
     "METRIC_NAMES",
@@ -91,13 +98,7 @@ def match_statements(
     encoder: Any = None,
 ) -> list[StatementMatch]:
     """Each text's closest statement of the conversation (module docstring)."""
-    from crux_lab.analysis.metrics import question_specificity
-    from crux_lab.analysis.recovery import GENERIC_FLOOR
-    from crux_lab.analysis.textmatch import unit_vectors
-
     if threshold is None:
-        from crux_lab.analysis.calibration import default_calibration
-
         threshold = default_calibration().threshold
     ids = [sid for sid, s in truth.statements.items() if s.text.strip()]
     divisive = set(truth.divisive)
@@ -192,8 +193,6 @@ def score_debate(
     encoder: Any = None,
 ) -> PolisScore:
     """Score one debate against the conversation's ground truth (module docstring)."""
-    from crux_lab.analysis.metrics import crux_texts
-
     items = crux_texts(result)
     cg = [g.statement for g in result.common_ground]
     matches = match_statements(
@@ -320,9 +319,6 @@ def run_polis_eval(
     with ``backend="replay"``. A debate that does not finish (the server went down, Ctrl-C)
     ends the loop: ``stopped`` says why; what finished before it is kept and stored.
     """
-    from crux_lab.analysis.scenarios import use_library
-    from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
-
     started = time.perf_counter()
     out = PolisEvalRun(setup)
     runs_dir = Path(workdir) / "runs"
@@ -362,8 +358,6 @@ def run_polis_eval(
 
 
 def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
-    from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
-
     path = resolve_db_path(db)
     con = connect(path)
     try:
@@ -473,8 +467,6 @@ def conversation_view(
     import tempfile
 
     import pandas as pd
-
-    from crux_lab.analysis.recovery import _repo_path
 
     empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
     path = _repo_path(folder)

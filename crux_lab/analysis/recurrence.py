@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
 from crux_lab.models import Crux, CruxCard, DebateResult
 
 RECURRENCE_THRESHOLD = 0.62
@@ -110,8 +111,6 @@ def crux_recurrence(
     if not items:
         return []
     if encoder is None:
-        from crux_lab.embed import get_embedder
-
         encoder = get_embedder()
     vecs = np.asarray(encoder.encode([i.question for i in items]), dtype=np.float64)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)

@@ -32,6 +32,7 @@ from crux_lab.llm.base import (
 from crux_lab.llm.ledger import Ledger
 from crux_lab.models import DebateConfig, DebateEvent, DebateResult, DialogueTurn, EngineError, Move
 from crux_lab.personas.models import Deck, Persona
+from crux_lab.personas.retrieval import grounding_for
 
 
 class EngineConfigError(ValueError):
@@ -108,7 +109,6 @@ class EngineContext:
         persona = self.personas.get(persona_id)
         if persona is None or persona.beliefs is None or not query.strip():
             return ""
-        from crux_lab.personas.retrieval import grounding_for
 
         opponent = self.personas[opponent_id].name if opponent_id in self.personas else None
         key = f"grounding|{persona_id}|{opponent}|{query}"

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import duckdb
+from crux_lab.store._lazy import duckdb
 
-Migration = Callable[[duckdb.DuckDBPyConnection], None]
+Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 MIGRATIONS: list[Migration] = []
 

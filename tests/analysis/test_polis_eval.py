@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from crux_lab.analysis.eval_cli import app
 from crux_lab.analysis.polis import PolisDataError, load_conversation
 from crux_lab.analysis.polis_eval import prepare, score_debate
 from crux_lab.analysis.polis_truth import Z90, ground_truth, group_minds, prop_test, two_prop_test
+from crux_lab.eval.cli import app
 from crux_lab.models import (
     Camp,
     CommonGround,

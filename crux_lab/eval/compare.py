@@ -24,9 +24,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from crux_lab.engines import available
-from crux_lab.engines.base import EngineConfigError
+from crux_lab.engines import available, get
+from crux_lab.engines.base import EngineConfigError, check_config, check_personas, validate_params
+from crux_lab.llm import resolve_backend_name
 from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.personas.loader import PersonaError, load_personas
+from crux_lab.runner import run_debate
+from crux_lab.store import StoreError, ingest, resolve_db_path, write_run
 from crux_lab.tiers import STRUCTURED_HELP
 
 ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
@@ -79,7 +83,7 @@ def parse_engine_list(raw: str | Sequence[str]) -> list[str]:
     >>> parse_engine_list("blitz,,blitz")
     Traceback (most recent call last):
     ...
-    crux_lab.engines.compare.CompareError: engine 'blitz' is listed twice in --engines; give each engine once.
+    crux_lab.eval.compare.CompareError: engine 'blitz' is listed twice in --engines; give each engine once.
     """
     items = [e.strip() for e in (raw.split(",") if isinstance(raw, str) else raw) if e.strip()]
     if not items:
@@ -113,8 +117,6 @@ def parse_engine_params(values: Sequence[str], engines: Sequence[str]) -> dict[s
 
 
 async def _run_one(config: DebateConfig) -> DebateResult:
-    from crux_lab.runner import run_debate
-
     return await run_debate(config)
 
 
@@ -160,9 +162,6 @@ def run_comparison(
             err = exc.errors()[0]
             raise CompareError(f"invalid configuration for engine '{name}': {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     # Check personas, every engine's parameters and persona count before spending any calls.
-    from crux_lab.engines import get
-    from crux_lab.engines.base import check_config, check_personas, validate_params
-    from crux_lab.personas.loader import PersonaError, load_personas
 
     try:
         load_personas(list(persona_ids))
@@ -197,12 +196,6 @@ def run_comparison(
 
 
 def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
-    try:
-        from crux_lab.store import StoreError, ingest, resolve_db_path, write_run
-    except ImportError as exc:  # the store is optional for a comparison
-        out.store_note = f"results not stored: crux_lab.store is unavailable ({exc})"
-        say(out.store_note)
-        return
     out.db_path = resolve_db_path(db_path)
     out.run_dirs = [write_run(r, runs_dir) for r in out.results]
     try:
@@ -285,8 +278,6 @@ def compare_command(
     if not ids:
         fail("no personas given: pass --personas a,b,c (see `crux-lab personas list`).")
     try:
-        from crux_lab.llm import resolve_backend_name
-
         resolved = resolve_backend_name(backend)
         from crux_lab.cli import llm_settings
 
