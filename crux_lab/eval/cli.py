@@ -22,7 +22,7 @@ from rich.table import Table
 from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import metric_summary, record_recurrence
 from crux_lab.analysis.polis import PolisDataError
-from crux_lab.analysis.polis_eval import prepare, run_polis_eval
+from crux_lab.analysis.polis_eval import prepare
 from crux_lab.analysis.polis_eval import summarize as polis_summarize
 from crux_lab.analysis.recovery import store_recovery
 from crux_lab.analysis.recovery import summarize as recovery_summarize
@@ -35,6 +35,7 @@ from crux_lab.analysis.scenarios import (
 from crux_lab.console import check_runs_dir as _check_runs_dir
 from crux_lab.console import fail, note
 from crux_lab.engines import available
+from crux_lab.eval.polis import run_polis_eval
 from crux_lab.eval.recovery import LLMChoice, run_recovery_eval
 from crux_lab.llm import describe_backend_choice
 from crux_lab.models import SimulatorKnobs
