@@ -5,7 +5,8 @@ sub-apps other packages provide (``af``, ``sweep``, ...).
 
 Bad input exits with code 2 and a one-paragraph message on stderr (never a traceback);
 a debate that ran but ended in an engine error exits with code 1 after saving what it has.
-Imports of the heavy layers happen inside commands, so ``--help`` stays fast.
+The heavy libraries load on first use (DuckDB and PyArrow in the store, the backends' SDKs in
+``llm.make_backend``, plotly in the report), so ``--help`` stays fast.
 """
 
 from __future__ import annotations
