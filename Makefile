@@ -32,7 +32,7 @@ help:
 	@echo "make demo   set up .venv and run the demo ($(DEMO)) on the simulated backend"
 	@echo "make test   set up .venv and run the whole test suite (pytest -n $(PYTEST_WORKERS))"
 	@echo "make lab    set up .venv and open the notebooks (and the live console) in JupyterLab"
-	@echo "make lint   ruff + mypy"
+	@echo "make lint   ruff + mypy + the import layers (lint-imports)"
 	@echo "make local-model   start a local model server (llama.cpp, 127.0.0.1) for --backend openai"
 
 setup: $(STAMP)
@@ -82,6 +82,7 @@ local-model-stop: setup
 lint: setup
 	$(BIN)/ruff check crux_lab tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 clean-venv:
 	rm -rf $(VENV)

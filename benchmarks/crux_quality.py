@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from crux_lab.analysis.metrics import crux_texts  # noqa: E402
-from crux_lab.engines.compare import ALL_ENGINES, run_comparison  # noqa: E402
+from crux_lab.eval.compare import ALL_ENGINES, run_comparison  # noqa: E402
 from crux_lab.models import DebateResult, DisagreementType  # noqa: E402
 from crux_lab.personas.loader import load_decks, load_personas  # noqa: E402
 

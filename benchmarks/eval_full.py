@@ -28,7 +28,7 @@ from pathlib import Path
 from crux_lab.analysis.metrics import metric_summary, record_recurrence
 from crux_lab.analysis.recovery import KNOBS, human_data_frames, knob_sweep
 from crux_lab.analysis.scenarios import generate_scenarios
-from crux_lab.engines.compare import ALL_ENGINES
+from crux_lab.eval.compare import ALL_ENGINES
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from crux_lab.llm.simulated import SimulatedBackend  # noqa: E402
 from crux_lab.models import CruxCard, CruxCardPosition, DialogueTurn  # noqa: E402
-from crux_lab.personas.build import build_beliefs, load_for_build  # noqa: E402
+from crux_lab.persona_tools.build import build_beliefs, load_for_build  # noqa: E402
 from crux_lab.personas.loader import list_personas, load_persona, persona_root, propositions_for  # noqa: E402
 from crux_lab.personas.prompt import (  # noqa: E402
     SYSTEM_BUDGET,

@@ -33,9 +33,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crux_lab.analysis.eval_cli import parse_seeds, with_interval  # noqa: E402
 from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
-from crux_lab.analysis.polis_eval import prepare, run_polis_eval, summarize  # noqa: E402
+from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
+from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
+from crux_lab.eval.polis import run_polis_eval  # noqa: E402
 
 DEFAULT_ENGINES = "direct,cot,blitz,classical,graph,dialogue,dcg,panel,crux_rooms"
 

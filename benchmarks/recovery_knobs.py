@@ -21,7 +21,7 @@ from pathlib import Path
 
 from crux_lab.analysis.recovery import KNOBS, knob_sweep
 from crux_lab.analysis.scenarios import generate_scenarios
-from crux_lab.engines.compare import ALL_ENGINES
+from crux_lab.eval.compare import ALL_ENGINES
 
 
 def fmt(x: float) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crux_lab.analysis.eval_cli import with_interval  # noqa: E402
+from crux_lab.eval.cli import with_interval  # noqa: E402
 
 ENGINES = "dcg,panel,crux_rooms,direct,cot"
 

@@ -5,7 +5,8 @@ sub-apps other packages provide (``af``, ``sweep``, ...).
 
 Bad input exits with code 2 and a one-paragraph message on stderr (never a traceback);
 a debate that ran but ended in an engine error exits with code 1 after saving what it has.
-Imports of the heavy layers happen inside commands, so ``--help`` stays fast.
+The heavy libraries load on first use (DuckDB and PyArrow in the store, the backends' SDKs in
+``llm.make_backend``, plotly in the report), so ``--help`` stays fast.
 """
 
 from __future__ import annotations
@@ -19,16 +20,49 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.backends import choices_help
+from crux_lab.console import check_runs_dir, err_console, fail, note, out_console
+from crux_lab.engines import EngineConfigError, available
+from crux_lab.engines import get as get_engine
+from crux_lab.llm import (
+    API_KEY_ENV,
+    BACKENDS,
+    BackendUnavailable,
+    LLMError,
+    UnknownBackend,
+    describe_backend_choice,
+    resolve_backend_name,
+    resolve_openai_models,
+    tier_models,
+)
+from crux_lab.llm.ledger import is_billed
+from crux_lab.models.config import MAX_TURNS, DebateConfig
+from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
+from crux_lab.persona_tools.cli import resolve_persona_id
+from crux_lab.personas.loader import PersonaError, list_personas, persona_root
 from crux_lab.registry import Registry
-from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES
+from crux_lab.runner import DebateRun
+from crux_lab.scrub import install_log_filter, scrub
+from crux_lab.store import (
+    StoreError,
+    applied_migrations,
+    connect,
+    default_runs_dir,
+    find_run_dirs,
+    ingest,
+    query,
+    resolve_db_path,
+    table_counts,
+)
+from crux_lab.store.runfiles import RunFolderError
+from crux_lab.store.tables import crux_lab_version
+from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES, allocation_help
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
@@ -42,24 +76,6 @@ app = typer.Typer(
     # Locals in a traceback could include a client holding an API key: never show them.
     pretty_exceptions_show_locals=False,
 )
-
-out_console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` on stderr and exit (2 = bad input, 1 = the run failed)."""
-    from crux_lab.scrub import scrub
-
-    err_console.print(f"[bold red]error:[/] {escape(scrub(message))}")
-    raise typer.Exit(code)
-
-
-def note(message: str) -> None:
-    from crux_lab.scrub import scrub
-
-    err_console.print(scrub(message))
-
 
 # ---------------------------------------------------------------------------
 # Commands other packages provide, registered here by name with a "module:attribute" reference
@@ -79,12 +95,12 @@ def register_command(name: str, ref: str) -> None:
     COMMANDS.add(name, ref, origin=ref)
 
 
-register_command("personas", "crux_lab.personas.cli:app")
+register_command("personas", "crux_lab.persona_tools.cli:app")
 register_command("af", "crux_lab.argumentation.cli:af_app")
 register_command("sweep", "crux_lab.sweep.cli:sweep")
 register_command("report", "crux_lab.sweep.cli:report")
-register_command("compare", "crux_lab.engines.compare:compare_command")
-register_command("eval", "crux_lab.analysis.eval_cli:app")
+register_command("compare", "crux_lab.eval.compare:compare_command")
+register_command("eval", "crux_lab.eval.cli:app")
 register_command("local-model", "crux_lab.local_model.cli:app")
 register_command("arena", "crux_lab.arena.cli:arena")
 
@@ -179,9 +195,6 @@ def parse_params(values: Sequence[str], engine: Engine) -> dict[str, Any]:
 
 
 def _check_personas(raw: str) -> list[str]:
-    from crux_lab.personas.cli import resolve_persona_id
-    from crux_lab.personas.loader import list_personas, persona_root
-
     ids = [p.strip() for p in raw.split(",") if p.strip()]
     if not ids:
         fail("--personas is empty: pass comma-separated persona ids, e.g. --personas a,b (see `crux-lab personas list`).")
@@ -202,8 +215,6 @@ def _check_personas(raw: str) -> list[str]:
 
 def _tier_help() -> str:
     try:
-        from crux_lab.tiers import allocation_help
-
         return allocation_help()
     except Exception as exc:  # a broken price table must not break --help
         return f"(tier allocation unavailable: {exc})"
@@ -269,7 +280,6 @@ def llm_settings(
         if url or chosen or mode:
             fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
         return LLMSettings({}, None)
-    from crux_lab.llm import BackendUnavailable, resolve_openai_models, tier_models
 
     if resolved == "anthropic":
         if url:
@@ -291,8 +301,6 @@ def llm_settings(
 
 def _backend_choice(name: str, cassette: Path | None) -> str:
     """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
-    from crux_lab.llm import API_KEY_ENV, BACKENDS, UnknownBackend, resolve_backend_name
-
     try:
         resolved = resolve_backend_name(name)
     except UnknownBackend:
@@ -323,22 +331,10 @@ def _check_out(out: Path | None) -> None:
         fail(f"--out {out}: the folder {out.parent} is not writable.")
 
 
-def _check_runs_dir(runs_dir: Path | None) -> Path:
-    from crux_lab.store import default_runs_dir
-
-    folder = runs_dir or default_runs_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create the runs folder {folder} ({exc.strerror or exc}); pass a writable --runs-dir or set CRUX_LAB_RUNS.")
-    if not os.access(folder, os.W_OK):
-        fail(f"the runs folder {folder} is not writable; pass a writable --runs-dir or set CRUX_LAB_RUNS.")
-    return folder
+_check_runs_dir = check_runs_dir
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    from crux_lab.scrub import scrub
-
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -361,8 +357,6 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
         TextColumn,
         TimeElapsedColumn,
     )
-
-    from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 
     progress = Progress(
         SpinnerColumn(),
@@ -422,7 +416,6 @@ def _drive(run: Any, max_turns: int, show_progress: bool) -> tuple[DebateResult,
 def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Path | None) -> None:
     u = result.usage
     # The simulator and replay report what the calls would cost on Claude; nothing is billed.
-    from crux_lab.llm.ledger import is_billed
 
     # The same words as the reports (viz.transcript.cost_text): only modelled cost is labelled.
     billed = "" if is_billed(result.backend) else " (modelled, not billed)"
@@ -476,16 +469,12 @@ def debate(
     """Run one debate, save its run folder, ingest it into DuckDB, and print a summary."""
     if not topic.strip():
         fail("the topic is empty: pass --topic 'a question to debate'.")
-    from crux_lab.models.config import MAX_TURNS
 
     if not 0 < max_turns <= MAX_TURNS:
         fail(f"--max-turns must be a whole number of turns from 1 to {MAX_TURNS:,}; got {max_turns}. Pass e.g. --max-turns 30.")
     if not 0 <= seed <= 2**63 - 1:
         fail(f"--seed must be a whole number from 0 to {2**63 - 1}; got {seed}.")
     knobs = parse_sim(sim or [])
-
-    from crux_lab.engines import EngineConfigError
-    from crux_lab.engines import get as get_engine
 
     try:
         engine_obj = get_engine(engine)
@@ -504,12 +493,6 @@ def debate(
     runs_folder = _check_runs_dir(runs_dir)
 
     from pydantic import ValidationError
-
-    from crux_lab.llm import LLMError
-    from crux_lab.models.config import DebateConfig
-    from crux_lab.personas.loader import PersonaError
-    from crux_lab.runner import DebateRun
-    from crux_lab.store import StoreError, connect, resolve_db_path
 
     try:
         config = DebateConfig(
@@ -531,8 +514,6 @@ def debate(
             connect(db_path).close()  # fail on a bad database before spending any calls
         except StoreError as exc:
             fail(f"{exc} (Or pass --no-ingest to only write the run folder.)")
-
-    from crux_lab.llm import describe_backend_choice
 
     note(escape(describe_backend_choice(backend, cassette=cassette, models=llm_models, base_url=llm_url)))
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
@@ -566,8 +547,6 @@ def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
     """List the debate engines, with one line each."""
-    from crux_lab.engines import available
-
     try:
         engines = available()
     except Exception as exc:  # an engine module that fails to import
@@ -593,8 +572,6 @@ DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", hel
 @db_app.command("path")
 def db_path_cmd(db: DbOption = None) -> None:
     """Print the database path in use (--db, else CRUX_LAB_DB, else data/crux_lab.duckdb)."""
-    from crux_lab.store import resolve_db_path
-
     typer.echo(str(resolve_db_path(db)))
 
 
@@ -605,9 +582,6 @@ def db_ingest(
 ) -> None:
     """Load run folders into the database (idempotent by run id; all or nothing)."""
     from rich.progress import Progress
-
-    from crux_lab.store import StoreError, default_runs_dir, find_run_dirs, ingest, resolve_db_path
-    from crux_lab.store.runfiles import RunFolderError
 
     paths = paths or [default_runs_dir()]
     try:
@@ -632,8 +606,6 @@ def db_query(
 ) -> None:
     """Run a read-only SQL query and print its rows with full values: a table when it fits the
     terminal, else one block per row (column : value); or JSON, or CSV."""
-    from crux_lab.store import StoreError, query
-
     try:
         res = query(sql, db)
     except StoreError as exc:
@@ -680,14 +652,6 @@ def db_info(
     as_json: Annotated[bool, typer.Option("--json", help="Print the path, migrations and row counts as JSON.")] = False,
 ) -> None:
     """Schema version (applied migrations) and row counts."""
-    from crux_lab.store import (
-        StoreError,
-        applied_migrations,
-        connect,
-        resolve_db_path,
-        table_counts,
-    )
-
     try:
         con = connect(db, read_only=True)
     except StoreError as exc:
@@ -718,8 +682,6 @@ def db_info(
 
 def _version(value: bool) -> None:
     if value:
-        from crux_lab.store.tables import crux_lab_version
-
         typer.echo(f"crux_lab {crux_lab_version()}")
         raise typer.Exit()
 
@@ -729,8 +691,6 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
 ) -> None:
     """crux_lab: find where people really disagree."""
-    from crux_lab.scrub import install_log_filter
-
     install_log_filter()  # every log record of every command is scrubbed of API keys
 
 

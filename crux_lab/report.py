@@ -25,7 +25,11 @@ from html import unescape
 from pathlib import Path
 from typing import Any
 
+from crux_lab import workbench as wb
+from crux_lab.scrub import scrub, scrub_file
+from crux_lab.store import resolve_db_path
 from crux_lab.store.paths import project_root
+from crux_lab.sweep.runner import KERNEL_ARGS
 
 # A report must not make the browser fetch anything: no tag may point at http(s) or //host.
 _EXTERNAL = re.compile(
@@ -90,8 +94,6 @@ def _exporter() -> Any:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    from crux_lab.scrub import scrub
-
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -164,9 +166,6 @@ def reports_dir() -> Path:
 def _execute(notebook: Path, output: Path, parameters: dict[str, Any], cwd: Path) -> None:
     import papermill
 
-    from crux_lab.scrub import scrub, scrub_file
-    from crux_lab.sweep.runner import KERNEL_ARGS
-
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         papermill.execute_notebook(str(notebook), str(output), parameters=parameters, kernel_name="python3",
@@ -196,8 +195,6 @@ def run_report(ref: str, out: str | Path | None = None, *, db: str | Path | None
     """The HTML report of one run: its executed sweep notebook, or ``01_debate.ipynb`` executed
     on the stored run. An unknown id raises :class:`crux_lab.workbench.UnknownRunError`
     listing the nearest known ids."""
-    from crux_lab import workbench as wb
-
     experiments = experiments or project_root() / "experiments"
     roots = [wb.default_runs_dir(), *sorted(experiments.glob("*/runs"))]
     folder = wb.find_run(ref, db, roots)
@@ -235,7 +232,6 @@ def sweep_report(name_or_yaml: str | Path, *, db: str | Path | None = None, expe
             export_html(nb, out_dir / "runs" / f"{run_id}.html", title=f"crux_lab run {run_id}",
                         shared_plotly=out_dir / SHARED_PLOTLY)
     bench = out_dir / "benchmark.ipynb"
-    from crux_lab.store import resolve_db_path
 
     _execute(notebooks_dir() / "06_benchmark.ipynb", bench,
              {"sweep": name, "db": str(resolve_db_path(db).resolve()), "links_to": "runs",

@@ -26,8 +26,10 @@ from urllib.parse import quote
 
 import ipywidgets as w
 
+from crux_lab.engines import available
 from crux_lab.engines.crux_room.events import CruxRoomSpawning, RoundStart
 from crux_lab.engines.dialogue_v2.events import PhaseStart
+from crux_lab.eval.runs import save_runs
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import CruxCard, DCGState, DialogueTurn
 from crux_lab.models.events import (
@@ -47,6 +49,9 @@ from crux_lab.models.events import (
     MessagePosted,
 )
 from crux_lab.models.result import DebateResult
+from crux_lab.personas.loader import load_decks
+from crux_lab.report import ReportError, reports_dir, run_report
+from crux_lab.runner import DebateRun
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
 from crux_lab.viz.transcript import (
@@ -57,6 +62,7 @@ from crux_lab.viz.transcript import (
     regime_text,
     transcript_html,
 )
+from crux_lab.workbench import debate_config, persona_names
 
 BACKENDS = ("simulated", "auto", "anthropic", "replay")
 TRANSCRIPT_TAIL = 60  # turns shown live; the full transcript is in the result
@@ -99,9 +105,6 @@ class DebateConsole:
 
     def __init__(self, deck: str | None = None, *, engine: str | None = None, max_turns: int = 16,
                  runs_dir: str | Path | None = None, db: str | Path | None = None) -> None:
-        from crux_lab.engines import available
-        from crux_lab.personas.loader import load_decks
-
         self.runs_dir, self.db = runs_dir, db
         self.run_folder: Path | None = None
         self.report_path: Path | None = None
@@ -159,8 +162,6 @@ class DebateConsole:
         display(self.widget)
 
     def _deck_changed(self, _change: Any = None) -> None:
-        from crux_lab.workbench import persona_names
-
         deck = self.decks.get(self.deck.value) if self.deck.value else None
         self.names.update(persona_names(deck.persona_ids if deck else []))
         self.personas.options = [(self.names[p], p) for p in deck.persona_ids] if deck else []
@@ -287,8 +288,6 @@ class DebateConsole:
     # -- running ----------------------------------------------------------------------------
 
     def config(self) -> Any:
-        from crux_lab.workbench import debate_config
-
         return debate_config(self.topic.value, list(self.personas.value), self.engine.value, self.backend.value,
                              int(self.seed.value), int(self.max_turns.value), deck=self.deck.value)
 
@@ -319,8 +318,6 @@ class DebateConsole:
 
     def save(self, result: DebateResult) -> None:
         """Write the run folder and ingest it; a busy database leaves it queued in the runs folder."""
-        from crux_lab.eval.runs import save_runs
-
         try:
             saved = save_runs([result], self.runs_dir, db=self.db)
         except OSError as exc:
@@ -343,8 +340,6 @@ class DebateConsole:
         browser tab, served by the Jupyter server this console runs under (wherever it was
         started: a report outside the server's folder is written under the notebook's folder).
         The link appears only once the report is written, so it never opens an empty page."""
-        from crux_lab.report import ReportError, reports_dir, run_report
-
         if self.result is None or self.run_folder is None:
             self.report_link.value = "<i>no finished run yet: run a debate first</i>"
             return None
@@ -372,8 +367,6 @@ class DebateConsole:
     def start(self) -> asyncio.Future[Any] | DebateResult | None:
         """Start a debate from the form. In a kernel it runs as a task on the running loop (the
         UI stays live); elsewhere it runs to the end and returns the result."""
-        from crux_lab.runner import DebateRun
-
         self.reset()
         try:
             run = DebateRun(self.config())

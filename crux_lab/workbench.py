@@ -20,19 +20,32 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from crux_lab.analysis.crux_groups import found_cruxes, group_cruxes
+from crux_lab.analysis.insights import alignment_report
+from crux_lab.analysis.shifts import observations_from_turns
+from crux_lab.analysis.shifts import shift_timeline as timeline
+from crux_lab.engines.dialogue_v2.audit import audit
+from crux_lab.llm import resolve_backend_name
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
+from crux_lab.personas.loader import PersonaError, display_names, load_personas, propositions_for
+from crux_lab.personas.loader import load_persona as load
+from crux_lab.personas.retrieval import retrieve
+from crux_lab.runner import run_debate
 from crux_lab.store import (
     RunFolderError,
     StoreError,
     default_runs_dir,
+    ingest,
     load_result,
     query,
     resolve_db_path,
 )
 from crux_lab.store.paths import project_root
 from crux_lab.sweep.spec import config_from_params
-from crux_lab.viz._text import fmt_number
+from crux_lab.viz._text import HTMLBlock, esc, fmt_number, short_title
+from crux_lab.viz.benchmark import mean_ci
+from crux_lab.viz.framework import framework_steps
 
 T = TypeVar("T")
 # The "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
@@ -130,8 +143,6 @@ def debate_config(
     >>> (c.persona_ids, c.engine, c.seed)
     (['a', 'b'], 'dcg', 2)
     """
-    from crux_lab.llm import resolve_backend_name
-
     raw: dict[str, Any] = {"topic": topic, "personas": personas, "engine": engine,
                            "backend": resolve_backend_name(backend), "seed": seed, "max_turns": max_turns}
     if sim:
@@ -180,8 +191,6 @@ def run_debate_from_parameters(
     Ingest into DuckDB is not done here: a sweep ingests from its single coordinating process,
     and :func:`ingest_run` does it for an interactive notebook.
     """
-    from crux_lab.runner import run_debate
-
     config = debate_config(topic, personas, engine, backend, seed, max_turns, sim, params, deck,
                            base_url=base_url, structured=structured)
     result = _run_sync(lambda: run_debate(config))
@@ -193,8 +202,6 @@ def run_debate_from_parameters(
 def ingest_run(run_dir: str | Path, db: str | Path | None = None) -> int:
     """Load one run folder into DuckDB (the notebook is then the writer; close it before a CLI
     ingest). Returns the rows loaded."""
-    from crux_lab.store import ingest
-
     return ingest([run_dir], db).total_rows
 
 
@@ -265,8 +272,6 @@ def load_run(ref: str | Path, db: str | Path | None = None, roots: Iterable[Path
 
 def persona_names(persona_ids: Iterable[str]) -> dict[str, str]:
     """Display names of personas (the id itself when a persona cannot be loaded)."""
-    from crux_lab.personas.loader import display_names
-
     return display_names(persona_ids)
 
 
@@ -274,9 +279,6 @@ def fake_consensus(result: DebateResult) -> float:
     """1.0 when the audit against the simulator's ground truth finds fake consensus (a polarized
     panel labelled consensus, or contradictory common ground), else 0.0; NaN when the personas
     cannot be loaded."""
-    from crux_lab.eval.fake_consensus import audit
-    from crux_lab.personas.loader import PersonaError, load_personas, propositions_for
-
     try:
         personas = load_personas(result.config.persona_ids)
     except PersonaError:
@@ -322,8 +324,6 @@ def summary_table(df: Any, metrics: Sequence[str] = ("calls", "tokens", "cost_us
     """Mean and 95% CI per engine for each metric (a DataFrame, one row per engine)."""
     import pandas as pd
 
-    from crux_lab.viz.benchmark import mean_ci
-
     rows = []
     for name, part in df.groupby(group):
         row: dict[str, Any] = {group: name, "runs": len(part)}
@@ -365,16 +365,12 @@ def notebook_debate(
 def alignment(result: DebateResult) -> Any:
     """The alignment report of a run (:func:`crux_lab.analysis.insights.alignment_report`) with
     the texts of what each column is about (:func:`reference_texts`) as column texts."""
-    from crux_lab.analysis.insights import alignment_report
-
     return alignment_report(result, stance_texts(result))
 
 
 def proposition_texts(result: DebateResult) -> dict[str, str]:
     """Proposition id -> its text, for the decks of the run's personas (empty when they cannot
     be loaded), so figures show what a stance is about rather than an id."""
-    from crux_lab.personas.loader import PersonaError, propositions_for
-
     try:
         return {pid: p.text for pid, p in propositions_for(result.config.persona_ids).items()}
     except PersonaError:
@@ -384,8 +380,6 @@ def proposition_texts(result: DebateResult) -> dict[str, str]:
 def reference_texts(result: DebateResult) -> dict[str, str]:
     """Id -> text of everything a turn can address: the topic, the deck's propositions, every
     argument the run's graph ever held, its disputes, stances and reasons, cruxes and cards."""
-    from crux_lab.viz.framework import framework_steps
-
     out: dict[str, str] = {"topic": f"the topic: {result.config.topic}", **proposition_texts(result)}
     for graph in [*(s.graph for s in framework_steps(result.events)), result.graph]:
         out.update({a.id: a.claim for a in graph.arguments})
@@ -410,16 +404,11 @@ def stance_texts(result: DebateResult) -> dict[str, str]:
 
 def shift_timeline(result: DebateResult) -> Any:
     """The stance timeline of a run's transcript (:func:`crux_lab.analysis.shifts.shift_timeline`)."""
-    from crux_lab.analysis.shifts import observations_from_turns
-    from crux_lab.analysis.shifts import shift_timeline as timeline
-
     return timeline(observations_from_turns(result.transcript))
 
 
 def concessions_html(result: DebateResult, names: Mapping[str, str] | None = None) -> Any:
     """The concession trail as an escaped HTML table (arguments by their short titles)."""
-    from crux_lab.viz._text import HTMLBlock, esc, short_title
-
     names = names or {}
     if not result.concession_trail:
         return HTMLBlock("<div><i>(no concessions)</i></div>")
@@ -436,15 +425,11 @@ def concessions_html(result: DebateResult, names: Mapping[str, str] | None = Non
 
 def _graphs(result: DebateResult) -> list[Any]:
     """Every argument graph state of a run (to name arguments a concession removed)."""
-    from crux_lab.viz.framework import framework_steps
-
     return [s.graph for s in framework_steps(result.events)] + [result.graph]
 
 
 def shifts_html(result: DebateResult, names: Mapping[str, str] | None = None) -> Any:
     """Per persona: shifted or not, the crux rooms the shift is attributed to, the named reason."""
-    from crux_lab.viz._text import HTMLBlock, esc
-
     names = names or {}
     if not result.position_shifts:
         return HTMLBlock("<div><i>(no position shifts recorded)</i></div>")
@@ -459,15 +444,11 @@ def shifts_html(result: DebateResult, names: Mapping[str, str] | None = None) ->
 
 def load_persona(persona_id: str) -> Any:
     """A persona with its belief graph and corpus (:func:`crux_lab.personas.loader.load_persona`)."""
-    from crux_lab.personas.loader import load_persona as load
-
     return load(persona_id)
 
 
 def retrieve_beliefs(persona: Any, claim: str, k: int = 5) -> Any:
     """The persona's beliefs most relevant to ``claim`` (:func:`crux_lab.personas.retrieval.retrieve`)."""
-    from crux_lab.personas.retrieval import retrieve
-
     return retrieve(persona, claim, k=k)
 
 
@@ -485,8 +466,6 @@ def retrieved_subgraph(persona: Any, retrieval: Any, hops: int = 1) -> Any:
 
 def retrieval_html(retrieval: Any) -> Any:
     """The retrieved beliefs: score, concept, type, grounding chunks (escaped)."""
-    from crux_lab.viz._text import HTMLBlock, esc
-
     if retrieval.fallback:
         return HTMLBlock(f"<div><i>no beliefs retrieved: {esc(retrieval.reason)}</i></div>")
     rows = "".join(
@@ -508,8 +487,6 @@ def run_link(run_id: str, links_to: str, reports: str = "", text: str = "") -> s
     >>> run_link("r1", "runs", "/nonexistent")
     'r1 <i>(no report written: <code>crux-lab report r1</code> writes it)</i>'
     """
-    from crux_lab.viz._text import esc
-
     shown = esc(text or run_id)
     if not links_to:
         return shown
@@ -521,8 +498,6 @@ def run_link(run_id: str, links_to: str, reports: str = "", text: str = "") -> s
 def runs_table_html(df: Any, links_to: str = "", reports: str = "") -> Any:
     """The runs of a sweep as a table; with ``links_to`` (a folder relative to the page), each
     run id links to ``<links_to>/<run_id>.html`` (:func:`run_link`)."""
-    from crux_lab.viz._text import HTMLBlock, esc
-
     cols = [c for c in ("engine", "topic", "seed", "complete", "regime", "n_cruxes", "n_crux_cards", "calls", "tokens", "cost_usd", "fake_consensus") if c in df.columns]
     head = "".join(f"<th>{esc(c)}</th>" for c in ["run", *cols])
     rows = []
@@ -538,8 +513,6 @@ def _fmt(v: Any) -> str:
 
 def runs_found_html(df: Any, sweep: str = "") -> Any:
     """How many runs the benchmark reads, or what to do when there are none yet."""
-    from crux_lab.viz._text import HTMLBlock, esc
-
     if len(df):
         return HTMLBlock(f"<div><b>{len(df)} run(s)</b>" + (f" of sweep {esc(sweep)}" if sweep else " in the database") + "</div>")
     where = f"sweep {esc(sweep)!s}" if sweep else "the database"
@@ -554,8 +527,6 @@ def manifest_html(manifest: str | Path) -> Any:
     """A sweep manifest's cell statuses (done / failed / incomplete) with each failure's error."""
     import json
     from collections import Counter
-
-    from crux_lab.viz._text import HTMLBlock, esc
 
     if not manifest or not Path(manifest).is_file():
         return HTMLBlock("")
@@ -575,10 +546,6 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
     yes, who says no, by display name), grouped where runs found the same crux
     (:mod:`crux_lab.analysis.crux_groups`), most runs first, with how many runs found each;
     with ``links_to``, each run links to its report."""
-    from crux_lab.analysis.crux_groups import found_cruxes, group_cruxes
-    from crux_lab.personas.loader import display_names
-    from crux_lab.viz._text import HTMLBlock, esc
-
     items = []
     for run_dir in (df["run_dir"] if len(df) else []):
         try:

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from crux_lab.models.domain import Camp
+
 if TYPE_CHECKING:
     from crux_lab.models.domain import Camp
 
@@ -348,8 +350,6 @@ class Camps:
         >>> Camps(("ada", "bo"), np.array([0, 0]), 1, None).as_models()[0].persona_ids
         ['ada', 'bo']
         """
-        from crux_lab.models.domain import Camp
-
         return [Camp(index=c, persona_ids=list(self.members(c))) for c in range(self.k)]
 
 

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
+
 if TYPE_CHECKING:
     from crux_lab.embed import Embedder
 
@@ -134,8 +136,6 @@ def embedding_match_scores(
     split: ArgKPSplit, embedder: Embedder | None = None
 ) -> dict[str, dict[str, float]]:
     """Cosine similarity of each argument with each candidate key point (same topic, stance)."""
-    from crux_lab.embed import get_embedder
-
     emb = embedder or get_embedder()
     arg_vecs = emb.encode([a.text for a in split.arguments])
     kp_vecs = emb.encode([k.text for k in split.key_points])

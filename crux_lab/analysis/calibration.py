@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
 from crux_lab.personas.retrieval import TextEmbedder as Encoder
 
 PAIRS_FILE = Path(__file__).resolve().parents[1] / "data" / "calibration" / "paraphrases.jsonl"
@@ -85,8 +86,6 @@ def best_threshold(scores: Sequence[float], labels: Sequence[bool], beta: float 
 def calibrate(encoder: Encoder | None = None, path: Path = PAIRS_FILE) -> Calibration:
     """Embed the held-out pairs and pick the F0.5-best threshold."""
     if encoder is None:
-        from crux_lab.embed import get_embedder
-
         encoder = get_embedder()
     pairs = load_pairs(path)
     texts = list(dict.fromkeys([a for a, _, _ in pairs] + [b for _, b, _ in pairs]))

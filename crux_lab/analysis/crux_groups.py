@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import crux_texts
 from crux_lab.analysis.restates import same_wording
+from crux_lab.analysis.textmatch import unit_vectors
 from crux_lab.models.result import DebateResult
 
 __all__ = ["CruxGroup", "FoundCrux", "calibrated_same", "found_cruxes", "group_cruxes", "wording_same"]
@@ -111,8 +113,6 @@ def calibrated_same(questions: Sequence[str]) -> np.ndarray:
     """``n x n``: the same words, or MiniLM cosine at the calibrated threshold."""
     if not questions:
         return np.zeros((0, 0), dtype=bool)
-    from crux_lab.analysis.calibration import default_calibration
-    from crux_lab.analysis.textmatch import unit_vectors
 
     vectors = unit_vectors(list(questions))
     return np.logical_or(wording_same(questions), vectors @ vectors.T >= default_calibration().threshold)

@@ -44,14 +44,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from crux_lab.analysis.crux_text import CruxText, crux_texts
 from crux_lab.analysis.metric_registry import METRICS, MetricInputs, Truth, metric
+from crux_lab.analysis.quality import mark_restates_topic
+from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, CruxItem, crux_recurrence
+from crux_lab.analysis.textmatch import name_propositions
 from crux_lab.models.domain import CruxCard, DialogueTurn, Move
 from crux_lab.models.events import EngineError
 from crux_lab.models.result import DebateResult
+from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.models import Persona, Proposition
+from crux_lab.store import connect, record_metrics
 
 NAN = float("nan")
 
@@ -108,8 +113,6 @@ def contested_propositions(truth: Truth, persona_ids: Sequence[str] | None = Non
 
 def _deck_propositions(persona_ids: Sequence[str]) -> list[Proposition]:
     try:
-        from crux_lab.personas.loader import propositions_for
-
         return list(propositions_for(persona_ids).values())
     except Exception:  # no library (a test's fake personas): ground-truth metrics stay nan
         return []
@@ -117,8 +120,6 @@ def _deck_propositions(persona_ids: Sequence[str]) -> list[Proposition]:
 
 def _turn_propositions(result: DebateResult, propositions: Sequence[Proposition]) -> list[str | None]:
     """The proposition each turn states (by its best sentence), memoised on the result."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     key = (id(result), len(result.transcript), len(propositions))
     cached = _TURN_PROPS.get(key)
     if cached is None:
@@ -236,44 +237,6 @@ def question_specificity(question: str, topic: str = "") -> float:
     else:
         not_topic = 1.0
     return round((answerable + concrete + not_generic + not_topic) / 4.0, 4)
-
-
-@dataclass(frozen=True)
-class CruxText:
-    """One crux-like item of a debate, in a common shape (card, crux or dispute)."""
-
-    kind: str  # "card" | "crux" | "dispute"
-    item_id: str
-    text: str
-    disagreement_type: str | None
-    proposition_ids: tuple[str, ...]
-
-
-def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[CruxText]:
-    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes.
-
-    Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
-    is not used (it is the *test*, not the crux).
-    """
-    out: list[CruxText] = []
-    dtype: str | None
-    for card in result.crux_cards:
-        dtype = card.disagreement_type.value
-        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))
-    for c in result.cruxes:
-        if c.source == "card":
-            continue
-        dtype = c.disagreement_type.value if c.disagreement_type else None
-        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids)))
-    if include_disputes:
-        mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
-        for d in result.dcg.disputes:
-            if d.id in mirrored:
-                continue
-            dtype = d.disagreement_type.value if d.disagreement_type else None
-            pids = (d.proposition_id,) if d.proposition_id else ()
-            out.append(CruxText("dispute", d.id, d.question, dtype, pids))
-    return out
 
 
 def crux_specificity(result: DebateResult) -> float:
@@ -469,8 +432,6 @@ def fake_consensus_items(result: DebateResult, truth: Truth, propositions: Seque
     stances are fake too (reported as ``"args:<a>+<b>"``): the graph accepted both sides of a
     contradiction.
     """
-    from crux_lab.analysis.textmatch import name_propositions
-
     out: list[str] = []
     contested = contested_propositions(truth, result.config.persona_ids)
     named = name_propositions([g.statement for g in result.common_ground], propositions)
@@ -495,8 +456,6 @@ def fake_consensus_rate(result: DebateResult, truth: Truth, propositions: Sequen
     """Share of reported common-ground items that are contradictory claims (common ground
     must never be fake): :func:`fake_consensus_items` among common-ground items whose words
     state a known proposition. ``nan`` when the run reports no judgeable common ground."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     named = name_propositions([g.statement for g in result.common_ground], propositions)
     judged = [g for g, pid in zip(result.common_ground, named, strict=True) if pid]
     if not judged:
@@ -507,8 +466,6 @@ def fake_consensus_rate(result: DebateResult, truth: Truth, propositions: Sequen
 
 def validated_cruxes(result: DebateResult, truth: Truth, propositions: Sequence[Proposition] = ()) -> set[str]:
     """Contested propositions (ground truth) that at least one crux item states, by its words."""
-    from crux_lab.analysis.textmatch import name_propositions
-
     contested = contested_propositions(truth, result.config.persona_ids)
     named = name_propositions([i.text for i in crux_texts(result)], propositions)
     return {p for p in named if p in contested}
@@ -651,8 +608,6 @@ def run_metrics(result: DebateResult, personas: Mapping[str, Persona] | None = N
     records ``metrics_error = 1``). It also stamps ``restates_topic`` on every crux and card
     (:func:`crux_lab.analysis.quality.mark_restates_topic`)."""
     try:
-        from crux_lab.analysis.quality import mark_restates_topic
-
         mark_restates_topic(result)
         values = compute_metrics(result, personas)
     except Exception:  # a bug in a metric must never cost the debate
@@ -676,8 +631,6 @@ def metric_frame_rows(results: Iterable[DebateResult]) -> list[dict[str, Any]]:
 
 def crux_items_from_db(con: Any) -> dict[str, list[Any]]:
     """``{topic: [CruxItem]}`` of every stored run: its crux cards, else its cruxes."""
-    from crux_lab.analysis.recurrence import CruxItem
-
     rows = con.execute(
         """
         WITH cards AS (SELECT run_id, id, question AS text, disagreement_type FROM crux_cards),
@@ -701,8 +654,6 @@ def recurrence_by_run(items: Sequence[Any], encoder: Any = None, threshold: floa
     cluster of similar cruxes seen in at least two debates (:mod:`crux_lab.analysis.recurrence`,
     same clustering and threshold). Debates are compared with the other debates given, so pass
     the items of one topic at a time."""
-    from crux_lab.analysis.recurrence import RECURRENCE_THRESHOLD, crux_recurrence
-
     recurring = crux_recurrence(items, threshold=threshold or RECURRENCE_THRESHOLD, encoder=encoder)
     inside = {(m.debate_id, m.crux_id) for r in recurring for m in r.members}
     totals: dict[str, list[bool]] = {}
@@ -714,8 +665,6 @@ def recurrence_by_run(items: Sequence[Any], encoder: Any = None, threshold: floa
 def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float]:
     """Compute :func:`recurrence_by_run` per topic over every run in the store and record it as
     the ``crux_recurrence`` metric of each run (topics with a single debate are skipped)."""
-    from crux_lab.store import connect, record_metrics
-
     con = db if hasattr(db, "execute") else connect(db)
     try:
         out: dict[str, float] = {}
@@ -733,8 +682,6 @@ def record_recurrence(db: Any = None, *, encoder: Any = None) -> dict[str, float
 
 def metrics_frame(db: Any = None) -> Any:
     """A pandas DataFrame of every stored metric: ``run_id, engine, topic, seed, name, value``."""
-    from crux_lab.store import connect
-
     con = db if hasattr(db, "execute") else connect(db, read_only=True)
     try:
         return con.execute(

@@ -33,14 +33,15 @@ Scores land in the ``metrics`` table (names :data:`METRIC_NAMES`, details in
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from crux_lab.analysis.calibration import default_calibration
+from crux_lab.analysis.metrics import crux_texts, question_specificity
 from crux_lab.analysis.polis import PolisConversation, PolisDataError, load_conversation
 from crux_lab.analysis.polis_truth import (
     GroupMind,
@@ -51,10 +52,10 @@ from crux_lab.analysis.polis_truth import (
     group_minds,
     write_polis_library,
 )
+from crux_lab.analysis.recovery import GENERIC_FLOOR
 from crux_lab.analysis.stats import bootstrap_interval as _interval
 from crux_lab.analysis.stats import nanmean as _nanmean
-from crux_lab.backends import OFFLINE
-from crux_lab.models.config import DebateConfig
+from crux_lab.analysis.textmatch import unit_vectors
 from crux_lab.models.domain import Camp
 from crux_lab.models.result import DebateResult
 
@@ -67,7 +68,6 @@ __all__ = [
     "camp_ari",
     "match_statements",
     "prepare",
-    "run_polis_eval",
     "score_debate",
     "summarize",
 ]
@@ -94,13 +94,7 @@ def match_statements(
     encoder: Any = None,
 ) -> list[StatementMatch]:
     """Each text's closest statement of the conversation (module docstring)."""
-    from crux_lab.analysis.metrics import question_specificity
-    from crux_lab.analysis.recovery import GENERIC_FLOOR
-    from crux_lab.analysis.textmatch import unit_vectors
-
     if threshold is None:
-        from crux_lab.analysis.calibration import default_calibration
-
         threshold = default_calibration().threshold
     ids = [sid for sid, s in truth.statements.items() if s.text.strip()]
     divisive = set(truth.divisive)
@@ -195,8 +189,6 @@ def score_debate(
     encoder: Any = None,
 ) -> PolisScore:
     """Score one debate against the conversation's ground truth (module docstring)."""
-    from crux_lab.analysis.metrics import crux_texts
-
     items = crux_texts(result)
     cg = [g.statement for g in result.common_ground]
     matches = match_statements(
@@ -285,7 +277,7 @@ def prepare(
 
 @dataclass
 class PolisEvalRun:
-    """What :func:`run_polis_eval` produced (runtime)."""
+    """What :func:`crux_lab.eval.polis.run_polis_eval` produced (runtime)."""
 
     setup: PolisSetup
     scores: list[PolisScore] = field(default_factory=list)
@@ -295,90 +287,6 @@ class PolisEvalRun:
     db_path: Path | None = None
     wall_s: float = 0.0
     stopped: Any = None  # a crux_lab.eval.runs.DebateStopped when a debate did not finish
-
-
-def run_polis_eval(
-    setup: PolisSetup,
-    engines: Sequence[str],
-    workdir: str | Path,
-    *,
-    backend: str = OFFLINE,
-    seeds: Sequence[int] = (0,),
-    max_turns: int = 30,
-    models: Mapping[str, str] | None = None,
-    base_url: str | None = None,
-    structured: str | None = None,
-    params: Mapping[str, Mapping[str, Any]] | None = None,
-    cassettes: str | Path | None = None,
-    db: str | Path | None = None,
-    store: bool = True,
-    encoder: Any = None,
-    on_result: Callable[[PolisScore], None] | None = None,
-) -> PolisEvalRun:
-    """Debate one prepared conversation (:func:`prepare`) with every engine and seed, score each
-    debate, and (``store``) ingest the run folders and record the scores in the database.
-
-    ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
-    per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
-    with ``backend="replay"``. A debate that does not finish (the server went down, Ctrl-C)
-    ends the loop: ``stopped`` says why; what finished before it is kept and stored.
-    """
-    from crux_lab.analysis.scenarios import use_library
-    from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
-
-    started = time.perf_counter()
-    out = PolisEvalRun(setup)
-    runs_dir = Path(workdir) / "runs"
-    lib = setup.library
-    with use_library(lib.root):
-        try:
-            for seed in seeds:
-                for engine in engines:
-                    config = DebateConfig(
-                        topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
-                        max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
-                        models=dict(models or {}), base_url=base_url, structured=structured,
-                    )
-                    label = f"{engine}/s{seed}"
-                    try:
-                        done = run_or_resume(config, runs_dir, label=f"{setup.truth.conversation}/{label}",
-                                             sweep_id="eval-polis",
-                                             cassette=cassette_path(cassettes, setup.truth.conversation, engine, f"s{seed}"))
-                    except DebateStopped:
-                        raise
-                    except Exception as exc:  # one engine's failure must not cost the others' runs
-                        out.failures[label] = f"{type(exc).__name__}: {exc}"
-                        continue
-                    score = score_debate(done.result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
-                    score.resumed = done.resumed
-                    out.results.append(done.result)
-                    out.scores.append(score)
-                    out.run_dirs.append(done.run_dir)
-                    if on_result is not None:
-                        on_result(score)
-        except DebateStopped as stop:
-            out.stopped = stop
-    if store and out.results:
-        out.db_path = _store(out, db)
-    out.wall_s = round(time.perf_counter() - started, 3)
-    return out
-
-
-def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
-    from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
-
-    path = resolve_db_path(db)
-    con = connect(path)
-    try:
-        ingest(out.run_dirs, con)
-        for s in out.scores:
-            detail = {key: v for key, v in asdict(s).items() if key not in ("precision", "recall_at_k", "camp_ari")}
-            detail["thresholds"] = out.setup.truth.thresholds()
-            detail["top_divisive"] = list(out.setup.truth.top_divisive)
-            record_metrics(con, s.run_id, s.metrics(), {"polis_crux_precision": detail})
-    finally:
-        con.close()
-    return path
 
 
 def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:
@@ -459,34 +367,3 @@ def camp_frame(run: PolisEvalRun) -> Any:
                          "participants": run.setup.truth.group_sizes[group],
                          "engine camp": "" if camp is None else (camp.label or str(camp.index))})
     return pd.DataFrame(rows)
-
-
-def conversation_view(
-    folder: str | Path | None,
-    engines: Sequence[str],
-    *,
-    backend: str = OFFLINE,
-    seed: int = 0,
-    max_turns: int = 30,
-    workdir: str | Path | None = None,
-) -> dict[str, Any]:
-    """Notebook 07's Polis view of one conversation: run the engines (not stored; finished
-    debates in ``workdir`` are reused) and return DataFrames ``divisive``, ``cruxes``,
-    ``camps``, ``summary``, and ``notes`` (skipped groups, failures, or why nothing ran)."""
-    import tempfile
-
-    import pandas as pd
-
-    from crux_lab.analysis.recovery import _repo_path
-
-    empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
-    path = _repo_path(folder)
-    if path is None or not path.is_dir():
-        return {**empty, "notes": [f"no Polis conversation at {str(folder)!r}"]}
-    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="crux-polis-"))
-    setup = prepare(path, work / "library" / path.name)
-    run = run_polis_eval(setup, engines, work, backend=backend, seeds=(seed,), max_turns=max_turns, store=False)
-    notes = list(setup.skipped) + [f"failed {k}: {v}" for k, v in run.failures.items()]
-    summary = pd.DataFrame(summarize(run.scores))
-    return {"divisive": divisive_frame(setup.truth), "cruxes": crux_frame(run), "camps": camp_frame(run),
-            "summary": summary, "notes": notes, "topic": setup.library.topic}

@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from crux_lab.analysis.alignment import CampVotes, camp_votes
+from crux_lab.analysis.metrics import _content_words
 from crux_lab.analysis.polis import PolisConversation, PolisDataError, polis_groups
 
 __all__ = [
@@ -365,8 +366,6 @@ def debate_topic(conv: PolisConversation, description: str = "") -> str:
 
 
 def _keywords(text: str, n: int = 4) -> list[str]:
-    from crux_lab.analysis.metrics import _content_words
-
     return list(dict.fromkeys(_content_words(text)))[:n]
 
 

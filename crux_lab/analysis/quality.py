@@ -20,8 +20,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from crux_lab.analysis.crux_text import crux_texts
 from crux_lab.analysis.metric_registry import metric
-from crux_lab.models.domain import Crux, CruxCard
+from crux_lab.analysis.restates import _vectors, restates_topic_flags
+from crux_lab.falsifiers import WORD as _WORD
+from crux_lab.falsifiers import falsifier_score
+from crux_lab.llm.base import Hints, LLMRequest
+from crux_lab.models.domain import Crux, CruxCard, Tier
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona
 
@@ -40,8 +47,6 @@ def _mean(values: Sequence[float]) -> float:
 def mark_restates_topic(result: DebateResult, encoder: Any = None) -> None:
     """Stamp ``restates_topic`` on every crux (its statement) and crux card (its question) of
     the run, against the debate topic (:func:`crux_lab.analysis.restates.restates_topic`)."""
-    from crux_lab.analysis.restates import restates_topic_flags
-
     items: list[Any] = [*result.crux_cards, *result.cruxes]
     texts = [i.question if isinstance(i, CruxCard) else i.statement for i in items]
     for item, flag in zip(items, restates_topic_flags(texts, result.config.topic, encoder=encoder), strict=True):
@@ -64,8 +69,6 @@ def mark_event_restates_topic(event: Any, topic: str) -> None:
     if not items:
         return
     try:
-        from crux_lab.analysis.restates import restates_topic_flags
-
         texts = [i.question if isinstance(i, CruxCard) else i.statement for i in items]
         for item, flag in zip(items, restates_topic_flags(texts, topic), strict=True):
             item.restates_topic = flag
@@ -77,9 +80,6 @@ def restates_topic_rate(result: DebateResult, encoder: Any = None) -> float:
     """Share of the debate's crux items (:func:`crux_lab.analysis.metrics.crux_texts`: cards,
     cruxes not mirroring a card, disputes) whose question restates the topic instead of
     naming a premise under it. Goal: under 0.1. ``nan`` when there is no crux item."""
-    from crux_lab.analysis.metrics import crux_texts
-    from crux_lab.analysis.restates import restates_topic_flags
-
     texts = [i.text for i in crux_texts(result)]
     if not texts:
         return NAN
@@ -90,52 +90,6 @@ def restates_topic_rate(result: DebateResult, encoder: Any = None) -> float:
 # ---------------------------------------------------------------------------
 # Falsifier concreteness
 # ---------------------------------------------------------------------------
-
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d[\d.,]*%?")
-_MEASURE = re.compile(
-    r"\d|%|\bper ?cent\b|\b(rate|rates|price|prices|rent|rents|cost|costs|share|number|count|growth|decline|"
-    r"increase|decrease|return|returns|output|supply|demand|wage|wages|deaths|emissions|median|average|ratio|"
-    r"gdp|inflation|value|yield|yields|index|vote|votes|attack|attacks|incident|incidents|jobs|unemployment|"
-    r"performance|outperform\w*|underperform\w*|adoption|usage|volume|default|defaults|crash|crisis)\b",
-    re.I,
-)
-_BOUND = re.compile(
-    r"\d|%|\b(above|below|more than|less than|exceed\w*|outperform\w*|underperform\w*|fell|fall|falls|rose|"
-    r"rise|rises|drop\w*|doubl\w*|halv\w*|at least|at most|years?|decades?|months?|within|by 20\d\d|"
-    r"successful|changed|held|widely)\b",
-    re.I,
-)
-_GENERIC = re.compile(
-    r"\b(new|better|compelling|convincing|strong|more) (evidence|arguments?|data)\b|\bproven wrong\b|"
-    r"\bif the facts change\b|\bdata (showed|shows) otherwise\b|\bopen to\b|\bgood arguments?\b",
-    re.I,
-)
-_STOP = frozenset(
-    ["the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "be", "for", "with", "that", "this", "it", "as", "by", "at", "from", "if", "would", "were", "was", "i", "my", "me", "we", "they", "their"]
-)
-
-
-def falsifier_score(text: str) -> float:
-    """Concreteness of one falsifier in [0, 1] (the heuristic of the offline backend's judge): the mean
-    of three checks. *Observable*: it names a measurable quantity or outcome (a number, a
-    rate, prices, returns, an attack, a crisis...) or a named thing (a capitalised word past
-    the first). *Bounded*: it says how much or when (a number, a threshold or direction word,
-    a time span). *Specific*: 5+ content words and none of "new evidence", "better
-    arguments", "if proven wrong", "open to".
-
-    >>> falsifier_score("If Bitcoin underperformed inflation-adjusted treasuries over five or more years.")
-    1.0
-    >>> falsifier_score("New evidence.")
-    0.0
-    """
-    tokens = _WORD.findall(text)
-    words = [w for w in tokens if w.lower() not in _STOP and len(w) > 2]
-    named = any(w[:1].isupper() for w in tokens[1:])
-    observable = bool(_MEASURE.search(text)) or named
-    bounded = bool(_BOUND.search(text))
-    specific = len(words) >= 5 and not _GENERIC.search(text)
-    return round((observable + bounded + specific) / 3.0, 4)
-
 
 def falsifiers_of(result: DebateResult) -> list[str]:
     """Every falsifier the run states: card positions' falsifiers, then flip conditions."""
@@ -164,10 +118,6 @@ async def judge_falsifiers(backend: Any, falsifiers: Sequence[str]) -> tuple[flo
     """Falsifier concreteness by a rubric judge (on a real backend, the strong model): the
     share judged concrete, and the judge's stated basis; ``(nan, "")`` without falsifiers.
     On the offline backend the judge applies :func:`falsifier_score` and says so in its basis."""
-    from pydantic import BaseModel, Field
-
-    from crux_lab.llm.base import Hints, LLMRequest
-    from crux_lab.models.domain import Tier
 
     class Verdicts(BaseModel):
         concrete: list[bool] = Field(default_factory=list)
@@ -206,8 +156,6 @@ def voice_fidelity(result: DebateResult, personas: Mapping[str, Persona], encode
     voice examples), names the speaker of each turn (the first :data:`VOICE_MAX_TURNS`);
     the share named right. Chance is 1 / the number of personas. ``nan`` with fewer than two
     personas that have a corpus and spoke."""
-    from crux_lab.analysis.restates import _vectors
-
     corpus: dict[str, list[str]] = {}
     for pid in result.config.persona_ids:
         persona = personas.get(pid)

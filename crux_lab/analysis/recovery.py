@@ -40,11 +40,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
-from crux_lab.analysis.scenarios import Scenario, use_library, write_library
+from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
+from crux_lab.analysis.calibration import default_calibration
+from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity, record_recurrence
+from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
+from crux_lab.analysis.scenarios import Scenario, generate_scenarios, use_library, write_library
 from crux_lab.analysis.stats import bootstrap_interval, nanmean
 from crux_lab.backends import OFFLINE
+from crux_lab.embed import get_embedder
+from crux_lab.eval.runs import run_sync, save_runs
 from crux_lab.models.result import DebateResult
+from crux_lab.runner import run_debate
+from crux_lab.store import StoreError, connect, ingest, record_metrics, resolve_db_path
 
 __all__ = [
     "GENERIC_FLOOR",
@@ -107,8 +114,6 @@ def match_texts(
     """Match each text to a planted proposition by its words (see the module docstring);
     ``threshold`` defaults to the calibrated one."""
     if threshold is None:
-        from crux_lab.analysis.calibration import default_calibration
-
         threshold = default_calibration().threshold
     out: list[Match | None] = []
     need: list[int] = []
@@ -120,8 +125,6 @@ def match_texts(
             need.append(k)
     if need:
         if encoder is None:
-            from crux_lab.embed import get_embedder
-
             encoder = get_embedder()
         sim = similarity_to_propositions([texts[k] for k in need], scenario, encoder)
         for row, k in enumerate(need):
@@ -246,15 +249,10 @@ def run_recovery(
     """
     import time
 
-    from crux_lab.eval.runs import run_sync
-    from crux_lab.runner import run_debate
-
     started = time.perf_counter()
     write_library(scenarios, library)
     out = RecoveryRun()
     if encoder is None:
-        from crux_lab.embed import get_embedder
-
         encoder = get_embedder()
     params = params or {}
     with use_library(library):
@@ -278,9 +276,6 @@ def run_recovery(
 
 
 def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
-    from crux_lab.eval.runs import save_runs
-    from crux_lab.store import StoreError
-
     saved = save_runs(out.results, runs_dir, db=db, sweep_id="eval-recovery",
                       also=lambda con: record_recovery(con, out.scores))
     if saved.db_path is None:
@@ -291,8 +286,6 @@ def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None)
 def store_recovery(run_dirs: Sequence[Path], scores: Sequence[RecoveryScore], db: str | Path | None) -> Path:
     """Ingest the run folders and record their recovery metrics, in one open of the database;
     returns its path."""
-    from crux_lab.store import connect, ingest, resolve_db_path
-
     path = resolve_db_path(db)
     con = connect(path)
     try:
@@ -310,8 +303,6 @@ def record_recovery(db: Any, scores: Sequence[RecoveryScore]) -> int:
     No extra table: a run's engine, scenario (deck), seed and knobs are in ``runs``, so
     ``runs JOIN metrics`` answers every recovery question in SQL.
     """
-    from crux_lab.store import record_metrics
-
     n = 0
     for s in scores:
         detail = {k: v for k, v in asdict(s).items() if k not in ("precision", "recall", "f1", "type_accuracy")}
@@ -355,8 +346,6 @@ def recovery_frame(db: Any = None) -> Any:
     """A pandas DataFrame of every recovery score in the store: one row per run with its
     engine, deck, seed, the offline backend's failure knobs (0 when unset) and the recovery
     metrics."""
-    from crux_lab.store import connect
-
     con = db if hasattr(db, "execute") else connect(db, read_only=True)
     try:
         return con.execute(
@@ -500,9 +489,6 @@ def prepare_evaluation_db(
     cross-debate crux recurrence. Returns the database path."""
     import tempfile
 
-    from crux_lab.analysis.metrics import record_recurrence
-    from crux_lab.analysis.scenarios import generate_scenarios
-
     planted = generate_scenarios(scenarios, seed=seed)
     with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
         work = Path(workdir) if workdir else Path(tmp)
@@ -587,12 +573,6 @@ def human_data_frames(
     polis_root, argkp_root = _repo_path(polis_root), _repo_path(argkp_root)
     if polis_root and polis_root.is_dir():
         try:
-            from crux_lab.analysis.polis import (
-                evaluate_conversation,
-                list_conversations,
-                load_conversation,
-            )
-
             rows = []
             for folder in list_conversations(polis_root)[:polis_limit]:
                 r = evaluate_conversation(load_conversation(folder))
@@ -607,8 +587,6 @@ def human_data_frames(
         notes.append(f"no Polis data at {str(polis_root)!r}")
     if argkp_root and argkp_root.is_dir():
         try:
-            from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
-
             folder = argkp_root
             folder = folder / f"{split}_data" if (folder / f"{split}_data").is_dir() else folder
             data = load_split(folder, split)

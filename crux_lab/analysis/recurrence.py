@@ -23,6 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
 from crux_lab.models.domain import Crux, CruxCard
 from crux_lab.models.result import DebateResult
 
@@ -111,8 +112,6 @@ def crux_recurrence(
     if not items:
         return []
     if encoder is None:
-        from crux_lab.embed import get_embedder
-
         encoder = get_embedder()
     vecs = np.asarray(encoder.encode([i.question for i in items]), dtype=np.float64)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)

@@ -33,6 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
+from crux_lab.llm.simulated.core import paraphrase
+from crux_lab.personas.loader import load_decks
+
 # Calibrated by benchmarks/restates_topic_threshold.py (fit: crypto + ai-policy decks, 200
 # pairs, F1 0.944; held out: housing, 54 pairs, precision 1.0, recall 1.0). See the module
 # docstring.
@@ -107,7 +111,6 @@ def _vectors(texts: Sequence[str], encoder: Any = None) -> np.ndarray:
     """Embeddings of ``texts``, remembered per text (crux questions repeat across a run)."""
     if encoder is not None:
         return np.asarray(encoder.encode(list(texts)))
-    from crux_lab.embed import get_embedder
 
     missing = [t for t in dict.fromkeys(texts) if t not in _CACHE]
     if missing:
@@ -196,9 +199,6 @@ class Pair:
 
 def calibration_pairs(seed: int = 0) -> list[Pair]:
     """The labelled (topic, question) pairs of the shipped decks (see the module docstring)."""
-    from crux_lab.paraphrase import paraphrase
-    from crux_lab.personas.loader import load_decks
-
     rng = random.Random(seed)
     out: list[Pair] = []
     for deck in load_decks():

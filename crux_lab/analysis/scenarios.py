@@ -38,6 +38,8 @@ from typing import Any
 
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.domain import DisagreementType
+from crux_lab.personas.loader import ENV_VAR, PersonaError, deck_for, get_deck, load_personas
+from crux_lab.personas.validate import check_deck, check_persona
 
 __all__ = [
     "ANSWER_KEY",
@@ -500,8 +502,6 @@ def _answer(s: Scenario) -> dict[str, object]:
 @contextmanager
 def use_library(root: str | Path) -> Iterator[Path]:
     """Point ``$CRUX_LAB_PERSONAS`` at ``root`` for the block (restored afterwards)."""
-    from crux_lab.personas.loader import ENV_VAR
-
     old = os.environ.get(ENV_VAR)
     os.environ[ENV_VAR] = str(root)
     try:
@@ -517,9 +517,6 @@ def check_written(root: str | Path, scenarios: Sequence[Scenario]) -> list[str]:
     """Load the written library back through the persona loader and the library checker;
     returns the checker's warnings and raises :class:`ScenarioError` on any error or any
     mismatch with the planted truth."""
-    from crux_lab.personas.loader import get_deck, load_personas
-    from crux_lab.personas.validate import check_deck, check_persona
-
     notes: list[str] = []
     with use_library(root):
         for s in scenarios:
@@ -584,8 +581,6 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
     ``stances.json`` (its beliefs); the answer key says which propositions are contested and
     how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix.
     """
-    from crux_lab.personas.loader import PersonaError, deck_for, load_personas
-
     folder = Path(root)
     if not folder.is_dir():
         raise ScenarioError(f"{folder}: not a folder; pass a scenarios folder (persona folders, decks.json and "

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from crux_lab.analysis.calibration import default_calibration
+from crux_lab.embed import get_embedder
 from crux_lab.personas.models import Proposition
 from crux_lab.personas.retrieval import TextEmbedder as Encoder
 
@@ -29,7 +31,6 @@ def unit_vectors(texts: Sequence[str], encoder: Encoder | None = None) -> np.nda
     if encoder is not None:
         v = np.asarray(encoder.encode(list(texts)), dtype=float)
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-    from crux_lab.embed import get_embedder
 
     missing = list(dict.fromkeys(t for t in texts if t not in _VECTORS))
     if missing:
@@ -70,8 +71,6 @@ def name_propositions(
     calibrated threshold), else ``None``. ``by_sentence`` scores a long text (a turn) by its
     best sentence."""
     if threshold is None:
-        from crux_lab.analysis.calibration import default_calibration
-
         threshold = default_calibration().threshold
     if not texts or not propositions:
         return [None] * len(texts)

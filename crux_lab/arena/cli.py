@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.analysis.quality import judge_falsifiers
 from crux_lab.arena.core import (
     RUBRIC,
     ArenaError,
@@ -32,7 +33,11 @@ from crux_lab.arena.core import (
     pair_runs,
     write_judgements,
 )
+from crux_lab.llm import make_backend, resolve_backend_name
 from crux_lab.llm.base import LLMError
+from crux_lab.llm.registry import options_for_library
+from crux_lab.personas.loader import load_personas, propositions_for
+from crux_lab.store import StoreError, connect, record_metrics
 
 
 @dataclass(frozen=True)
@@ -44,10 +49,6 @@ class JudgeModel:
 
 
 def _judge_backend(name: str, persona_ids: Sequence[str], seed: int, where: JudgeModel = JudgeModel()) -> Any:
-    from crux_lab.llm import make_backend, resolve_backend_name
-    from crux_lab.llm.registry import options_for_library
-    from crux_lab.personas.loader import load_personas, propositions_for
-
     personas = load_personas(list(persona_ids))
     models = {"strong": where.model, "fast": where.model} if where.model else None
     resolved = resolve_backend_name(name)
@@ -92,8 +93,6 @@ async def run_arena(
 ) -> list[Judgement]:
     """Judge every pair in both orders (one judge backend per persona set); verdicts that
     stayed off-schema are left out and listed in ``skipped``."""
-    from crux_lab.personas.loader import load_personas
-
     out: list[Judgement] = []
     backends: dict[tuple[str, ...], Any] = {}
     for a, b in pairs:
@@ -114,8 +113,6 @@ async def judge_run_falsifiers(
 ) -> dict[str, tuple[float, str]]:
     """Falsifier concreteness of every judged run by the rubric judge
     (:func:`crux_lab.analysis.quality.judge_falsifiers`): ``{run_id: (share, basis)}``."""
-    from crux_lab.analysis.quality import judge_falsifiers
-
     out: dict[str, tuple[float, str]] = {}
     for card_set in {s.run_id: s for pair in pairs for s in pair}.values():
         falsifiers = list(dict.fromkeys(f for c in card_set.cards for _, _, f in c.positions if f))
@@ -164,8 +161,6 @@ def arena(
     names = list(dict.fromkeys(e.strip() for e in engines if e.strip()))
     if len(names) < 2:
         fail("give at least two different engines, e.g. crux-lab arena panel direct.")
-    from crux_lab.llm import resolve_backend_name
-    from crux_lab.store import StoreError, connect
 
     try:
         resolved = resolve_backend_name(backend)
@@ -201,8 +196,6 @@ def arena(
             err.print(f"[yellow]warning:[/] a verdict stayed off-schema after one repair and was left out: {escape(why)}")
         written = write_judgements(con, judgements)
         if falsifiers if falsifiers is not None else resolved != "simulated":
-            from crux_lab.store import record_metrics
-
             judged = asyncio.run(judge_run_falsifiers(pairs, resolved, seed, where))
             for run_id, (share, basis) in judged.items():
                 record_metrics(con, run_id, {"falsifier_concreteness_judged": share},

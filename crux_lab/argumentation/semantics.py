@@ -32,13 +32,20 @@ from crux_lab.argumentation._core import (
     grounded_of,
     small_extensions,
 )
+from crux_lab.argumentation.components import (
+    component_extensions,
+    component_has_stable,
+    grounded_extension,
+)
 from crux_lab.argumentation.framework import Arg, ArgumentFramework, Extension, sorted_extensions
 from crux_lab.argumentation.sat import SatComponent
+from crux_lab.argumentation.space import extension_space, ideal_extension
 
 __all__ = [
     "SEMANTICS",
     "Label",
     "Labelling",
+    "component_extensions",
     "complete_extensions",
     "complete_labellings",
     "credulously_accepted",
@@ -153,18 +160,6 @@ def grounded_labelling(af: ArgumentFramework) -> Labelling:
     return {args[i]: _LAB[lab] for i, lab in enumerate(labels)}
 
 
-def grounded_extension(af: ArgumentFramework) -> Extension:
-    """The grounded extension: the least complete extension.
-
-    >>> af = ArgumentFramework.from_edges("abc", [("a", "b"), ("b", "c")])
-    >>> sorted(grounded_extension(af))
-    ['a', 'c']
-    """
-    labels = grounded_of(af)
-    args = af._index.args
-    return frozenset(args[i] for i, lab in enumerate(labels) if lab == IN)
-
-
 def labelling_of(af: ArgumentFramework, ext: Iterable[Arg]) -> Labelling:
     """The Caminada labelling of a complete extension: IN = ext, OUT = ext+, rest UNDEC.
 
@@ -177,27 +172,7 @@ def labelling_of(af: ArgumentFramework, ext: Iterable[Arg]) -> Labelling:
     return {a: Label.IN if a in s else Label.OUT if a in plus else Label.UNDEC for a in af}
 
 
-# ---------------------------------------------------------------------------
-# Component-wise extensions
-# ---------------------------------------------------------------------------
-
-
-def component_extensions(
-    comp: Component, semantics: str, limit: int | None = None
-) -> list[list[int]]:
-    """Extensions of one component as sorted lists of *global* indices."""
-    if len(comp) <= SMALL_LIMIT:
-        out = []
-        for mask in small_extensions(comp, semantics):
-            out.append([comp.nodes[i] for i in range(len(comp)) if mask >> i & 1])
-        return sorted(out)[:limit]
-    local = SatComponent(comp).extensions(semantics, limit)
-    return sorted([comp.nodes[i] for i in ext] for ext in local)
-
-
 def _space_exts(af: ArgumentFramework, semantics: str) -> list[Extension]:
-    from crux_lab.argumentation.space import extension_space
-
     return sorted_extensions(extension_space(af, semantics))
 
 
@@ -260,28 +235,6 @@ def stage_extensions(af: ArgumentFramework) -> list[Extension]:
     return _space_exts(af, "stage")
 
 
-def ideal_extension(af: ArgumentFramework) -> Extension:
-    """The ideal extension: the ⊆-greatest admissible subset of ∩ preferred.
-
-    Computed from the skeptically preferred arguments by removing arguments
-    that are not defended until a fixed point is reached.
-
-    >>> af = ArgumentFramework.from_edges(
-    ...     "abcd", [("a", "b"), ("b", "a"), ("a", "c"), ("b", "c"), ("c", "d"), ("d", "c")])
-    >>> sorted(ideal_extension(af))
-    ['d']
-    """
-    from crux_lab.argumentation.space import extension_space
-
-    cand = set(extension_space(af, "preferred").skeptical())
-    while True:
-        plus = af.attacked_by_set(cand)
-        keep = {a for a in cand if af.attackers(a) <= plus}
-        if keep == cand:
-            return frozenset(cand)
-        cand = keep
-
-
 # ---------------------------------------------------------------------------
 # Acceptance (targeted: no enumeration)
 # ---------------------------------------------------------------------------
@@ -319,12 +272,10 @@ def _sat(af: ArgumentFramework, comp: Component) -> SatComponent:
 
 def _stable_exists_elsewhere(af: ArgumentFramework, skip: Component | None) -> bool:
     """Does every component other than ``skip`` have a stable extension? (cached)"""
-    from crux_lab.argumentation.space import _component_has_stable
-
     memo = af._memo
     if "stable_missing" not in memo:
         memo["stable_missing"] = frozenset(
-            c.nodes[0] for c in decompose(af).components if not _component_has_stable(c)
+            c.nodes[0] for c in decompose(af).components if not component_has_stable(c)
         )
     missing: frozenset[int] = memo["stable_missing"]
     return not (missing - ({skip.nodes[0]} if skip is not None else set()))
@@ -389,8 +340,6 @@ def credulous_set(af: ArgumentFramework, semantics: str = "preferred") -> frozen
     (['a', 'b'], [])
     """
     if semantics not in _ACCEPT:
-        from crux_lab.argumentation.space import extension_space
-
         return extension_space(af, semantics).credulous()
     stable = semantics == "stable"
     if stable and not _stable_exists_elsewhere(af, None):
@@ -420,8 +369,6 @@ def skeptical_set(af: ArgumentFramework, semantics: str = "preferred") -> frozen
     (['d'], [])
     """
     if semantics not in _ACCEPT:
-        from crux_lab.argumentation.space import extension_space
-
         return extension_space(af, semantics).skeptical()
     if semantics == "stable" and not _stable_exists_elsewhere(af, None):
         return af.arguments

@@ -27,10 +27,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from crux_lab.argumentation._core import IN, SMALL_LIMIT, Component, decompose, small_extensions
+from crux_lab.argumentation._core import IN, SMALL_LIMIT, decompose
+from crux_lab.argumentation.components import component_extensions, grounded_extension
 from crux_lab.argumentation.framework import Arg, ArgumentFramework, Extension, sort_args
 from crux_lab.argumentation.sat import SatComponent
-from crux_lab.argumentation.semantics import component_extensions
 
 __all__ = [
     "ComponentSpace",
@@ -39,6 +39,7 @@ __all__ = [
     "TooManyAlternatives",
     "count_extensions",
     "extension_space",
+    "ideal_extension",
     "iter_extensions",
     "some_extension",
 ]
@@ -151,12 +152,6 @@ class ExtensionSpace:
         return out
 
 
-def _component_has_stable(comp: Component) -> bool:
-    if len(comp) <= SMALL_LIMIT:
-        return bool(small_extensions(comp, "stable"))
-    return SatComponent(comp).has_extension("stable")
-
-
 class TooManyAlternatives(RuntimeError):
     """A component has more alternatives than the caller's ``max_alternatives`` budget."""
 
@@ -203,14 +198,10 @@ def extension_space(
         fixed = frozenset()
         comps = dec.components
     elif semantics == "grounded":
-        from crux_lab.argumentation.semantics import grounded_extension
-
         sp = ExtensionSpace(af, semantics, grounded_extension(af), ())
         memo[key] = sp
         return sp
     elif semantics == "ideal":
-        from crux_lab.argumentation.semantics import ideal_extension
-
         sp = ExtensionSpace(af, semantics, ideal_extension(af), ())
         memo[key] = sp
         return sp
@@ -282,3 +273,23 @@ def some_extension(af: ArgumentFramework, semantics: str = "preferred") -> Exten
             return None
         out.update(args[g] for g in exts[0])
     return frozenset(out)
+
+
+def ideal_extension(af: ArgumentFramework) -> Extension:
+    """The ideal extension: the ⊆-greatest admissible subset of ∩ preferred.
+
+    Computed from the skeptically preferred arguments by removing arguments
+    that are not defended until a fixed point is reached.
+
+    >>> af = ArgumentFramework.from_edges(
+    ...     "abcd", [("a", "b"), ("b", "a"), ("a", "c"), ("b", "c"), ("c", "d"), ("d", "c")])
+    >>> sorted(ideal_extension(af))
+    ['d']
+    """
+    cand = set(extension_space(af, "preferred").skeptical())
+    while True:
+        plus = af.attacked_by_set(cand)
+        keep = {a for a in cand if af.attackers(a) <= plus}
+        if keep == cand:
+            return frozenset(cand)
+        cand = keep

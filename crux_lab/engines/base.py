@@ -35,6 +35,7 @@ from crux_lab.models.domain import DialogueTurn, Move
 from crux_lab.models.events import DebateEvent, EngineError
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Deck, Persona
+from crux_lab.personas.retrieval import grounding_for
 
 
 class EngineConfigError(ValueError):
@@ -111,7 +112,6 @@ class EngineContext:
         persona = self.personas.get(persona_id)
         if persona is None or persona.beliefs is None or not query.strip():
             return ""
-        from crux_lab.personas.retrieval import grounding_for
 
         opponent = self.personas[opponent_id].name if opponent_id in self.personas else None
         key = f"grounding|{persona_id}|{opponent}|{query}"

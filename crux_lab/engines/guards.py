@@ -31,6 +31,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from crux_lab.engines.base import TurnReply
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
@@ -220,8 +221,6 @@ def role_problem(stance: str | None, named_reason: str | None, addresses: Sequen
 
 def turn_words(reply: Any) -> str:
     """A turn reply's words: its first text field that is not one of the shared turn fields."""
-    from crux_lab.engines.base import TurnReply
-
     for name in type(reply).model_fields:
         if name not in TurnReply.model_fields and isinstance(getattr(reply, name, None), str):
             return str(getattr(reply, name))

@@ -33,9 +33,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
+from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints
 from crux_lab.models.domain import Crux, CruxSide, DisagreementType
 from crux_lab.models.events import EngineError
+from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.prompt import build_system_prompt
 
 AssumptionType = Literal["empirical", "causal", "temporal", "value", "boundary"]
@@ -164,8 +166,6 @@ def persona_system(ctx: EngineContext, persona_id: str) -> str:
     """The persona's system block, byte-identical to the one its debate turns send (the crux
     engines' :func:`~crux_lab.engines.crux_room.prompts.persona_system_prompt`, with the deck's
     propositions), so a prompt cache written by one call is read by the next."""
-    from crux_lab.personas.loader import propositions_for
-
     return build_system_prompt(ctx.personas[persona_id], propositions=propositions_for(ctx.persona_ids))
 
 
@@ -232,8 +232,6 @@ async def group_conflicts(
     the topic and each persona's positions text (the same texts a pairwise reading would be
     shown, each once). A conflict whose ``between`` does not name two of them is dropped with
     a warning."""
-    from crux_lab.engines.names import persona_ref, quote
-
     name = {p: ctx.personas[p].name for p in ids}
     texts = {p: positions_text(positions.get(p, [])) for p in ids}
     blocks = "\n\n".join(f"{name[p]}'s positions:\n{texts[p]}" for p in ids)

@@ -20,8 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crux_lab.analysis.metrics import GUARD_ENDED
+from crux_lab.llm import LLMError
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
+from crux_lab.runner import run_debate
+from crux_lab.store import load_result, write_run
+from crux_lab.store.runfiles import run_folder_status
 
 __all__ = [
     "DebateStopped", "Finished", "Saved", "cassette_path", "ended_by_guard", "run_and_save", "run_or_resume", "save_runs",
@@ -92,11 +97,6 @@ def run_or_resume(
     Raises :class:`DebateStopped` (named by ``label``) when the debate did not finish or its
     backend could not start; an engine's crash propagates as it is.
     """
-    from crux_lab.llm import LLMError
-    from crux_lab.runner import run_debate
-    from crux_lab.store import load_result, write_run
-    from crux_lab.store.runfiles import run_folder_status
-
     folder = Path(runs_dir)
     run_dir = folder / config.run_id()
     status = run_folder_status(run_dir)
@@ -115,8 +115,6 @@ def run_or_resume(
 
 def ended_by_guard(result: DebateResult) -> bool:
     """True when a guard ended the debate early (its documented end, with a named reason)."""
-    from crux_lab.analysis.metrics import GUARD_ENDED
-
     return not result.complete and (result.error or "").startswith(GUARD_ENDED)
 
 

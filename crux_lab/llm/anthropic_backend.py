@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 import anthropic
 
+from crux_lab import tiers
 from crux_lab.llm.base import (
     BackendUnavailable,
     LLMCallFailed,
@@ -80,9 +81,7 @@ def configured_models() -> dict[Tier, str]:
     >>> configured_models()[Tier.strong] == (os.environ.get("CRUX_LAB_MODEL_STRONG") or default_model(Tier.strong))
     True
     """
-    from crux_lab.llm import tier_models
-
-    return tier_models("anthropic")
+    return {Tier(t): m for t, m in tiers.models_for("anthropic").items()}
 
 
 # HTTP attempts of the call running in the current task (the middleware appends to it).

@@ -72,6 +72,7 @@ from crux_lab.models.result import StructuredCheck
 from crux_lab.scrub import register as _register_secret
 from crux_lab.scrub import scrub as _scrub
 from crux_lab.tiers import STRUCTURED_MODES
+from crux_lab.tokens import count_tokens
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -400,7 +401,6 @@ class OpenAIBackend:
         n_ctx = await self._context_size(request.purpose)
         if n_ctx is None:
             return
-        from crux_lab.tokens import count_tokens
 
         # An estimate (crux_lab.tokens): a prompt just under the limit may still be refused
         # by the server, whose own message is then passed on.

@@ -1,4 +1,4 @@
-"""Personas: file formats, the shipped library, prompts, retrieval, revision and the build pipeline.
+"""Personas: file formats, the shipped library, prompts, retrieval and revision.
 
 Modules (import what you need; only the loader is re-exported here, to keep imports light):
 
@@ -6,8 +6,10 @@ Modules (import what you need; only the loader is re-exported here, to keep impo
 - :mod:`crux_lab.personas.loader` — ``load_persona``, ``load_decks``, ``propositions_for`` ...;
 - :mod:`crux_lab.personas.prompt` — consolidated system prompt, tiered history, turn message;
 - :mod:`crux_lab.personas.retrieval` — per-turn belief retrieval with cached embeddings;
-- :mod:`crux_lab.personas.revision` — accepted/rejected claim lists and position history;
-- :mod:`crux_lab.personas.build` — corpus -> beliefs.json pipeline (``crux-lab personas build``).
+- :mod:`crux_lab.personas.revision` — accepted/rejected claim lists and position history.
+
+The belief-graph build pipeline (it asks a backend) and the ``crux-lab personas`` commands
+live above the LLM layer, in :mod:`crux_lab.persona_tools`.
 """
 
 from crux_lab.personas.loader import (

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from crux_lab.models.domain import CruxCard, DialogueTurn
+from crux_lab.personas.loader import PersonaError, propositions_for
 from crux_lab.personas.models import Persona, Proposition
 from crux_lab.tokens import count_tokens
 
@@ -155,8 +156,6 @@ def build_system_prompt(
     """
     if propositions is None:
         try:
-            from crux_lab.personas.loader import PersonaError, propositions_for
-
             propositions = propositions_for([persona.id])
         except (PersonaError, OSError):
             propositions = {}

@@ -26,6 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
 from crux_lab.personas.models import BeliefEdge, BeliefNode, CorpusChunk, Persona
 from crux_lab.personas.prompt import truncate_to_tokens
 from crux_lab.tokens import count_tokens
@@ -69,8 +70,6 @@ def content_hash(texts: Sequence[str], embedder: TextEmbedder) -> str:
 
 
 def _default_embedder() -> TextEmbedder:
-    from crux_lab.embed import get_embedder
-
     return get_embedder()
 
 

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import duckdb
-
+from crux_lab.store._lazy import duckdb
 from crux_lab.store.migrations import MIGRATIONS, migration_names
 from crux_lab.store.paths import resolve_db_path
 

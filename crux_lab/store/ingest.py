@@ -18,11 +18,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import Any, TypeAlias
 
 from crux_lab.scrub import scrub_data
+from crux_lab.store._lazy import duckdb
 from crux_lab.store.db import (
     DatabaseUnavailable,
     SchemaTooNew,
@@ -42,7 +41,7 @@ from crux_lab.store.runfiles import (
 )
 from crux_lab.store.tables import RUN_TABLES, to_arrow
 
-DB = str | Path | duckdb.DuckDBPyConnection | None
+DB: TypeAlias = "str | Path | duckdb.DuckDBPyConnection | None"
 
 
 class IngestError(StoreError):

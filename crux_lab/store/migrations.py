@@ -23,11 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import duckdb
-
 from crux_lab.backends import billed_names
+from crux_lab.store._lazy import duckdb
 
-Migration = Callable[[duckdb.DuckDBPyConnection], None]
+Migration = Callable[["duckdb.DuckDBPyConnection"], None]
 
 MIGRATIONS: list[Migration] = []
 

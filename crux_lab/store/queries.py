@@ -9,8 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from crux_lab.store._lazy import duckdb
 from crux_lab.store.db import (
     DatabaseUnavailable,
     StoreError,

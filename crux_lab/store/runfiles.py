@@ -31,8 +31,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from crux_lab.models.events import DebateEvent, parse_event
@@ -40,6 +38,7 @@ from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import display_names
 from crux_lab.scrub import scrub, scrub_model
 from crux_lab.scrub import write_text as write_scrubbed
+from crux_lab.store._lazy import pa
 from crux_lab.store.migrations import migration_names
 from crux_lab.store.paths import default_runs_dir
 from crux_lab.store.tables import RUN_TABLES, crux_lab_version, result_rows, to_arrow
@@ -105,6 +104,8 @@ def render_transcript(result: DebateResult, names: Mapping[str, str] | None = No
 
 
 def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> dict[str, int]:
+    import pyarrow.parquet as pq  # loaded on first use: keeps the store's import cheap
+
     write_scrubbed(folder / "result.json", result.model_dump_json(indent=1))
     with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
         for event in result.events:
@@ -207,6 +208,8 @@ def validate_run(run_dir: str | Path) -> RunManifest:
     Raises :class:`RunFolderError` naming the file, the field and the fix; nothing is
     written. Reading the whole result and event log costs milliseconds per run.
     """
+    import pyarrow.parquet as pq  # loaded on first use: keeps the store's import cheap
+
     manifest = read_manifest(run_dir)
     folder = manifest.run_dir
     fix = f"rewrite the run (rerun it) or move {folder} aside"

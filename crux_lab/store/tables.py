@@ -13,12 +13,11 @@ from functools import lru_cache
 from importlib import metadata
 from typing import Any
 
-import duckdb
-import pyarrow as pa
 from pydantic import BaseModel
 
 from crux_lab.models.accounting import is_billed
 from crux_lab.models.result import DebateResult
+from crux_lab.store._lazy import duckdb, pa
 from crux_lab.store.db import migrate
 
 Row = dict[str, Any]

@@ -12,6 +12,17 @@ from typing import Annotated
 
 import typer
 
+from crux_lab.console import err_console, fail, note, out_console
+from crux_lab.store import RunFolderError, StoreError, connect, ingest, query, resolve_db_path
+from crux_lab.sweep.runner import (
+    NotebookParameterError,
+    cell_states,
+    notebook_defaults,
+    run_sweep,
+    summarize_timings,
+)
+from crux_lab.sweep.spec import MAX_WORKERS, SweepSpec, SweepSpecError, load_sweep
+
 DbOption = Annotated[Path | None, typer.Option("--db", envvar="CRUX_LAB_DB", help="DuckDB file (default data/crux_lab.duckdb).")]
 
 
@@ -30,11 +41,6 @@ def sweep(
     ingested, so queries work while the sweep runs.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from crux_lab.cli import err_console, fail, note, out_console
-    from crux_lab.store import StoreError, connect, ingest, resolve_db_path
-    from crux_lab.sweep.runner import NotebookParameterError, run_sweep, summarize_timings
-    from crux_lab.sweep.spec import MAX_WORKERS, SweepSpecError, load_sweep
 
     if workers is not None and not 1 <= workers <= MAX_WORKERS:
         fail(f"--workers must be between 1 and {MAX_WORKERS}; got {workers}.")
@@ -105,8 +111,6 @@ def sweep(
 
 def _ingested_ids(db_path: Path) -> set[str]:
     """Run ids the database holds (read-only; an absent database holds none)."""
-    from crux_lab.store import query
-
     if not db_path.exists():
         return set()
     return {str(r[0]) for r in query("SELECT run_id FROM runs", db_path).rows}
@@ -115,11 +119,6 @@ def _ingested_ids(db_path: Path) -> set[str]:
 def _print_status(spec: object, db_path: Path) -> None:
     from rich.markup import escape
     from rich.table import Table
-
-    from crux_lab.cli import fail, out_console
-    from crux_lab.store import StoreError
-    from crux_lab.sweep.runner import NotebookParameterError, cell_states, notebook_defaults
-    from crux_lab.sweep.spec import SweepSpec
 
     assert isinstance(spec, SweepSpec)
     try:
@@ -147,7 +146,6 @@ def _print_status(spec: object, db_path: Path) -> None:
 
 
 def _report_sweep(name: str, experiments: Path, db: Path | None) -> None:
-    from crux_lab.cli import fail, out_console
     from crux_lab.report import ReportError, sweep_report
 
     try:
@@ -165,9 +163,7 @@ def report(
     db: DbOption = None,
 ) -> None:
     """Export an offline HTML report (input hidden, plotly.js embedded, no CDN); prints its path."""
-    from crux_lab.cli import fail, out_console
     from crux_lab.report import ReportError, run_report
-    from crux_lab.store import RunFolderError, StoreError
     from crux_lab.workbench import UnknownRunError
 
     name = Path(ref).stem if ref.endswith((".yaml", ".yml")) else ref

@@ -43,6 +43,8 @@ from types import FrameType
 from typing import Any, Literal
 
 from crux_lab.scrub import scrub, scrub_data, scrub_file
+from crux_lab.store.db import DatabaseLocked
+from crux_lab.store.runfiles import run_folder_status
 from crux_lab.sweep.spec import Cell, SweepSpec
 
 CellStatus = Literal["done", "failed", "incomplete", "pending"]
@@ -394,8 +396,6 @@ def run_sweep(
 
 
 def _default_check(run_dir: Path) -> str | None:
-    from crux_lab.store.runfiles import run_folder_status
-
     return run_folder_status(run_dir)
 
 
@@ -450,8 +450,6 @@ def _run_sweep(spec: SweepSpec, ingest: Ingest, ingested: set[str], check_done: 
 
     def ingest_cell(run_dir: Path) -> str | None:
         """Ingest one run folder, waiting for readers to let go; None, or the error."""
-        from crux_lab.store.db import DatabaseLocked
-
         deadline = time.monotonic() + INGEST_WAIT_S
         pause = 0.05
         while True:

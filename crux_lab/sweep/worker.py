@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crux_lab.scrub import scrub
+from crux_lab.sweep.runner import _error_text, execute_cell
+
 
 def main(argv: list[str]) -> int:
     job_path = Path(argv[1])
     job = json.loads(job_path.read_text(encoding="utf-8"))
     result_path = Path(job["result"])
-    from crux_lab.scrub import scrub
-    from crux_lab.sweep.runner import _error_text, execute_cell
 
     result: dict[str, Any]
     try:

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from crux_lab.analysis.eval_cli import app
 from crux_lab.analysis.polis import PolisDataError, load_conversation
 from crux_lab.analysis.polis_eval import prepare, score_debate
 from crux_lab.analysis.polis_truth import Z90, ground_truth, group_minds, prop_test, two_prop_test
+from crux_lab.eval.cli import app
 from crux_lab.models import (
     Camp,
     CommonGround,
@@ -212,7 +212,7 @@ def test_cli_refuses_an_openai_server_that_does_not_answer(tmp_path: Path) -> No
 
 
 def test_conversation_view_shows_divisive_statements_cruxes_and_camps(tmp_path: Path) -> None:
-    from crux_lab.analysis.polis_eval import conversation_view
+    from crux_lab.eval.polis import conversation_view
 
     view = conversation_view(BREXIT, ["direct"], workdir=tmp_path)
     truth_top = list(view["divisive"].loc[view["divisive"]["top_k"], "statement"])

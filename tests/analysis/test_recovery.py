@@ -125,7 +125,7 @@ def test_run_recovery_stores_metrics_and_degrades_with_vague_cruxes(tmp_path) ->
 
 
 def test_eval_recovery_cli(tmp_path) -> None:
-    from crux_lab.analysis.eval_cli import app
+    from crux_lab.eval.cli import app
 
     runner = CliRunner()
     db = tmp_path / "c.duckdb"

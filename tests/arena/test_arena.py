@@ -22,7 +22,7 @@ from crux_lab.arena.core import (
     pair_runs,
 )
 from crux_lab.cli import app
-from crux_lab.engines.compare import run_comparison
+from crux_lab.eval.compare import run_comparison
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 
 HOUSING = ["yimby-economist", "neighborhood-preservationist", "tenant-organizer"]

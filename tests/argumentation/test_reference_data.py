@@ -192,9 +192,11 @@ def test_verified_copied() -> None:
 @pytest.fixture
 def sat_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Force every component through the SAT backend."""
+    import crux_lab.argumentation.components as comp_mod
     import crux_lab.argumentation.semantics as sem_mod
     import crux_lab.argumentation.space as space_mod
 
+    monkeypatch.setattr(comp_mod, "SMALL_LIMIT", 0)
     monkeypatch.setattr(sem_mod, "SMALL_LIMIT", 0)
     monkeypatch.setattr(space_mod, "SMALL_LIMIT", 0)
 

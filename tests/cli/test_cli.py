@@ -202,7 +202,7 @@ def test_parse_pairs_keeps_equals_signs_in_values() -> None:
 # -- personas, engines ---------------------------------------------------------------------
 
 
-# The mounted `personas` sub-app (crux_lab.personas.cli).
+# The mounted `personas` sub-app (crux_lab.persona_tools.cli).
 PERSONAS_APPS = [(app, ["personas"])]
 
 

@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from crux_lab.engines import compare as compare_mod
-from crux_lab.engines.compare import (
+from crux_lab.eval import compare as compare_mod
+from crux_lab.eval.compare import (
     CompareError,
     app,
     comparison_rows,

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from crux_lab.llm.base import LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import Tier
-from crux_lab.personas.build import (
+from crux_lab.persona_tools.build import (
     BuildChunk,
     CausalTriple,
     EmptyCorpus,
@@ -22,7 +22,7 @@ from crux_lab.personas.build import (
     chunk_corpus,
     load_for_build,
 )
-from crux_lab.personas.cli import app
+from crux_lab.persona_tools.cli import app
 from crux_lab.personas.loader import PersonaFileError, load_persona_dir, propositions_for
 from crux_lab.personas.models import CorpusChunk
 from crux_lab.tokens import count_tokens

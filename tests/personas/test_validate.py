@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from crux_lab.personas.cli import app
+from crux_lab.persona_tools.cli import app
 from crux_lab.personas.validate import check_library
 
 

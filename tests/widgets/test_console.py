@@ -131,13 +131,13 @@ def test_a_console_run_is_saved_ingested_and_reportable(tmp_path) -> None:  # ty
 
 
 def test_a_busy_database_queues_the_run(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import crux_lab.store
+    import crux_lab.widgets
     from crux_lab.store.db import DatabaseLocked
 
     def locked(*_a, **_k):  # type: ignore[no-untyped-def]
         raise DatabaseLocked("Conflicting lock is held by another process")
 
-    monkeypatch.setattr(crux_lab.store, "ingest", locked)
+    monkeypatch.setattr(crux_lab.widgets, "ingest", locked)
     console = DebateConsole(deck="crypto", engine="dcg", max_turns=4, runs_dir=tmp_path / "runs", db=tmp_path / "c.duckdb")
     result = console.start()
     assert result is not None and (tmp_path / "runs" / result.run_id / "manifest.json").is_file()

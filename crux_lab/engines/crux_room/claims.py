@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
+
 SAME_CLAIM = 0.75
 SAME_CLAIM_WORDS = 0.5  # Jaccard fallback without the embedder
 TOPIC_ID = "topic"
@@ -71,8 +73,6 @@ def content_words(text: str) -> frozenset[str]:
 
 def _default_encoder() -> Encode | None:
     try:
-        from crux_lab.embed import get_embedder
-
         embedder = get_embedder()
     except Exception:  # no model installed: fall back to word overlap
         return None

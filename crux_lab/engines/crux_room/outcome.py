@@ -17,7 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from crux_lab.analysis.insights import debate_camps
+from crux_lab.analysis.restates import same_wording
 from crux_lab.analysis.shifts import RoomSpan, StanceObservation, detect_shifts, opening_closing
+from crux_lab.embed import get_embedder
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room.context import DebateMemory
 from crux_lab.engines.crux_room.room import RoomOutcome
@@ -196,8 +198,6 @@ def merge_assumptions(cruxes: Sequence[Crux], assumptions: Sequence[Crux]) -> li
     >>> [c.id for c in merge_assumptions([card], [twin])], card.assumptions
     ([], ['Gold held up in 2020.'])
     """
-    from crux_lab.analysis.restates import same_wording
-
     kept: list[Crux] = []
     for a in assumptions:
         twin = next((c for c in [*cruxes, *kept] if same_wording(c.statement, a.statement)), None)
@@ -227,8 +227,6 @@ def finish(
     obs = observations(sp)
     encoder = None
     if embeddings:
-        from crux_lab.embed import get_embedder
-
         encoder = get_embedder()
     shifts = detect_shifts(
         ids, obs, room_spans(rooms), opening=opening, closing=closing, encoder=encoder, names=sp.names

@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
+from crux_lab.embed import get_embedder
 from crux_lab.engines.base import EngineContext, EngineParams, make_turn, shown_turns, turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import (
@@ -88,8 +89,6 @@ def default_encoder() -> Encoder:
     """The shared embedder, run on one BLAS thread: a handful of short turns gains nothing
     from threads, and on a loaded machine oversubscribed BLAS threads made it 20x slower."""
     from threadpoolctl import threadpool_limits
-
-    from crux_lab.embed import get_embedder
 
     embedder = get_embedder()
 

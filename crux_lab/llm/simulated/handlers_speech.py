@@ -21,6 +21,7 @@ from crux_lab.llm.simulated.core import (
     handler,
     lower_first,
 )
+from crux_lab.llm.simulated.handlers_worldview import worldview_positions
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -399,7 +400,6 @@ def speech(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     schema = request.output_schema
     if isinstance(reply, dict) and schema is not None and "positions" in schema.model_fields:
         # an opening that also asks for the speaker's positions and their assumptions
-        from crux_lab.llm.simulated.handlers_worldview import worldview_positions
 
         stated = worldview_positions(ctx, request)
         reply["positions"] = stated["positions"] if isinstance(stated, dict) else []

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from crux_lab.falsifiers import falsifier_score
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
@@ -278,8 +279,6 @@ def simulated_set_score(ctx: SimContext, cards: list[dict[str, Any]]) -> tuple[f
     questions name (as read), +1 if the debate's personas really split on it, -1 if it is the
     topic restated, +0.5 when the card's type is the planted type; +0.25 x the mean falsifier
     concreteness; -0.25 per card that names no planted claim."""
-    from crux_lab.analysis.quality import falsifier_score
-
     ids = list(ctx.hints.persona_ids)
     topic_prop = ctx.recognize(ctx.hints.topic) if ctx.hints.topic else None
     seen: set[str] = set()
@@ -329,8 +328,6 @@ def judge(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 @handler("judge_falsifiers")
 def judge_falsifiers(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Falsifier concreteness on the simulator: the documented heuristic, and it says so."""
-    from crux_lab.analysis.quality import falsifier_score
-
     falsifiers = [str(f) for f in ctx.hints.extra.get("falsifiers", [])]
     return {
         "concrete": [falsifier_score(f) >= 2 / 3 for f in falsifiers],

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from crux_lab.embed import get_embedder
 from crux_lab.llm.simulated.core import words
 from crux_lab.personas.models import Deck
 
@@ -28,8 +29,6 @@ class TopicOutsideDeck(ValueError):
 
 @lru_cache(maxsize=32)
 def _deck_vectors(texts: tuple[str, ...]) -> np.ndarray:
-    from crux_lab.embed import get_embedder
-
     v = np.asarray(get_embedder().encode(list(texts)), dtype=float)
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 

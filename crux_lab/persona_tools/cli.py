@@ -17,6 +17,29 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from crux_lab.llm import UnknownBackend, describe_backend_choice, make_backend
+from crux_lab.llm.base import LLMError
+from crux_lab.persona_tools.build import build_beliefs, load_for_build
+from crux_lab.personas.loader import (
+    PersonaError,
+    list_personas,
+    load_decks,
+    load_persona,
+    persona_root,
+    propositions_for,
+)
+from crux_lab.personas.models import (
+    BeliefGraph,
+    CorpusChunk,
+    DeckFile,
+    PersonaContract,
+    PersonaStances,
+    VoiceProfile,
+)
+from crux_lab.personas.prompt import build_system_prompt
+from crux_lab.personas.validate import check_library
+from crux_lab.tokens import count_tokens
+
 app = typer.Typer(help="The persona library: list, show, decks, build belief graphs.", no_args_is_help=True)
 out = Console()
 err = Console(stderr=True)
@@ -57,8 +80,6 @@ def resolve_persona_id(ref: str, valid: list[str]) -> str | None:
     want = _canonical(ref)
     matches = [v for v in valid if _canonical(v) == want]
     if not matches:
-        from crux_lab.personas.loader import PersonaError, load_persona
-
         for v in valid:
             try:
                 if _canonical(load_persona(v).name) == want:
@@ -78,8 +99,6 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array of persona ids.")] = False,
 ) -> None:
     """List the personas of the library (id, name, real or synthetic, decks, belief graph size)."""
-    from crux_lab.personas.loader import list_personas, load_decks, load_persona
-
     ids = list_personas()
     if as_json:
         typer.echo(json.dumps(ids))
@@ -115,8 +134,6 @@ def show_cmd(
     third: Annotated[bool, typer.Option("--third", help="With --prompt: third-person (APR) framing.")] = False,
 ) -> None:
     """Show one persona: contract, stances on its deck, belief graph summary."""
-    from crux_lab.personas.loader import PersonaError, list_personas, load_persona, propositions_for
-
     try:
         p = load_persona(resolve_persona_id(persona_id, list_personas()) or persona_id)
     except PersonaError as exc:
@@ -133,9 +150,6 @@ def show_cmd(
         return
     props = propositions_for([p.id])
     if prompt:
-        from crux_lab.personas.prompt import build_system_prompt
-        from crux_lab.tokens import count_tokens
-
         text = build_system_prompt(p, framing="third" if third else "second", propositions=props)
         typer.echo(text)
         err.print(f"[dim]{count_tokens(text)} tokens (crux_lab.tokens.count_tokens)[/]")
@@ -164,8 +178,6 @@ def decks_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print decks.json content as JSON.")] = False,
 ) -> None:
     """List the decks: personas, suggested topics and shared propositions."""
-    from crux_lab.personas.loader import PersonaError, load_decks
-
     try:
         decks = load_decks()
     except PersonaError as exc:
@@ -193,14 +205,9 @@ def build_cmd(
 ) -> None:
     """Extract a grounded belief graph from the corpus and write beliefs.json atomically."""
     from crux_lab.llm import (
-        UnknownBackend,
-        describe_backend_choice,
-        make_backend,
         resolve_backend_name,
     )
-    from crux_lab.llm.base import LLMError
     from crux_lab.llm.registry import options_for_library
-    from crux_lab.personas.build import build_beliefs, load_for_build
     from crux_lab.personas.loader import PersonaError, propositions_for
 
     if not folder.is_dir():
@@ -244,9 +251,6 @@ def check_cmd(
     strict: Annotated[bool, typer.Option("--strict", help="Exit non-zero on warnings too.")] = False,
 ) -> None:
     """Check the library: file links, excerpt kinds and the decks' ground-truth design."""
-    from crux_lab.personas.loader import persona_root
-    from crux_lab.personas.validate import check_library
-
     issues = check_library()
     for issue in issues:
         color = "red" if issue.severity == "error" else "yellow"
@@ -267,15 +271,6 @@ def schema_cmd(
 ) -> None:
     """Print the JSON Schema of a persona file (for editors and other tools; keys are camelCase)."""
     from pydantic import BaseModel
-
-    from crux_lab.personas.models import (
-        BeliefGraph,
-        CorpusChunk,
-        DeckFile,
-        PersonaContract,
-        PersonaStances,
-        VoiceProfile,
-    )
 
     models: dict[str, type[BaseModel]] = {
         "contract.json": PersonaContract, "voice.json": VoiceProfile, "corpus.jsonl": CorpusChunk,

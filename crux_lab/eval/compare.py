@@ -25,10 +25,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.backends import OFFLINE, choices_help
-from crux_lab.engines import available
-from crux_lab.engines.base import EngineConfigError
+from crux_lab.engines import available, get
+from crux_lab.engines.base import EngineConfigError, check_config, check_personas, validate_params
+from crux_lab.llm import resolve_backend_name
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
+from crux_lab.personas.loader import PersonaError, load_personas
+from crux_lab.runner import run_debate
+from crux_lab.store import resolve_db_path
 from crux_lab.tiers import STRUCTURED_HELP
 
 ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
@@ -81,7 +85,7 @@ def parse_engine_list(raw: str | Sequence[str]) -> list[str]:
     >>> parse_engine_list("blitz,,blitz")
     Traceback (most recent call last):
     ...
-    crux_lab.engines.compare.CompareError: engine 'blitz' is listed twice in --engines; give each engine once.
+    crux_lab.eval.compare.CompareError: engine 'blitz' is listed twice in --engines; give each engine once.
     """
     items = [e.strip() for e in (raw.split(",") if isinstance(raw, str) else raw) if e.strip()]
     if not items:
@@ -115,8 +119,6 @@ def parse_engine_params(values: Sequence[str], engines: Sequence[str]) -> dict[s
 
 
 async def _run_one(config: DebateConfig) -> DebateResult:
-    from crux_lab.runner import run_debate
-
     return await run_debate(config)
 
 
@@ -162,9 +164,6 @@ def run_comparison(
             err = exc.errors()[0]
             raise CompareError(f"invalid configuration for engine '{name}': {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
     # Check personas, every engine's parameters and persona count before spending any calls.
-    from crux_lab.engines import get
-    from crux_lab.engines.base import check_config, check_personas, validate_params
-    from crux_lab.personas.loader import PersonaError, load_personas
 
     try:
         load_personas(list(persona_ids))
@@ -200,7 +199,6 @@ def run_comparison(
 
 def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
     from crux_lab.eval.runs import save_runs
-    from crux_lab.store import resolve_db_path
 
     out.db_path = resolve_db_path(db_path)
     saved = save_runs(out.results, runs_dir, db=out.db_path)  # one writer, one transaction for all engines
@@ -283,8 +281,6 @@ def compare_command(
     if not ids:
         fail("no personas given: pass --personas a,b,c (see `crux-lab personas list`).")
     try:
-        from crux_lab.llm import resolve_backend_name
-
         resolved = resolve_backend_name(backend)
         from crux_lab.cli import llm_settings
 

@@ -19,7 +19,27 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from crux_lab.analysis.calibration import default_calibration
+from crux_lab.analysis.metrics import metric_summary, record_recurrence
+from crux_lab.analysis.polis import PolisDataError
+from crux_lab.analysis.polis_eval import prepare
+from crux_lab.analysis.polis_eval import summarize as polis_summarize
+from crux_lab.analysis.recovery import store_recovery
+from crux_lab.analysis.recovery import summarize as recovery_summarize
+from crux_lab.analysis.scenarios import (
+    ScenarioError,
+    generate_scenarios,
+    load_scenarios,
+    write_library,
+)
 from crux_lab.backends import OFFLINE, REGISTRY
+from crux_lab.console import check_runs_dir as _check_runs_dir
+from crux_lab.console import fail, note
+from crux_lab.engines import available
+from crux_lab.eval.polis import run_polis_eval
+from crux_lab.eval.recovery import LLMChoice, run_recovery_eval
+from crux_lab.llm import describe_backend_choice
+from crux_lab.store import StoreError, connect, resolve_db_path
 
 app = typer.Typer(help="Evaluation: ground-truth crux recovery and per-debate metrics.", no_args_is_help=True)
 console = Console()
@@ -94,9 +114,6 @@ SeedsOpt = Annotated[str, typer.Option(help="Comma-separated seeds; one debate p
 
 def engine_names(engines: str) -> list[str]:
     """The engines asked for, or a one-line failure naming the unknown ones and the valid ones."""
-    from crux_lab.cli import fail
-    from crux_lab.engines import available
-
     names = [e.strip() for e in engines.split(",") if e.strip()]
     installed = available()
     unknown = [e for e in names if e not in installed]
@@ -110,8 +127,7 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     """The backend an evaluation debates on (a :class:`crux_lab.eval.recovery.LLMChoice`), or a
     one-line failure: unknown backend, no key, replay without cassettes, a server that does not
     answer (asked once, before anything is written)."""
-    from crux_lab.cli import _backend_choice, fail, llm_settings
-    from crux_lab.eval.recovery import LLMChoice
+    from crux_lab.cli import _backend_choice, llm_settings
 
     if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
@@ -196,18 +212,6 @@ def recovery(
 each crux found is matched to a planted one by its words (embeddings at a threshold calibrated
 on held-out paraphrases), never by ids. P, R and F1 come with 95% bootstrap intervals over
 scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips them."""
-    from crux_lab.analysis.calibration import default_calibration
-    from crux_lab.analysis.recovery import store_recovery, summarize
-    from crux_lab.analysis.scenarios import (
-        ScenarioError,
-        generate_scenarios,
-        load_scenarios,
-        write_library,
-    )
-    from crux_lab.cli import _check_runs_dir, fail, note
-    from crux_lab.eval.recovery import run_recovery_eval
-    from crux_lab.store import StoreError
-
     names = engine_names(engines)
     try:
         seed_list = parse_seeds(seeds)
@@ -231,13 +235,10 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         fail(f"--sim sets the {OFFLINE} backend's failure knobs; it does not apply to the {llm.backend} backend.")
     runs = _check_runs_dir(runs_dir)
     if not no_store:
-        from crux_lab.store import connect, resolve_db_path
-
         try:
             connect(resolve_db_path(db)).close()  # a bad database fails before any call is spent
         except StoreError as exc:
             fail(f"{exc} (Or pass --no-store.)")
-    from crux_lab.llm import describe_backend_choice
 
     note(describe_backend_choice(llm.backend, cassette=cassettes if llm.backend == "replay" else None,
                                  models=llm.models, base_url=llm.base_url))
@@ -272,7 +273,7 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         fail(stop_line(run.stopped, len(run.results), runs), code=1)
     knob_text = ", ".join(f"{k}={v}" for k, v in knobs.items() if v) or "default knobs"
     calibration = default_calibration()
-    rows = summarize(run.scores, intervals=True)
+    rows = recovery_summarize(run.scores, intervals=True)
     console.print(f"Matched by text only; {calibration.describe()}.", highlight=False)
     where = f"backend {llm.backend}" + (f", {knob_text}" if llm.backend == OFFLINE else "")
     console.print(recovery_interval_table(rows, f"Crux recovery: {len(planted)} scenario(s) x seeds {seeds}, {where}"))
@@ -298,9 +299,6 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
 @app.command("metrics")
 def metrics(db: Annotated[Path | None, typer.Option(help="DuckDB file.")] = None) -> None:
     """Mean of every stored per-debate metric, per engine."""
-    from crux_lab.analysis.metrics import metric_summary
-    from crux_lab.store import StoreError
-
     try:
         summary = metric_summary(db)
     except StoreError as exc:
@@ -320,9 +318,6 @@ def metrics(db: Annotated[Path | None, typer.Option(help="DuckDB file.")] = None
 @app.command("recurrence")
 def recurrence(db: Annotated[Path | None, typer.Option(help="DuckDB file.")] = None) -> None:
     """Record cross-debate crux recurrence (per topic) as the ``crux_recurrence`` metric of every run."""
-    from crux_lab.analysis.metrics import record_recurrence
-    from crux_lab.store import StoreError
-
     try:
         values = record_recurrence(db)
     except StoreError as exc:
@@ -410,10 +405,6 @@ def polis(
     """Debate Polis conversations with one persona per opinion group and score the cruxes found
 against what the votes say divides the groups (crux precision, recall@k, false common ground,
 camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
-    from crux_lab.analysis.polis import PolisDataError
-    from crux_lab.analysis.polis_eval import prepare, run_polis_eval, summarize
-    from crux_lab.cli import fail, note
-
     names = engine_names(engines)
     try:
         seed_list = parse_seeds(seeds)
@@ -431,8 +422,6 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
             setups.append(prepare(folder, workdir / "library" / folder.name, topic=topic, **options))  # type: ignore[arg-type]
         except (PolisDataError, OSError) as exc:
             fail(str(exc))
-    from crux_lab.analysis.calibration import default_calibration
-    from crux_lab.store import StoreError
 
     _take_ctrl_c()
     scores: list[Any] = []
@@ -472,7 +461,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
         if run.db_path is not None:
             console.print(f"  stored {len(run.results)} run(s) and their polis_* metrics in {run.db_path}", highlight=False)
     console.print(f"Matched by text only; {default_calibration().describe()}.", highlight=False)
-    console.print(polis_table(summarize(scores), f"Cruxes against Polis votes: {len(setups)} conversation(s), backend {resolved}, seeds {seeds}"))
+    console.print(polis_table(polis_summarize(scores), f"Cruxes against Polis votes: {len(setups)} conversation(s), backend {resolved}, seeds {seeds}"))
     for key, err in failures.items():
         console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False, soft_wrap=True)
     if json_out is not None:
@@ -485,7 +474,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
             "conversations": [{"conversation": s.truth.conversation, "topic": s.library.topic,
                                "groups": s.truth.group_sizes, "top_divisive": list(s.truth.top_divisive),
                                "consensus": list(s.truth.consensus), "skipped": s.skipped} for s in setups],
-            "summary": summarize(scores), "scores": [asdict(s) for s in scores], "failures": failures,
+            "summary": polis_summarize(scores), "scores": [asdict(s) for s in scores], "failures": failures,
         }, indent=1, default=str))
     if failures and not scores:
         raise typer.Exit(1)

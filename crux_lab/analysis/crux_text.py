@@ -1,0 +1,50 @@
+"""The crux-like items of a debate in one shape: crux cards, cruxes, DCG disputes.
+
+Below :mod:`.metrics` and :mod:`.quality`, which both read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crux_lab.models.result import DebateResult
+
+__all__ = ["CruxText", "crux_texts"]
+
+
+@dataclass(frozen=True)
+class CruxText:
+    """One crux-like item of a debate, in a common shape (card, crux or dispute)."""
+
+    kind: str  # "card" | "crux" | "dispute"
+    item_id: str
+    text: str
+    disagreement_type: str | None
+    proposition_ids: tuple[str, ...]
+
+
+def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[CruxText]:
+    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes.
+
+    Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
+    is not used (it is the *test*, not the crux).
+    """
+    out: list[CruxText] = []
+    dtype: str | None
+    for card in result.crux_cards:
+        dtype = card.disagreement_type.value
+        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))
+    for c in result.cruxes:
+        if c.source == "card":
+            continue
+        dtype = c.disagreement_type.value if c.disagreement_type else None
+        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids)))
+    if include_disputes:
+        mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
+        for d in result.dcg.disputes:
+            if d.id in mirrored:
+                continue
+            dtype = d.disagreement_type.value if d.disagreement_type else None
+            pids = (d.proposition_id,) if d.proposition_id else ()
+            out.append(CruxText("dispute", d.id, d.question, dtype, pids))
+    return out

@@ -1,0 +1,141 @@
+"""Run the Polis evaluation: debate one prepared conversation with every engine and seed.
+
+The orchestration half of :mod:`crux_lab.analysis.polis_eval` (which prepares a conversation
+and scores a debate, purely): runs or resumes each debate (:mod:`crux_lab.eval.runs`), scores
+it, then ingests the run folders and records the scores in the database.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from crux_lab.analysis.polis_eval import (
+    PolisEvalRun,
+    PolisScore,
+    PolisSetup,
+    camp_frame,
+    crux_frame,
+    divisive_frame,
+    prepare,
+    score_debate,
+    summarize,
+)
+from crux_lab.analysis.recovery import _repo_path
+from crux_lab.analysis.scenarios import use_library
+from crux_lab.backends import OFFLINE
+from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
+from crux_lab.models.config import DebateConfig
+from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
+
+__all__ = ["conversation_view", "run_polis_eval"]
+
+
+def run_polis_eval(
+    setup: PolisSetup,
+    engines: Sequence[str],
+    workdir: str | Path,
+    *,
+    backend: str = OFFLINE,
+    seeds: Sequence[int] = (0,),
+    max_turns: int = 30,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    structured: str | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    cassettes: str | Path | None = None,
+    db: str | Path | None = None,
+    store: bool = True,
+    encoder: Any = None,
+    on_result: Callable[[PolisScore], None] | None = None,
+) -> PolisEvalRun:
+    """Debate one prepared conversation (:func:`prepare`) with every engine and seed, score each
+    debate, and (``store``) ingest the run folders and record the scores in the database.
+
+    ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
+    per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
+    with ``backend="replay"``. A debate that does not finish (the server went down, Ctrl-C)
+    ends the loop: ``stopped`` says why; what finished before it is kept and stored.
+    """
+    started = time.perf_counter()
+    out = PolisEvalRun(setup)
+    runs_dir = Path(workdir) / "runs"
+    lib = setup.library
+    with use_library(lib.root):
+        try:
+            for seed in seeds:
+                for engine in engines:
+                    config = DebateConfig(
+                        topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
+                        max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
+                        models=dict(models or {}), base_url=base_url, structured=structured,
+                    )
+                    label = f"{engine}/s{seed}"
+                    try:
+                        done = run_or_resume(config, runs_dir, label=f"{setup.truth.conversation}/{label}",
+                                             sweep_id="eval-polis",
+                                             cassette=cassette_path(cassettes, setup.truth.conversation, engine, f"s{seed}"))
+                    except DebateStopped:
+                        raise
+                    except Exception as exc:  # one engine's failure must not cost the others' runs
+                        out.failures[label] = f"{type(exc).__name__}: {exc}"
+                        continue
+                    score = score_debate(done.result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
+                    score.resumed = done.resumed
+                    out.results.append(done.result)
+                    out.scores.append(score)
+                    out.run_dirs.append(done.run_dir)
+                    if on_result is not None:
+                        on_result(score)
+        except DebateStopped as stop:
+            out.stopped = stop
+    if store and out.results:
+        out.db_path = _store(out, db)
+    out.wall_s = round(time.perf_counter() - started, 3)
+    return out
+
+
+def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
+    path = resolve_db_path(db)
+    con = connect(path)
+    try:
+        ingest(out.run_dirs, con)
+        for s in out.scores:
+            detail = {key: v for key, v in asdict(s).items() if key not in ("precision", "recall_at_k", "camp_ari")}
+            detail["thresholds"] = out.setup.truth.thresholds()
+            detail["top_divisive"] = list(out.setup.truth.top_divisive)
+            record_metrics(con, s.run_id, s.metrics(), {"polis_crux_precision": detail})
+    finally:
+        con.close()
+    return path
+
+
+def conversation_view(
+    folder: str | Path | None,
+    engines: Sequence[str],
+    *,
+    backend: str = OFFLINE,
+    seed: int = 0,
+    max_turns: int = 30,
+    workdir: str | Path | None = None,
+) -> dict[str, Any]:
+    """Notebook 07's Polis view of one conversation: run the engines (not stored; finished
+    debates in ``workdir`` are reused) and return DataFrames ``divisive``, ``cruxes``,
+    ``camps``, ``summary``, and ``notes`` (skipped groups, failures, or why nothing ran)."""
+    import pandas as pd  # loaded on use: the CLI imports this module at start
+
+    empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
+    path = _repo_path(folder)
+    if path is None or not path.is_dir():
+        return {**empty, "notes": [f"no Polis conversation at {str(folder)!r}"]}
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="crux-polis-"))
+    setup = prepare(path, work / "library" / path.name)
+    run = run_polis_eval(setup, engines, work, backend=backend, seeds=(seed,), max_turns=max_turns, store=False)
+    notes = list(setup.skipped) + [f"failed {k}: {v}" for k, v in run.failures.items()]
+    summary = pd.DataFrame(summarize(run.scores))
+    return {"divisive": divisive_frame(setup.truth), "cruxes": crux_frame(run), "camps": camp_frame(run),
+            "summary": summary, "notes": notes, "topic": setup.library.topic}
