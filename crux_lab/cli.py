@@ -18,7 +18,6 @@ import os
 import signal
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,19 +26,20 @@ from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.backends import choices_help
-from crux_lab.console import check_runs_dir, err_console, fail, note, out_console
+from crux_lab.console import (
+    backend_choice,
+    check_runs_dir,
+    err_console,
+    fail,
+    llm_settings,
+    note,
+    out_console,
+)
 from crux_lab.engines import EngineConfigError, available
 from crux_lab.engines import get as get_engine
 from crux_lab.llm import (
-    API_KEY_ENV,
-    BACKENDS,
-    BackendUnavailable,
     LLMError,
-    UnknownBackend,
     describe_backend_choice,
-    resolve_backend_name,
-    resolve_openai_models,
-    tier_models,
 )
 from crux_lab.llm.ledger import is_billed
 from crux_lab.models.config import MAX_TURNS, DebateConfig
@@ -62,7 +62,9 @@ from crux_lab.store import (
 )
 from crux_lab.store.runfiles import RunFolderError
 from crux_lab.store.tables import crux_lab_version
-from crux_lab.tiers import STRUCTURED_HELP, STRUCTURED_MODES, allocation_help
+from crux_lab.tiers import STRUCTURED_HELP, allocation_help
+
+_backend_choice = backend_choice  # the name the CLI modules used
 
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
@@ -223,99 +225,11 @@ def _tier_help() -> str:
 _TIER_HELP = _tier_help()
 
 
-@dataclass(frozen=True)
-class LLMSettings:
-    """What a live backend will use: the model per tier, the server URL and the openai
-    backend's structured-output mode (None: its default, auto)."""
-
-    models: dict[str, str]
-    base_url: str | None
-    structured: str | None = None
-
-
 def _llm_settings(
     resolved: str, base_url: str | None, model_strong: str | None, model_fast: str | None, config_file: Path | None
 ) -> tuple[dict[str, str], str | None]:
     settings = llm_settings(resolved, base_url, model_strong, model_fast, config_file)
     return settings.models, settings.base_url
-
-
-def llm_settings(
-    resolved: str,
-    base_url: str | None,
-    model_strong: str | None,
-    model_fast: str | None,
-    config_file: Path | None,
-    structured: str | None = None,
-) -> LLMSettings:
-    """The models per tier, the server URL and the structured-output mode a live backend will
-    use, or a clear failure.
-
-    For openai the server is asked once (it must answer before anything is spent or written),
-    and a missing model is filled with the one model it lists.
-    """
-    settings: dict[str, Any] = {}
-    if config_file is not None:
-        import yaml
-
-        try:
-            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            fail(f"--llm-config {config_file} cannot be read: {str(exc).splitlines()[0]}")
-        known = {"base_url", "model_strong", "model_fast", "structured"}
-        if not isinstance(loaded, dict) or set(loaded) - known:
-            fail(f"--llm-config {config_file} must be a mapping with keys {', '.join(sorted(known))}.")
-        settings = dict(loaded)
-    url = base_url or settings.get("base_url")
-    mode = structured or settings.get("structured")
-    if mode is not None and mode not in STRUCTURED_MODES:
-        where = "--structured" if structured else f"--llm-config {config_file}: structured"
-        fail(f"{where} is {mode!r}; use one of {', '.join(STRUCTURED_MODES)}.")
-    chosen = {
-        tier: str(value)
-        for tier, value in (("strong", model_strong or settings.get("model_strong")), ("fast", model_fast or settings.get("model_fast")))
-        if value
-    }
-    if resolved not in ("anthropic", "openai"):
-        if url or chosen or mode:
-            fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
-        return LLMSettings({}, None)
-
-    if resolved == "anthropic":
-        if url:
-            fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
-        if mode:
-            fail("--structured applies to the openai backend; the anthropic backend uses its native structured outputs.")
-        return LLMSettings({t.value: m for t, m in tier_models("anthropic", chosen).items()}, None)
-    from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
-
-    url = resolve_base_url(url)
-    try:
-        check_settings(url)  # an http(s) URL, and a key unless the server is local
-        served_models(url)  # the server answers (one line naming the URL if not)
-        models = resolve_openai_models(chosen, url)
-    except BackendUnavailable as exc:
-        fail(str(exc))
-    return LLMSettings({t.value: m for t, m in models.items()}, url, mode)
-
-
-def _backend_choice(name: str, cassette: Path | None) -> str:
-    """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
-    try:
-        resolved = resolve_backend_name(name)
-    except UnknownBackend:
-        fail(f"unknown backend {name!r}. Valid backends: {', '.join(BACKENDS)}.")
-    has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
-    if resolved == "anthropic" and not has_key:
-        fail(
-            f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "
-            f"(never pass it on the command line), or use --backend simulated."
-        )
-    if resolved == "replay" and cassette is None:
-        fail("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
-    if resolved == "replay" and cassette is not None and not cassette.is_file():
-        fail(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
-    return resolved
 
 
 def _check_out(out: Path | None) -> None:
@@ -519,7 +433,7 @@ def debate(
     note(f"engine: {escape(engine)}  personas: {escape(', '.join(persona_ids))}  run: {config.run_id()}")
     result, interrupted = _drive(run, max_turns, progress)
 
-    from crux_lab.eval.runs import save_runs
+    from crux_lab.runs import save_runs
 
     try:
         saved = save_runs([result], runs_folder, db=db_path, ingest=do_ingest)

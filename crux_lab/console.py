@@ -8,15 +8,26 @@ mounts it).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from crux_lab.llm import (
+    API_KEY_ENV,
+    BACKENDS,
+    BackendUnavailable,
+    UnknownBackend,
+    resolve_backend_name,
+    resolve_openai_models,
+    tier_models,
+)
 from crux_lab.scrub import scrub
 from crux_lab.store import default_runs_dir
+from crux_lab.tiers import STRUCTURED_MODES
 
 __all__ = ["check_runs_dir", "err_console", "fail", "note", "out_console"]
 
@@ -46,3 +57,91 @@ def check_runs_dir(runs_dir: Path | None) -> Path:
     if not os.access(folder, os.W_OK):
         fail(f"the runs folder {folder} is not writable; pass a writable --runs-dir or set CRUX_LAB_RUNS.")
     return folder
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """What a live backend will use: the model per tier, the server URL and the openai
+    backend's structured-output mode (None: its default, auto)."""
+
+    models: dict[str, str]
+    base_url: str | None
+    structured: str | None = None
+
+
+def llm_settings(
+    resolved: str,
+    base_url: str | None,
+    model_strong: str | None,
+    model_fast: str | None,
+    config_file: Path | None,
+    structured: str | None = None,
+) -> LLMSettings:
+    """The models per tier, the server URL and the structured-output mode a live backend will
+    use, or a clear failure.
+
+    For openai the server is asked once (it must answer before anything is spent or written),
+    and a missing model is filled with the one model it lists.
+    """
+    settings: dict[str, Any] = {}
+    if config_file is not None:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            fail(f"--llm-config {config_file} cannot be read: {str(exc).splitlines()[0]}")
+        known = {"base_url", "model_strong", "model_fast", "structured"}
+        if not isinstance(loaded, dict) or set(loaded) - known:
+            fail(f"--llm-config {config_file} must be a mapping with keys {', '.join(sorted(known))}.")
+        settings = dict(loaded)
+    url = base_url or settings.get("base_url")
+    mode = structured or settings.get("structured")
+    if mode is not None and mode not in STRUCTURED_MODES:
+        where = "--structured" if structured else f"--llm-config {config_file}: structured"
+        fail(f"{where} is {mode!r}; use one of {', '.join(STRUCTURED_MODES)}.")
+    chosen = {
+        tier: str(value)
+        for tier, value in (("strong", model_strong or settings.get("model_strong")), ("fast", model_fast or settings.get("model_fast")))
+        if value
+    }
+    if resolved not in ("anthropic", "openai"):
+        if url or chosen or mode:
+            fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
+        return LLMSettings({}, None)
+
+    if resolved == "anthropic":
+        if url:
+            fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
+        if mode:
+            fail("--structured applies to the openai backend; the anthropic backend uses its native structured outputs.")
+        return LLMSettings({t.value: m for t, m in tier_models("anthropic", chosen).items()}, None)
+    from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
+
+    url = resolve_base_url(url)
+    try:
+        check_settings(url)  # an http(s) URL, and a key unless the server is local
+        served_models(url)  # the server answers (one line naming the URL if not)
+        models = resolve_openai_models(chosen, url)
+    except BackendUnavailable as exc:
+        fail(str(exc))
+    return LLMSettings({t.value: m for t, m in models.items()}, url, mode)
+
+
+def backend_choice(name: str, cassette: Path | None) -> str:
+    """The resolved backend name, or a clear failure (unknown name, no key, no cassette)."""
+    try:
+        resolved = resolve_backend_name(name)
+    except UnknownBackend:
+        fail(f"unknown backend {name!r}. Valid backends: {', '.join(BACKENDS)}.")
+    has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
+    if resolved == "anthropic" and not has_key:
+        fail(
+            f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "
+            f"(never pass it on the command line), or use --backend simulated."
+        )
+    if resolved == "replay" and cassette is None:
+        fail("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
+    if resolved == "replay" and cassette is not None and not cassette.is_file():
+        fail(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
+    return resolved

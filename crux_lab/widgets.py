@@ -29,7 +29,6 @@ import ipywidgets as w
 from crux_lab.engines import available
 from crux_lab.engines.crux_room.events import CruxRoomSpawning, RoundStart
 from crux_lab.engines.dialogue_v2.events import PhaseStart
-from crux_lab.eval.runs import save_runs
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import CruxCard, DCGState, DialogueTurn
 from crux_lab.models.events import (
@@ -52,6 +51,7 @@ from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import load_decks
 from crux_lab.report import ReportError, reports_dir, run_report
 from crux_lab.runner import DebateRun
+from crux_lab.runs import save_runs
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
 from crux_lab.viz.transcript import (

@@ -286,7 +286,7 @@ class PolisEvalRun:
     run_dirs: list[Path] = field(default_factory=list)
     db_path: Path | None = None
     wall_s: float = 0.0
-    stopped: Any = None  # a crux_lab.eval.runs.DebateStopped when a debate did not finish
+    stopped: Any = None  # a crux_lab.runs.DebateStopped when a debate did not finish
 
 
 def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:

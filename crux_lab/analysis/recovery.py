@@ -48,9 +48,9 @@ from crux_lab.analysis.scenarios import Scenario, generate_scenarios, use_librar
 from crux_lab.analysis.stats import bootstrap_interval, nanmean
 from crux_lab.backends import OFFLINE
 from crux_lab.embed import get_embedder
-from crux_lab.eval.runs import run_sync, save_runs
 from crux_lab.models.result import DebateResult
 from crux_lab.runner import run_debate
+from crux_lab.runs import run_sync, save_runs
 from crux_lab.store import StoreError, connect, ingest, record_metrics, resolve_db_path
 
 __all__ = [

@@ -127,7 +127,8 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     """The backend an evaluation debates on (a :class:`crux_lab.eval.recovery.LLMChoice`), or a
     one-line failure: unknown backend, no key, replay without cassettes, a server that does not
     answer (asked once, before anything is written)."""
-    from crux_lab.cli import _backend_choice, llm_settings
+    from crux_lab.console import backend_choice as _backend_choice
+    from crux_lab.console import llm_settings
 
     if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "

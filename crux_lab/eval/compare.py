@@ -198,7 +198,7 @@ def run_comparison(
 
 
 def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
-    from crux_lab.eval.runs import save_runs
+    from crux_lab.runs import save_runs
 
     out.db_path = resolve_db_path(db_path)
     saved = save_runs(out.results, runs_dir, db=out.db_path)  # one writer, one transaction for all engines
@@ -282,7 +282,7 @@ def compare_command(
         fail("no personas given: pass --personas a,b,c (see `crux-lab personas list`).")
     try:
         resolved = resolve_backend_name(backend)
-        from crux_lab.cli import llm_settings
+        from crux_lab.console import llm_settings
 
         llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
         names = parse_engine_list(engines)

@@ -1,7 +1,7 @@
 """Run the Polis evaluation: debate one prepared conversation with every engine and seed.
 
 The orchestration half of :mod:`crux_lab.analysis.polis_eval` (which prepares a conversation
-and scores a debate, purely): runs or resumes each debate (:mod:`crux_lab.eval.runs`), scores
+and scores a debate, purely): runs or resumes each debate (:mod:`crux_lab.runs`), scores
 it, then ingests the run folders and records the scores in the database.
 """
 
@@ -28,8 +28,8 @@ from crux_lab.analysis.polis_eval import (
 from crux_lab.analysis.recovery import _repo_path
 from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
-from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
 from crux_lab.models.config import DebateConfig
+from crux_lab.runs import DebateStopped, cassette_path, run_or_resume
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 
 __all__ = ["conversation_view", "run_polis_eval"]

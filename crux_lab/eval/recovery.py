@@ -21,9 +21,9 @@ from typing import Any
 
 from crux_lab.analysis.recovery import Encoder, RecoveryScore, score_recovery
 from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
-from crux_lab.eval.runs import DebateStopped, cassette_path, run_or_resume
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
+from crux_lab.runs import DebateStopped, cassette_path, run_or_resume
 
 __all__ = ["LLMChoice", "RecoveryEval", "recovery_config", "run_recovery_eval"]
 

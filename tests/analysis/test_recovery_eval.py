@@ -147,7 +147,7 @@ def test_a_server_that_goes_down_stops_the_eval_and_the_rerun_resumes(tmp_path: 
 
 
 def test_ctrl_c_keeps_finished_debates_and_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import crux_lab.eval.runs as runner  # the evaluation's own reference to run_debate
+    import crux_lab.runs as runner  # the evaluation's own reference to run_debate
 
     real = runner.run_debate
     calls = {"n": 0}
@@ -172,7 +172,7 @@ def test_ctrl_c_keeps_finished_debates_and_exits_130(tmp_path: Path, monkeypatch
 def test_a_debate_a_guard_ended_early_is_scored_kept_and_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A model too weak to play ends its debate early with a named reason: the evaluation goes
     on to the next debate, scores what the ended one found, and a rerun reuses it."""
-    import crux_lab.eval.runs as runner  # the evaluation's own reference to run_debate
+    import crux_lab.runs as runner  # the evaluation's own reference to run_debate
 
     real = runner.run_debate
     calls = {"n": 0}
