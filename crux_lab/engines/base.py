@@ -83,7 +83,7 @@ class EngineContext:
             temperature=alloc.temperature,
             max_tokens=alloc.max_tokens,
             output_schema=output_schema,
-            hints=hints or Hints(topic=self.config.topic, persona_ids=self.persona_ids),
+            hints=hints or Hints(topic=self.config.topic),
             cache_system=cache_system,
             validation_context=validation,
         )

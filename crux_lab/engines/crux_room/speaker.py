@@ -25,6 +25,7 @@ from crux_lab.engines.crux_room.antisyc import (
     looks_sycophantic,
     names_reason,
 )
+from crux_lab.engines.crux_room.context import History
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, my_turn, said_of, turn_outcome
@@ -136,7 +137,6 @@ class Speakers:
 
     def hints(self, **kw: Any) -> Hints:
         kw.setdefault("topic", self.ctx.config.topic)
-        kw.setdefault("persona_ids", self.ctx.persona_ids)
         return Hints(**kw)
 
     async def structured(
@@ -225,14 +225,18 @@ class Speakers:
         query = focus or aspect or self.ctx.config.topic
         user = self.user_message(persona_id, instruction, context, focus=query, claims=shown, opponent_id=opponent_id)
         self.context_tokens.append(count_tokens(user))
+        # the turns as the prompt shows them: an anonymized history names others "Speaker A"...
+        history = History(self.names, viewer=persona_id, anonymize=self.antisyc.anonymize_history)
+        turns = [
+            t if t.speaker_id == persona_id else t.model_copy(update={"speaker_id": history.label(t.speaker_id)})
+            for t in turn_hints(shown_turns(seen, user))
+        ]
         hints = self.hints(
             speaker_id=persona_id,
-            persona_ids=list(persona_ids or self.ctx.persona_ids),
-            aspect=aspect,
+            aspect=aspect if aspect and aspect in user else None,
             phase=hint_phase or phase,
-            turns=turn_hints(shown_turns(seen, user)),  # what the prompt shows of each turn
+            turns=turns,
             focus=focus,
-            opponent_id=opponent_id,
             extra={"shown": shown},
         )
         guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(self.turns, self.names))

@@ -181,7 +181,6 @@ class DialogueRun:
         )
         hints = Hints(
             speaker_id=persona_id,
-            persona_ids=self.ids,
             topic=self.ctx.config.topic,
             phase=PHASE_NAMES[phase],
             turns=turn_hints(shown_turns(history, user)),  # what the prompt shows of each turn

@@ -29,6 +29,7 @@ from crux_lab.llm.simulated.core import (
     fired_trigger,
     handler,
     lower_first,
+    paraphrase,
     read_stance,
     split_sentences,
     words,
@@ -86,26 +87,13 @@ def stance_sentence(prop: Proposition, stance: str) -> str:
 
 
 def own_words(ctx: SimContext, prop: Proposition, form: str) -> str:
-    """The proposition in the extractor's own words: a paraphrase that differs from the
-    deck's wording (a reader restates, it does not copy) and, when one of a few attempts
-    allows, that still reads as the same belief (a writer who wants to be understood)."""
-    planted = {prop.text.strip().rstrip(".?").lower(), prop.question.strip().rstrip(".?").lower()}
-    fallback = None
-    for _ in range(6):
-        text = ctx.paraphrase(prop, form)
-        if form != "question":  # a claim is a plain sentence, without a framing phrase
-            bare = _bare(text)
-            text = bare[:1].upper() + bare[1:] + "."
-        if text.strip().rstrip(".?").lower() in planted:
-            continue
-        read = ctx.recognize(text)
-        if read is not None and read.id == prop.id:
-            return text
-        fallback = fallback or text
-    if fallback is not None:
-        return fallback
-    body = _lower_first_word(prop.text.strip().rstrip("."))
-    return f"Is it true that {body}?" if form == "question" else f"It holds that {body}."
+    """What the extractor writes for the proposition: the sentence of the request's turns that
+    states it (:meth:`SimContext.paraphrase`); a claim without its framing phrase."""
+    text = ctx.paraphrase(prop, form)
+    if form != "question" and text:
+        bare = _bare(text)
+        text = bare[:1].upper() + bare[1:] + "."
+    return text
 
 
 def _lower_first_word(text: str) -> str:
@@ -171,7 +159,10 @@ def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     ranked = [p for p in ctx.rank_propositions(topic) if not restates_in_words(p.text, topic)]
     relevant = [p for p in ranked if ctx.relevance(p, topic) > 0]
     chosen = (relevant or ranked)[: max(2, high)][:high]
-    return {"claims": [own_words(ctx, p, "claim") for p in chosen] or [topic]}
+    # A planner with no turns to read: it names sub-claims from what it knows of the subject
+    # (the deck, reworded), as a model names them from what it knows.
+    planned = [_bare(paraphrase(p.text, "claim", ctx.rng)) for p in chosen]
+    return {"claims": [c[:1].upper() + c[1:] + "." for c in planned] or [topic]}
 
 
 @handler("initial_stance")

@@ -136,15 +136,8 @@ def said_in(turns: list[ReadTurn], pattern: re.Pattern[str]) -> list[str]:
 
 
 def own_claim(ctx: SimContext, prop: Proposition, stance: StanceValue | None) -> str:
-    """The belief, stated with ``stance``, in the extractor's own words."""
-    body = ctx.paraphrase(prop, "claim").rstrip(".")
-    for lead in _LEADS:
-        body = body.removeprefix(lead)
-    if stance == "con":
-        return f"It is not the case that {lower_first(body)}."
-    if stance == "uncertain":
-        return f"It is uncertain whether {lower_first(body)}."
-    return body[:1].upper() + body[1:] + "."
+    """The belief as a turn stated it, with ``stance`` where a turn did (a sentence of the turns)."""
+    return ctx.paraphrase(prop, "claim", stance)
 
 
 def concession_kind(

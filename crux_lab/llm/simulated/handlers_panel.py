@@ -28,6 +28,7 @@ from crux_lab.llm.simulated.core import (
     fired_trigger,
     handler,
     lower_first,
+    paraphrase,
     read_stance,
     split_sentences,
     words,
@@ -105,7 +106,7 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         groups.setdefault(p.aspect or p.question, []).append(p)
     aspects = []
     for i, (label, members) in enumerate(list(groups.items())[:n], start=1):
-        aspects.append({"id": f"a{i}", "label": label, "description": ctx.paraphrase(members[0], "question")})
+        aspects.append({"id": f"a{i}", "label": label, "description": paraphrase(members[0].text, "question", ctx.rng)})  # a planner: no turns to read
     if not aspects:
         aspects = [{"id": "a1", "label": ctx.hints.topic, "description": "The topic as a whole."}]
     return {"aspects": aspects}
@@ -282,7 +283,7 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A crux card from reading the conversation: the premise the two took opposite sides on
     (never the topic itself when another premise was stated), each side's position, reasons and
     falsifier as they said them, and grounding chosen from the chunks the prompt lists."""
-    room = list(ctx.hints.persona_ids)
+    room = list(ctx.cast())
     topic = ctx.recognize(ctx.hints.topic)
     avoid = {topic.id} if topic is not None else set()
     premise = _premise(ctx, room, avoid)

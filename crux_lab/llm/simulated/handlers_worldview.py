@@ -280,7 +280,7 @@ def simulated_set_score(ctx: SimContext, cards: list[dict[str, Any]]) -> tuple[f
     concreteness; -0.25 per card that names no planted claim."""
     from crux_lab.analysis.quality import falsifier_score
 
-    ids = list(ctx.hints.persona_ids)
+    ids = list(ctx.cast())
     topic_prop = ctx.recognize(ctx.hints.topic) if ctx.hints.topic else None
     seen: set[str] = set()
     tally = {"contested": 0, "restated": 0, "typed": 0, "unplanted": 0}
