@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     _NAMES,
     OPPOSITE,
@@ -150,7 +151,7 @@ def falsifier_for(truth: PropositionStance) -> str:
 # ---------------------------------------------------------------------------
 
 
-@handler("decompose_claims")
+@handler(Purpose.decompose_claims)
 def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 testable claims, chosen by reading the topic: the beliefs the topic's words point
     to, most relevant first, each said in the decomposer's own words."""
@@ -165,7 +166,7 @@ def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"claims": [c[:1].upper() + c[1:] + "." for c in planned] or [topic]}
 
 
-@handler("initial_stance")
+@handler(Purpose.initial_stance)
 def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """The persona's stance on every listed claim, read for the belief it states."""
     me = ctx.persona()
@@ -176,7 +177,7 @@ def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"stances": out or [{"claim_id": "c1", "stance": "uncertain", "confidence": 0.5, "reasoning": ""}]}
 
 
-@handler("blackboard_turn")
+@handler(Purpose.blackboard_turn)
 def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A blackboard post: the shared speech model on the round's claim, plus stance updates
     on the other listed claims and the speaker's flip condition for the claim."""
@@ -213,7 +214,7 @@ def _claim_of_turn(ctx: SimContext, addresses: list[str], proposition_ids: list[
     return None
 
 
-@handler("urgency")
+@handler(Purpose.urgency)
 def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """How urgently the speaker wants the floor, and to do what, from the latest posts and the
     speaker's own stances as the prompt lists them (a flip condition met in a post: concede)."""
@@ -259,7 +260,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"urgency": round(score, 3), "intent": best[1], "claim_id": best[2], "target_persona_id": best[3]}
 
 
-@handler("blackboard_summary")
+@handler(Purpose.blackboard_summary)
 def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Who holds what on each claim (latest post per agent, as read), crux candidates in the
     summariser's own words, flip conditions the posts stated."""
@@ -335,7 +336,7 @@ def cited_evidence(ctx: SimContext) -> list[dict[str, str]]:
     return out
 
 
-@handler("final_output")
+@handler(Purpose.final_output)
 def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Cruxes under the claims with opposite final stances (as the prompt lists them), hardest
     first: the belief each such claim turns on, as a question in the writer's own words, typed
@@ -408,7 +409,7 @@ def argument_stance(arg: dict[str, Any]) -> str | None:
     return str(stance) if stance in ("pro", "con", "uncertain") else read_stance(str(arg.get("claim", "")))
 
 
-@handler("initial_arguments")
+@handler(Purpose.initial_arguments)
 def initial_arguments(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 structured arguments: on the listed claims the persona holds a definite view on,
     firmest first, topped up with its firmest other beliefs (about no listed claim)."""
@@ -473,7 +474,7 @@ def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], compon
     return stance_sentence(prop, stance)
 
 
-@handler("generate_attacks")
+@handler(Purpose.generate_attacks)
 def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """0-4 attacks on opposing arguments (never one's own): arguments whose claim, as read,
     states a belief the speaker now holds the opposite of; IN-labelled first (the strategic
@@ -552,7 +553,7 @@ def _quotes(counter: str, component: str) -> bool:
     return bool(target) and len(words(counter) & target) >= max(1, len(target) // 2)
 
 
-@handler("validate_attacks")
+@handler(Purpose.validate_attacks)
 def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Batch validation, by reading: the target exists, is not the attacker's own, the
     component index is in range, the type fits the component, and the counter-argument

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     ReadTurn,
@@ -523,14 +524,14 @@ def discover_dcg(ctx: SimContext) -> dict[str, Any]:
     return {"reason_attacks": out}
 
 
-@handler("crystallize")
+@handler(Purpose.crystallize)
 def crystallize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "new_disputes" in schema_fields(request):
         return crystallize_dcg(ctx)
     return crystallize_graph(ctx)
 
 
-@handler("discovery")
+@handler(Purpose.discovery)
 def discovery(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "reason_attacks" in schema_fields(request):
         return discover_dcg(ctx)

@@ -22,6 +22,7 @@ from itertools import combinations
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     ReadTurn,
     SimContext,
@@ -95,7 +96,7 @@ def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Pro
     return out
 
 
-@handler("decompose")
+@handler(Purpose.decompose)
 def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Aspects of the topic: the areas of the debate most relevant to it, each with one
     sub-question in the extractor's own words."""
@@ -112,7 +113,7 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"aspects": aspects}
 
 
-@handler("detect_disagreement")
+@handler(Purpose.detect_disagreement)
 def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Boolean decomposition from reading the statements: two speakers whose texts take
     opposite sides on one claim are a direct, specific opposition on that claim (named in the
@@ -151,7 +152,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"disagreements": items}
 
 
-@handler("exit_check")
+@handler(Purpose.exit_check)
 def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Exit check and convergence check, answered from the room's turns as read."""
     turns = ctx.turns
@@ -278,7 +279,7 @@ def _diagnosis(ctx: SimContext, room: list[str], premise: Proposition, reasons: 
     return f"Both circle the premise that {claim}, but they never state opposite sides of it plainly."
 
 
-@handler("card")
+@handler(Purpose.card)
 def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A crux card from reading the conversation: the premise the two took opposite sides on
     (never the topic itself when another premise was stated), each side's position, reasons and
@@ -348,7 +349,7 @@ def _reword(ctx: SimContext, prop: Proposition) -> str:
     return clause
 
 
-@handler("summarize")
+@handler(Purpose.summarize)
 def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """One or two sentences from reading the round: who argued what, and where they clashed."""
     sides: dict[str, dict[str, list[str]]] = {}
@@ -375,7 +376,7 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"summary": text[:1].upper() + text[1:]}
 
 
-@handler("anti_sycophancy_check")
+@handler(Purpose.anti_sycophancy_check)
 def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Judge the last turn as read: does it capitulate, and if so, does it name a specific claim
     or does the previous turn meet one of the speaker's flip conditions (which the prompt lists)?"""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     ReadTurn,
@@ -369,15 +370,15 @@ def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int
 
 
 @handler(
-    "opening",
-    "take",
-    "closing",
-    "rebuttal",
-    "crux_turn",
-    "dialogue_turn",
-    "channel_message",
-    "agent_turn",
-    "resolution",
+    Purpose.opening,
+    Purpose.take,
+    Purpose.closing,
+    Purpose.rebuttal,
+    Purpose.crux_turn,
+    Purpose.dialogue_turn,
+    Purpose.channel_message,
+    Purpose.agent_turn,
+    Purpose.resolution,
 )
 def speech(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     reply = speak(ctx, request)
