@@ -5,10 +5,12 @@ Engines never know which backend is behind them (DESIGN.md). Real backends ignor
 
 **One channel.** An engine learns only from the reply its own prompt asked for: the fields of
 its output schema, or the text. ``hints`` restate, in structured form, only what the prompt
-text already shows: the topic, who speaks, earlier turns' text and the fields the engine
-itself parsed from earlier replies (move, stance, the ids of the engine's own claims a turn
-addresses). No ground truth (a deck's proposition ids, a persona's planted stances) ever
-travels in a hint, and no backend returns anything beside its reply.
+text already shows: the topic, who speaks, earlier turns as the prompt names and words them,
+and the fields the engine itself parsed from earlier replies (move, stance, the ids of the
+engine's own claims a turn addresses). :func:`check_hints` holds every text value of a hint to
+the request's messages; the simulated backend runs it on every request. No ground truth (a
+deck's proposition ids, a persona's planted stances) ever travels in a hint, and no backend
+returns anything beside its reply.
 """
 
 from __future__ import annotations
