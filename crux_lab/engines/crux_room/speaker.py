@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.engines.base import EngineContext, make_turn, shown_turns, turn_hints
+from crux_lab.engines.base import EngineContext, as_named, make_turn, shown_turns, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import (
     AntiSycophancyParams,
@@ -25,7 +25,6 @@ from crux_lab.engines.crux_room.antisyc import (
     looks_sycophantic,
     names_reason,
 )
-from crux_lab.engines.crux_room.context import History
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, my_turn, said_of, turn_outcome
@@ -226,11 +225,7 @@ class Speakers:
         user = self.user_message(persona_id, instruction, context, focus=query, claims=shown, opponent_id=opponent_id)
         self.context_tokens.append(count_tokens(user))
         # the turns as the prompt shows them: an anonymized history names others "Speaker A"...
-        history = History(self.names, viewer=persona_id, anonymize=self.antisyc.anonymize_history)
-        turns = [
-            t if t.speaker_id == persona_id else t.model_copy(update={"speaker_id": history.label(t.speaker_id)})
-            for t in turn_hints(shown_turns(seen, user))
-        ]
+        turns = as_named(turn_hints(shown_turns(seen, user)), user, persona_id, self.names)
         hints = self.hints(
             speaker_id=persona_id,
             aspect=aspect if aspect and aspect in user else None,
