@@ -26,7 +26,8 @@ from rich.table import Table
 
 from crux_lab.engines import available
 from crux_lab.eval.compare import comparison_table, run_comparison
-from crux_lab.models import DebateConfig, DebateResult, SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.models import DebateConfig, DebateResult
 from crux_lab.personas.loader import get_deck, load_decks, load_personas
 from crux_lab.runner import run_debate
 

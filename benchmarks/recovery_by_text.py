@@ -22,7 +22,7 @@ from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.recovery import run_recovery, summarize
 from crux_lab.analysis.scenarios import generate_scenarios
 from crux_lab.eval.compare import ALL_ENGINES
-from crux_lab.models import SimulatorKnobs
+from crux_lab.llm.simulated.options import SimulatorKnobs
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = {"default": {}, "missed_attack=0.3": {"missed_attack": 0.3}, "misread=0.2": {"misread": 0.2}}

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from crux_lab.embed import get_embedder
-from crux_lab.llm.simulated.core import paraphrase
+from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.loader import load_decks
 
 # Calibrated by benchmarks/restates_topic_threshold.py (fit: crypto + ai-policy decks, 200

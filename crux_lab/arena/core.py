@@ -200,7 +200,6 @@ def judge_request(first: CardSet, second: CardSet, names: Mapping[str, str] | No
         output_schema=JudgeReply,
         hints=Hints(
             topic=first.topic,
-            persona_ids=list(first.persona_ids),
             extra={"first": [c.as_hint() for c in first.cards], "second": [c.as_hint() for c in second.cards]},
         ),
     )

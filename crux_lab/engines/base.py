@@ -7,7 +7,8 @@ An engine is an object with a ``run(ctx)`` async generator that yields typed eve
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Collection, Sequence
+import re
+from collections.abc import AsyncGenerator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar
 
@@ -87,7 +88,7 @@ class EngineContext:
             temperature=alloc.temperature,
             max_tokens=alloc.max_tokens,
             output_schema=output_schema,
-            hints=hints or Hints(topic=self.config.topic, persona_ids=self.persona_ids),
+            hints=hints or Hints(topic=self.config.topic),
             cache_system=cache_system,
             validation_context=validation,
         )
@@ -143,6 +144,27 @@ def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
         )
         for t in turns
     ]
+
+
+def as_named(hints: Sequence[TurnHint], prompt: str, viewer: str, names: Mapping[str, str]) -> list[TurnHint]:
+    """Turn hints with each speaker as ``prompt`` names it: the viewer keeps its id (its own
+    system prompt names it), another speaker keeps its id when the prompt shows its name, else
+    takes the label the prompt puts before its words ("Speaker A"), else none ("").
+
+    >>> h = [TurnHint(speaker_id="bo", text="Gold is money."), TurnHint(speaker_id="al", text="No.")]
+    >>> [t.speaker_id for t in as_named(h, "Speaker A: Gold is money.", "al", {"bo": "Bo Lee"})]
+    ['Speaker A', 'al']
+    """
+    out = []
+    for t in hints:
+        if t.speaker_id == viewer or (names.get(t.speaker_id) or "\0") in prompt:
+            out.append(t)
+            continue
+        at = prompt.find(t.text[:40])
+        line = prompt[prompt.rfind("\n", 0, at) + 1 : at] if at >= 0 else ""
+        label = re.findall(r"Speaker [A-Z]{1,2}\b", line)
+        out.append(t.model_copy(update={"speaker_id": label[-1] if label else ""}))
+    return out
 
 
 SHOWN_MIN_WORDS = 8  # a turn the prompt shortened counts as shown when this many of its first words are

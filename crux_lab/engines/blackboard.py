@@ -351,7 +351,6 @@ async def summarize(ctx: EngineContext, board: Blackboard) -> EngineError | None
         output_schema=BlackboardSummaryReply,
         hints=Hints(
             topic=ctx.config.topic,
-            persona_ids=board.persona_ids,
             turns=turn_hints(shown),
             extra=claims_extra(board.claims),
         ),

@@ -155,7 +155,6 @@ async def board_turn(
         hints=Hints(
             speaker_id=persona_id,
             topic=ctx.config.topic,
-            persona_ids=board.persona_ids,
             phase="round",
             focus=focus.text,
             turns=turn_hints(shown),

@@ -101,7 +101,7 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> t
         CLAIM_DECOMPOSITION.format(low=low, high=high),
         f"Topic: {ctx.config.topic}\nParticipants: {names(ctx)}",
         output_schema=ClaimList,
-        hints=Hints(topic=ctx.config.topic, persona_ids=ctx.persona_ids, extra={"max_claims": high}),
+        hints=Hints(topic=ctx.config.topic, extra={"max_claims": high}),
     )
     response, warning = await ctx.call_or_warn(request)
     parsed = response.parsed if response is not None else None
@@ -205,7 +205,7 @@ def claims_extra(claims: Sequence[Claim]) -> dict[str, Any]:
 
 
 def claim_hints(ctx: EngineContext, claims: Sequence[Claim], speaker: str | None = None) -> Hints:
-    return Hints(speaker_id=speaker, topic=ctx.config.topic, persona_ids=ctx.persona_ids, extra=claims_extra(claims))
+    return Hints(speaker_id=speaker, topic=ctx.config.topic, extra=claims_extra(claims))
 
 
 def grounding_block(ctx: EngineContext, persona_id: str, query: str, opponent_id: str | None = None) -> str:

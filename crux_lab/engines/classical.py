@@ -93,7 +93,6 @@ async def score_urgency(
         hints=Hints(
             speaker_id=persona_id,
             topic=ctx.config.topic,
-            persona_ids=board.persona_ids,
             turns=turn_hints(last),
             extra={
                 **claims_extra(board.claims),

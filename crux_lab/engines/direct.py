@@ -203,7 +203,7 @@ class DirectEngine:
         user = f"Topic: {topic}\n\nThe people (id in brackets):\n\n{people}\n\n" + self.task.format(max_cards=params.max_cards)
         request = ctx.request(
             self.purpose, SYSTEM, user, output_schema=CardsReply,
-            hints=Hints(topic=topic, persona_ids=ids, phase="cards", extra={"contracts": contracts}),
+            hints=Hints(topic=topic, phase="cards", extra={"contracts": contracts}),
         )
         if self.purpose not in ctx.config.allocation:
             request = request.model_copy(update={"tier": _ALLOCATION["tier"], "temperature": _ALLOCATION["temperature"], "max_tokens": _ALLOCATION["max_tokens"]})

@@ -482,8 +482,7 @@ class GraphEngine:
             attack_generation_prompt(state, persona_id, max_attacks, claims, grounding),
             output_schema=AttacksReply,
             hints=Hints(
-                speaker_id=persona_id, topic=ctx.config.topic, persona_ids=ctx.persona_ids,
-                extra={"shown": {c.id: c.text for c in claims},
+                speaker_id=persona_id, topic=ctx.config.topic, extra={"shown": {c.id: c.text for c in claims},
                        "arguments": [_arg_hint(state, a) for a in state.arguments],
                        "already_attacked": already, "max_attacks": max_attacks},
             ),
@@ -522,8 +521,7 @@ class GraphEngine:
             f"Topic: {ctx.config.topic}\n\n" + "\n\n".join(lines),
             output_schema=ValidationReply,
             hints=Hints(
-                topic=ctx.config.topic, persona_ids=ctx.persona_ids,
-                extra={
+                topic=ctx.config.topic, extra={
                     "arguments": [_arg_hint(state, a) for a in shown_args.values()],
                     "attacks": [
                         {"id": a.id, "speaker_id": a.speaker_id, "to_arg_id": a.to_arg_id, "type": a.type.value,

@@ -110,7 +110,6 @@ async def final_output(
         output_schema=DebateOutputReply,
         hints=Hints(
             topic=ctx.config.topic,
-            persona_ids=ctx.persona_ids,
             turns=turn_hints(turns),
             extra={
                 **claims_extra(claims),

@@ -180,7 +180,7 @@ async def persona_positions(ctx: EngineContext, persona_id: str, topic: str, n: 
         persona_system(ctx, persona_id),
         user,
         output_schema=PositionsReply,
-        hints=Hints(topic=topic, persona_ids=ctx.persona_ids, speaker_id=persona_id, phase="worldview"),
+        hints=Hints(topic=topic, speaker_id=persona_id, phase="worldview"),
         cache_system=True,
     )
     response, warning = await ctx.call_or_warn(request)
@@ -204,7 +204,6 @@ async def pair_conflicts(
         output_schema=ConflictsReply,
         hints=Hints(
             topic=topic,
-            persona_ids=[a, b],
             phase="worldview",
             extra={"positions": {a: a_text, b: b_text}},
         ),
@@ -241,7 +240,7 @@ async def group_conflicts(
         CONFLICTS_SYSTEM,
         user,
         output_schema=GroupConflictsReply,
-        hints=Hints(topic=topic, persona_ids=list(ids), phase="worldview", extra={"positions": texts}),
+        hints=Hints(topic=topic, phase="worldview", extra={"positions": texts}),
     )
     response, warning = await ctx.call_or_warn(request)
     if response is None or not isinstance(response.parsed, GroupConflictsReply):

@@ -69,7 +69,7 @@ def reader(
         knobs=SimulatorKnobs(),
         personas=personas,
         propositions=propositions,
-        hints=Hints(persona_ids=list(result.config.persona_ids), turns=turn_hints(result.transcript)),
+        hints=Hints(turns=turn_hints(result.transcript)),
     )
     ctx.turns = [ctx.read_turn(t) for t in ctx.hints.turns]
     return ctx

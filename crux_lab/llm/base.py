@@ -5,16 +5,20 @@ Engines never know which backend is behind them (DESIGN.md). Real backends ignor
 
 **One channel.** An engine learns only from the reply its own prompt asked for: the fields of
 its output schema, or the text. ``hints`` restate, in structured form, only what the prompt
-text already shows: the topic, who speaks, earlier turns' text and the fields the engine
-itself parsed from earlier replies (move, stance, the ids of the engine's own claims a turn
-addresses). No ground truth (a deck's proposition ids, a persona's planted stances) ever
-travels in a hint, and no backend returns anything beside its reply.
+text already shows: the topic, who speaks, earlier turns as the prompt names and words them,
+and the fields the engine itself parsed from earlier replies (move, stance, the ids of the
+engine's own claims a turn addresses). :func:`check_hints` holds every text value of a hint to
+the request's messages; the simulated backend runs it on every request. No ground truth (a
+deck's proposition ids, a persona's planted stances) ever travels in a hint, and no backend
+returns anything beside its reply.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -52,13 +56,11 @@ class Hints(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     speaker_id: str | None = None
-    persona_ids: list[str] = Field(default_factory=list)
     topic: str = ""
     aspect: str | None = None
     phase: str | None = None
     turns: list[TurnHint] = Field(default_factory=list)
     focus: str | None = None
-    opponent_id: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -140,6 +142,90 @@ class LLMRequest(BaseModel):
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+
+
+class HintNotShown(ValueError):
+    """A request's hints hold a value its messages do not show (an engine bug, not bad input)."""
+
+
+def _flat(text: str) -> str:
+    """Lower-cased words of a text, one space apart: punctuation, dashes and underscores read
+    as space, so an id (``michael-saylor``, ``crux_seeking``) is found where the prompt writes it
+    as words, and a value is found only as whole words (``pro`` is not in "prompt").
+
+    >>> _flat("Crux-seeking  phase: Michael_Saylor!")
+    'crux seeking phase michael saylor'
+    """
+    return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
+
+
+# What the check leaves out: labels that name which instruction a request gives (like its
+# ``purpose``: the prompt states the instruction, not the label), and the fields an engine parsed
+# from an earlier reply (a turn's move, stance, named reason, addressed ids, index), which not
+# every prompt prints. Numbers are left out too: a digit is in most prompts by chance.
+UNCHECKED_HINTS = frozenset(
+    {"phase", "extra.steering", "turns[].move", "turns[].stance", "turns[].named_reason", "turns[].addresses[]", "turns[].turn_index"}
+)
+
+
+def _hint_values(prefix: str, value: Any) -> list[tuple[str, str]]:
+    """(field path, text) for every text leaf of a hint; numbers, booleans, None and empty
+    strings are skipped."""
+    if value is None or isinstance(value, (bool, int, float)) or value == "":
+        return []
+    if isinstance(value, BaseModel):
+        value = value.model_dump(exclude_defaults=True)
+    if isinstance(value, dict):
+        return [pair for k, v in value.items() for pair in _hint_values(f"{prefix}.{k}", v)]
+    if isinstance(value, (list, tuple, set)):
+        return [pair for i, v in enumerate(value) for pair in _hint_values(f"{prefix}[{i}]", v)]
+    return [(prefix, str(value))]
+
+
+def unshown_hints(request: LLMRequest, aliases: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The hint values of ``request`` that its messages (system and user text) do not show, as
+    (field path, value). Values are found as whole words, lower-cased, punctuation read as space;
+    ``aliases`` maps an id to the name a prompt shows for it (a persona id to its name).
+
+    >>> r = LLMRequest(purpose="take", system="You are Michael Saylor.", user="Topic: gold?",
+    ...                hints=Hints(speaker_id="saylor", topic="Gold?", focus="Bitcoin is scarce."))
+    >>> unshown_hints(r, {"saylor": "Michael Saylor"})
+    [('focus', 'Bitcoin is scarce.')]
+    >>> unshown_hints(r)
+    [('speaker_id', 'saylor'), ('focus', 'Bitcoin is scarce.')]
+    """
+    shown = f" {_flat(request.system)} {_flat(request.user)} "
+    names = aliases or {}
+    out = []
+    for name in type(request.hints).model_fields:
+        for path, text in _hint_values(name, getattr(request.hints, name)):
+            if re.sub(r"\[\d+\]", "[]", path) in UNCHECKED_HINTS:
+                continue
+            forms = [text] + ([names[text]] if text in names else [])
+            if not any(f" {_flat(f)} " in shown for f in forms):
+                out.append((path, text))
+    return out
+
+
+def check_hints(request: LLMRequest, aliases: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`HintNotShown` when a hint of ``request`` holds what its messages do not
+    show. The simulated backend runs this on every request it answers, so every test and
+    simulated run enforces the one-channel rule for hints.
+
+    >>> check_hints(LLMRequest(purpose="take", system="s", user="u", hints=Hints(focus="Gold is money.")))
+    Traceback (most recent call last):
+    ...
+    crux_lab.llm.base.HintNotShown: request 'take': hint focus = 'Gold is money.' is not in the request's messages; hints may restate only what the prompt shows: show it in the prompt or drop it from the hint
+    """
+    missing = unshown_hints(request, aliases)
+    if missing:
+        path, text = missing[0]
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        value = text if len(text) <= 80 else text[:77] + "..."
+        raise HintNotShown(
+            f"request '{request.purpose}': hint {path} = {value!r} is not in the request's messages{more}; "
+            f"hints may restate only what the prompt shows: show it in the prompt or drop it from the hint"
+        )
 
 
 class LLMResponse(BaseModel):

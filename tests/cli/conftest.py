@@ -60,7 +60,7 @@ class FakeEngine:
         n_turns = min(ctx.config.max_turns, params.rounds * len(ctx.persona_ids))
         for i in range(n_turns):
             speaker = ctx.persona_ids[i % len(ctx.persona_ids)]
-            hints = Hints(speaker_id=speaker, persona_ids=ctx.persona_ids, topic=ctx.config.topic, phase="opening")
+            hints = Hints(speaker_id=speaker, topic=ctx.config.topic, phase="opening")
             response = await ctx.call(ctx.request("opening", f"You are {speaker}.", ctx.config.topic, hints=hints))
             yield DialogueTurnEvent(
                 turn=DialogueTurn(id=f"t{i}", turn_index=i, persona_id=speaker, dialogue=response.text, phase="opening")

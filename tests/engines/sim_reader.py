@@ -20,7 +20,7 @@ class Reader:
         self.propositions = propositions_for(list(persona_ids))
         self.ctx = SimContext(
             rng=random.Random(0), knobs=SimulatorKnobs(), personas=self.personas,
-            propositions=self.propositions, hints=Hints(persona_ids=list(persona_ids)),
+            propositions=self.propositions, hints=Hints(),
         )
 
     def proposition(self, text: str) -> str | None:

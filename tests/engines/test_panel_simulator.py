@@ -19,6 +19,7 @@ from crux_lab.engines.crux_room.schemas import (
 )
 from crux_lab.llm.base import Hints, LLMRequest, TurnHint
 from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.llm.simulated.core import split_sentences
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.personas.loader import load_personas, propositions_for
 from tests.engines.crux_deck import PERSONA_IDS, PROPOSITIONS, TOPIC
@@ -35,8 +36,11 @@ def sim(use_test_deck: Path) -> SimulatedBackend:
 
 def ask(sim: SimulatedBackend, purpose: str, schema: type, user: str = "u", **hints: object) -> object:
     hints.setdefault("topic", TOPIC)
-    hints.setdefault("persona_ids", list(PERSONA_IDS))
-    req = LLMRequest(purpose=purpose, system="s", user=user, output_schema=schema, hints=Hints(**hints))  # type: ignore[arg-type]
+    ids = hints.pop("persona_ids", list(PERSONA_IDS))
+    shown = Hints(**hints)  # type: ignore[arg-type]
+    # the prompt names the personas present and shows what the hints restate (the backend checks it)
+    user = f"{user}\nIn this conversation: {', '.join(ids)}\n{shown.model_dump_json()}"  # type: ignore[arg-type]
+    req = LLMRequest(purpose=purpose, system="s", user=user, output_schema=schema, hints=shown)
     return asyncio.run(sim.generate(req)).parsed
 
 
@@ -64,8 +68,8 @@ def test_detection_reads_opposed_stances_from_the_texts(sim: SimulatedBackend) -
         assert isinstance(r, DetectionReply)
         pos = [d for d in r.disagreements if d.positive]
         assert all(set(d.personas) == {"maximalist", "goldbug"} for d in pos)
-        # the claim is named in the reader's words, not the deck's
-        assert all("supply" in d.claim.lower() and d.claim not in (TEXT["p1"], QUESTION["p1"]) for d in pos)
+        # the claim is a sentence the takes said, not one the reader made up from the deck
+        assert all("supply" in d.claim.lower() and d.claim in {x for t in takes for x in split_sentences(t.text)} for d in pos)
         hits += bool(pos)
     assert 6 <= hits <= 10  # a vote can miss (noise the majority vote absorbs)
     agree = [said("maximalist", "p6", "pro"), said("goldbug", "p6", "pro")]
@@ -136,7 +140,8 @@ def test_exit_and_convergence_checks(sim: SimulatedBackend) -> None:
 def test_summary_and_sycophancy_check(sim: SimulatedBackend) -> None:
     r = ask(sim, "summarize", SummaryReply, turns=[said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")])
     assert "The Maximalist argued" in r.summary and "clash" in r.summary  # type: ignore[attr-defined]
-    assert TEXT["p1"].rstrip(".").lower() not in r.summary.lower()  # type: ignore[attr-defined]
+    said_clause = r.summary.split("over whether ")[1].rstrip(".").lower()  # type: ignore[attr-defined]
+    assert said_clause and any(said_clause in t.text.lower() for t in (said("maximalist", "p1", "pro"), said("goldbug", "p1", "con")))  # from the turns
     cave = said("trader", "p2", "uncertain", "CONCEDE", "I'll grant part of that.")
     named = said("trader", "p2", "uncertain", "CONCEDE", "I'll grant that. You have met my condition: drawdowns shrank.")
     prev = said("maximalist", "p2", "con", extra="Every halving cycle shows lower drawdowns.")

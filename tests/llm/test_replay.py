@@ -46,21 +46,20 @@ def script() -> list[LLMRequest]:
         LLMRequest(
             purpose="opening",
             system=f"You are {pid}.",
-            user="Open on remote work.",
+            user="Open on remote work. Topic: Is remote work better?",
             temperature=0.85,
-            hints=Hints(speaker_id=pid, persona_ids=ids, topic="Is remote work better?"),
+            hints=Hints(speaker_id=pid, topic="Is remote work better?"),
         )
         for pid in ids
     ]
     reply = LLMRequest(
         purpose="dialogue_turn",
         system="You are bo-office.",
-        user="Reply to Ada.",
+        user="Topic: Is remote work better?\nada-remote: Remote work raises productivity.\nReply to Ada.",
         tier=Tier.strong,
         output_schema=Speech,
         hints=Hints(
             speaker_id="bo-office",
-            persona_ids=ids,
             topic="Is remote work better?",
             turns=[TurnHint(speaker_id="ada-remote", text="Remote work raises productivity.", move="CLAIM", stance="pro")],
         ),
@@ -68,9 +67,9 @@ def script() -> list[LLMRequest]:
     vote = LLMRequest(
         purpose="take",
         system="You are ada-remote.",
-        user="Your take on training.",
+        user="Your take on training. Topic: Is remote work better?",
         tier=Tier.fast,
-        hints=Hints(speaker_id="ada-remote", persona_ids=ids, topic="Is remote work better?", aspect="training"),
+        hints=Hints(speaker_id="ada-remote", topic="Is remote work better?", aspect="training"),
     )
     return [*opening, reply, vote, vote]
 
@@ -202,7 +201,7 @@ async def test_cassette_lines_are_self_describing(tmp_path: Path) -> None:
     await record(cassette)
     first = json.loads(cassette.read_text().splitlines()[0])
     assert first["purpose"] == "opening"
-    assert first["request"]["messages"] == [{"role": "user", "content": "Open on remote work."}]
+    assert first["request"]["messages"] == [{"role": "user", "content": "Open on remote work. Topic: Is remote work better?"}]
     assert first["request"]["temperature"] == 0.85
     assert cassette_stats(cassette) == {"calls": 5, "by_purpose": {"dialogue_turn": 1, "opening": 2, "take": 2}}
 

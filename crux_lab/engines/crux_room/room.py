@@ -162,7 +162,7 @@ async def run_room(
         last = [*outcome.opened_by, *outcome.turns][-settings.last_turns :]
         transcript = "\n".join(f"{names[t.persona_id]}: {t.dialogue}" for t in last)
         hints = sp.hints(  # the turns the prompt shows, nothing more
-            persona_ids=[a, b], turns=turn_hints(last), focus=outcome.question,
+            turns=turn_hints(last), focus=outcome.question,
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
         user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript, n=exchanged)
@@ -201,7 +201,7 @@ async def run_room(
             break
         statements = "\n".join(f"- {names[t.persona_id]}: {t.dialogue}" for t in cores)
         hints = sp.hints(
-            persona_ids=[a, b], turns=turn_hints(cores), focus=outcome.question, phase="convergence"
+            turns=turn_hints(cores), focus=outcome.question, phase="convergence"
         )
         verdict = await sp.structured(
             "exit_check", prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
@@ -305,7 +305,7 @@ async def extract_card(
         question=question, transcript=transcript, chunks=chunks,
     )
     hints = sp.hints(
-        persona_ids=[a, b], turns=turn_hints(turns), focus=question,
+        turns=turn_hints(turns), focus=question,
         aspect=aspect.label if aspect else None, phase="card",
     )
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.engines.base import EngineContext, make_turn, shown_turns, turn_hints
+from crux_lab.engines.base import EngineContext, as_named, make_turn, shown_turns, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import (
     AntiSycophancyParams,
@@ -137,7 +137,6 @@ class Speakers:
 
     def hints(self, **kw: Any) -> Hints:
         kw.setdefault("topic", self.ctx.config.topic)
-        kw.setdefault("persona_ids", self.ctx.persona_ids)
         return Hints(**kw)
 
     async def structured(
@@ -226,14 +225,14 @@ class Speakers:
         query = focus or aspect or self.ctx.config.topic
         user = self.user_message(persona_id, instruction, context, focus=query, claims=shown, opponent_id=opponent_id)
         self.context_tokens.append(count_tokens(user))
+        # the turns as the prompt shows them: an anonymized history names others "Speaker A"...
+        turns = as_named(turn_hints(shown_turns(seen, user)), user, persona_id, self.names)
         hints = self.hints(
             speaker_id=persona_id,
-            persona_ids=list(persona_ids or self.ctx.persona_ids),
-            aspect=aspect,
+            aspect=aspect if aspect and aspect in user else None,
             phase=hint_phase or phase,
-            turns=turn_hints(shown_turns(seen, user)),  # what the prompt shows of each turn
+            turns=turns,
             focus=focus,
-            opponent_id=opponent_id,
             extra={"shown": shown},
         )
         guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(self.turns, self.names))

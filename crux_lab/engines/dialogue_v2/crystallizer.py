@@ -149,7 +149,6 @@ class Crystallizer(ABC):
     def hints(self, turns: Sequence[DialogueTurn], phase: str) -> Hints:
         """The request's hints: the turns its prompt shows, and the graph as its table shows it."""
         return Hints(
-            persona_ids=self.persona_ids,
             topic=self.topic,
             phase=phase,
             turns=turn_hints(turns),

@@ -14,7 +14,14 @@ import numpy as np
 from pydantic import Field
 
 from crux_lab.embed import get_embedder
-from crux_lab.engines.base import EngineContext, EngineParams, make_turn, shown_turns, turn_hints
+from crux_lab.engines.base import (
+    EngineContext,
+    EngineParams,
+    as_named,
+    make_turn,
+    shown_turns,
+    turn_hints,
+)
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import (
     PHASE_NAMES,
@@ -184,10 +191,9 @@ class DialogueRun:
         )
         hints = Hints(
             speaker_id=persona_id,
-            persona_ids=self.ids,
             topic=self.ctx.config.topic,
             phase=PHASE_NAMES[phase],
-            turns=turn_hints(shown_turns(history, user)),  # what the prompt shows of each turn
+            turns=as_named(turn_hints(shown_turns(history, user)), user, persona_id, self.names),  # as the prompt shows them
             extra=({"steering": steering.situation} if steering else {})
             | ({"positions": OPENING_POSITIONS} if phase == 1 else {})
             | ({"shown": shown} if shown else {}),

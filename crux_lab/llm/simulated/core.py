@@ -41,13 +41,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint
+from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint, check_hints
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import DisagreementType, Tier
 from crux_lab.paraphrase import _NAMES as _NAMES  # the handlers keep these names capitalised too
-from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import (
     FlipTrigger,
     Persona,
@@ -156,6 +155,15 @@ class SimContext:
     seed: int = 0
     # The problem a guard found with the first answer (the backend's one repair), else "".
     repair: str = ""
+    # The request's messages (system and user text), as a model reads them, and its user text.
+    text: str = ""
+    user: str = ""
+
+    def cast(self) -> list[str]:
+        """The personas the request's messages name (by name or id), else the whole cast."""
+        low = self.text.lower()
+        named = [pid for pid, p in self.personas.items() if p.name.lower() in low or pid in low]
+        return named or list(self.personas)
 
     # -- randomness -------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -207,16 +215,26 @@ class SimContext:
         return stance
 
     def deck_propositions(self, persona_ids: Sequence[str] | None = None) -> list[Proposition]:
-        ids = list(persona_ids or self.hints.persona_ids or self.personas)
+        ids = list(persona_ids or self.cast())
         held = {s.proposition_id for pid in ids if pid in self.personas for s in self.personas[pid].stances.stances}
         return [p for pid, p in sorted(self.propositions.items()) if pid in held]
 
-    def contested(self, a: str, b: str) -> list[Proposition]:
-        """Propositions where ``a`` and ``b`` hold opposite (pro vs con) stances."""
+    def heard(self, me: str) -> dict[str, StanceValue]:
+        """What the others were heard to hold in the request's turns: proposition id -> the
+        stance of the latest turn by someone else that states it (read from its wording)."""
+        out: dict[str, StanceValue] = {}
+        for turn in self.turns:
+            if turn.speaker_id != me and turn.proposition_ids and turn.stance in ("pro", "con", "uncertain"):
+                out[turn.proposition_ids[0]] = turn.stance  # type: ignore[assignment]
+        return out
+
+    def contested(self, me: str) -> list[Proposition]:
+        """Propositions where ``me`` holds the opposite (pro vs con) of what another speaker was
+        heard to say. A speaker knows its own mind and what was said, not the others' minds."""
+        heard = self.heard(me)
         out = []
-        for p in self.deck_propositions([a, b]):
-            sa, sb = self.current_stance(a, p.id), self.current_stance(b, p.id)
-            if {sa, sb} == {"pro", "con"}:
+        for p in self.deck_propositions():
+            if p.id in heard and {heard[p.id], self.current_stance(me, p.id)} == {"pro", "con"}:
                 out.append(p)
         return out
 
@@ -287,9 +305,19 @@ class SimContext:
             return options[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(options)]
         return kind
 
-    def paraphrase(self, proposition: Proposition, form: str = "question") -> str:
-        """The proposition in the extractor's own words (see :func:`paraphrase`)."""
-        return paraphrase(proposition.text, form, self.rng)
+    def paraphrase(self, proposition: Proposition, form: str = "question", stance: str | None = None) -> str:
+        """What an extractor writes for ``proposition``: the sentence of the request's turns (else
+        of its user message) that states it best, as written, preferring one with ``stance``.
+        The simulator knows which belief a sentence states; the text it prints is what was said,
+        never the deck's wording. ``form`` is kept for callers and not used."""
+        shown = [x for t in self.turns for x in split_sentences(t.text)] or split_sentences(self.user)
+        if not shown:
+            return ""
+        best = max(
+            enumerate(shown),
+            key=lambda ix: (stance is None or read_stance(ix[1]) == stance, self.relevance(proposition, ix[1]), -ix[0]),
+        )
+        return best[1]
 
     def focus(self, persona_ids: Sequence[str] | None = None) -> Proposition | None:
         """The proposition a persona most likely talks about now.
@@ -308,7 +336,7 @@ class SimContext:
                 pid = turn.proposition_ids[0]
                 if pid in self.propositions:
                     return self.propositions[pid]
-        ids = list(persona_ids or self.hints.persona_ids or self.personas)
+        ids = list(persona_ids or self.cast())
         context = " ".join(x for x in [self.hints.aspect or "", self.hints.topic] if x)
         ranked = self.rank_propositions(context, ids)
         if not ranked:
@@ -317,11 +345,7 @@ class SimContext:
         for turn in self.turns:
             for pid in turn.proposition_ids:
                 used[pid] = used.get(pid, 0) + 1
-        contested_ids = set()
-        if me is not None:
-            for other in ids:
-                if other != me:
-                    contested_ids |= {p.id for p in self.contested(me, other)}
+        contested_ids = {p.id for p in self.contested(me)} if me is not None else set()
         top = ranked[: max(3, len(ranked) // 2)]
         return min(top, key=lambda p: (used.get(p.id, 0), p.id not in contested_ids, ranked.index(p)))
 
@@ -477,6 +501,7 @@ class SimulatedBackend:
     ) -> None:
         self.personas = dict(personas)
         self.propositions = dict(propositions)
+        self._names = {pid: p.name for pid, p in self.personas.items()}
         self.seed = seed
         self.knobs = knobs or SimulatorKnobs()
         self.realtime = realtime
@@ -502,6 +527,7 @@ class SimulatedBackend:
         return random.Random(int.from_bytes(digest[:8], "big"))
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
+        check_hints(request, self._names)  # hints restate only what the messages show (one channel)
         fn = HANDLERS.get(request.purpose)
         if fn is None:
             _load_handlers()
@@ -516,6 +542,8 @@ class SimulatedBackend:
             propositions=self.propositions,
             hints=request.hints,
             seed=self.seed,
+            text=f"{request.system}\n{request.user}",
+            user=request.user,
         )
         ctx.turns = [self._read_turn(ctx, t) for t in request.hints.turns]
         result = fn(ctx, request)
@@ -580,7 +608,7 @@ class SimulatedBackend:
 
     def _read_turn(self, ctx: SimContext, turn: TurnHint) -> ReadTurn:
         # Reading a turn is deterministic for its text and the personas present: cache it.
-        key = (turn.speaker_id, turn.text, turn.move or "", turn.stance or "", ",".join(ctx.hints.persona_ids), str(turn.turn_index))
+        key = (turn.speaker_id, turn.text, turn.move or "", turn.stance or "", ",".join(ctx.cast()), str(turn.turn_index))
         read = self._read.get(key)
         if read is None:
             read = self._read[key] = ctx.read_turn(turn)

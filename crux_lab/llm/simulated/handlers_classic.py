@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     SimContext,
@@ -33,7 +34,7 @@ from crux_lab.llm.simulated.core import (
     words,
 )
 from crux_lab.llm.simulated.handlers_speech import speak
-from crux_lab.paraphrase import _NAMES
+from crux_lab.paraphrase import _NAMES, paraphrase
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
 VAGUE_CRUX = "The participants weigh the issue differently."
@@ -86,26 +87,13 @@ def stance_sentence(prop: Proposition, stance: str) -> str:
 
 
 def own_words(ctx: SimContext, prop: Proposition, form: str) -> str:
-    """The proposition in the extractor's own words: a paraphrase that differs from the
-    deck's wording (a reader restates, it does not copy) and, when one of a few attempts
-    allows, that still reads as the same belief (a writer who wants to be understood)."""
-    planted = {prop.text.strip().rstrip(".?").lower(), prop.question.strip().rstrip(".?").lower()}
-    fallback = None
-    for _ in range(6):
-        text = ctx.paraphrase(prop, form)
-        if form != "question":  # a claim is a plain sentence, without a framing phrase
-            bare = _bare(text)
-            text = bare[:1].upper() + bare[1:] + "."
-        if text.strip().rstrip(".?").lower() in planted:
-            continue
-        read = ctx.recognize(text)
-        if read is not None and read.id == prop.id:
-            return text
-        fallback = fallback or text
-    if fallback is not None:
-        return fallback
-    body = _lower_first_word(prop.text.strip().rstrip("."))
-    return f"Is it true that {body}?" if form == "question" else f"It holds that {body}."
+    """What the extractor writes for the proposition: the sentence of the request's turns that
+    states it (:meth:`SimContext.paraphrase`); a claim without its framing phrase."""
+    text = ctx.paraphrase(prop, form)
+    if form != "question" and text:
+        bare = _bare(text)
+        text = bare[:1].upper() + bare[1:] + "."
+    return text
 
 
 def _lower_first_word(text: str) -> str:
@@ -162,7 +150,7 @@ def falsifier_for(truth: PropositionStance) -> str:
 # ---------------------------------------------------------------------------
 
 
-@handler("decompose_claims")
+@handler(Purpose.decompose_claims)
 def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 testable claims, chosen by reading the topic: the beliefs the topic's words point
     to, most relevant first, each said in the decomposer's own words."""
@@ -171,10 +159,13 @@ def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     ranked = [p for p in ctx.rank_propositions(topic) if not restates_in_words(p.text, topic)]
     relevant = [p for p in ranked if ctx.relevance(p, topic) > 0]
     chosen = (relevant or ranked)[: max(2, high)][:high]
-    return {"claims": [own_words(ctx, p, "claim") for p in chosen] or [topic]}
+    # A planner with no turns to read: it names sub-claims from what it knows of the subject
+    # (the deck, reworded), as a model names them from what it knows.
+    planned = [_bare(paraphrase(p.text, "claim", ctx.rng)) for p in chosen]
+    return {"claims": [c[:1].upper() + c[1:] + "." for c in planned] or [topic]}
 
 
-@handler("initial_stance")
+@handler(Purpose.initial_stance)
 def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """The persona's stance on every listed claim, read for the belief it states."""
     me = ctx.persona()
@@ -185,7 +176,7 @@ def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"stances": out or [{"claim_id": "c1", "stance": "uncertain", "confidence": 0.5, "reasoning": ""}]}
 
 
-@handler("blackboard_turn")
+@handler(Purpose.blackboard_turn)
 def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A blackboard post: the shared speech model on the round's claim, plus stance updates
     on the other listed claims and the speaker's flip condition for the claim."""
@@ -222,7 +213,7 @@ def _claim_of_turn(ctx: SimContext, addresses: list[str], proposition_ids: list[
     return None
 
 
-@handler("urgency")
+@handler(Purpose.urgency)
 def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """How urgently the speaker wants the floor, and to do what, from the latest posts and the
     speaker's own stances as the prompt lists them (a flip condition met in a post: concede)."""
@@ -268,7 +259,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"urgency": round(score, 3), "intent": best[1], "claim_id": best[2], "target_persona_id": best[3]}
 
 
-@handler("blackboard_summary")
+@handler(Purpose.blackboard_summary)
 def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Who holds what on each claim (latest post per agent, as read), crux candidates in the
     summariser's own words, flip conditions the posts stated."""
@@ -344,7 +335,7 @@ def cited_evidence(ctx: SimContext) -> list[dict[str, str]]:
     return out
 
 
-@handler("final_output")
+@handler(Purpose.final_output)
 def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Cruxes under the claims with opposite final stances (as the prompt lists them), hardest
     first: the belief each such claim turns on, as a question in the writer's own words, typed
@@ -417,7 +408,7 @@ def argument_stance(arg: dict[str, Any]) -> str | None:
     return str(stance) if stance in ("pro", "con", "uncertain") else read_stance(str(arg.get("claim", "")))
 
 
-@handler("initial_arguments")
+@handler(Purpose.initial_arguments)
 def initial_arguments(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 structured arguments: on the listed claims the persona holds a definite view on,
     firmest first, topped up with its firmest other beliefs (about no listed claim)."""
@@ -482,7 +473,7 @@ def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], compon
     return stance_sentence(prop, stance)
 
 
-@handler("generate_attacks")
+@handler(Purpose.generate_attacks)
 def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """0-4 attacks on opposing arguments (never one's own): arguments whose claim, as read,
     states a belief the speaker now holds the opposite of; IN-labelled first (the strategic
@@ -561,7 +552,7 @@ def _quotes(counter: str, component: str) -> bool:
     return bool(target) and len(words(counter) & target) >= max(1, len(target) // 2)
 
 
-@handler("validate_attacks")
+@handler(Purpose.validate_attacks)
 def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Batch validation, by reading: the target exists, is not the attacker's own, the
     component index is in range, the type fits the component, and the counter-argument

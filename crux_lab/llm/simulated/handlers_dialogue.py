@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     ReadTurn,
@@ -136,15 +137,8 @@ def said_in(turns: list[ReadTurn], pattern: re.Pattern[str]) -> list[str]:
 
 
 def own_claim(ctx: SimContext, prop: Proposition, stance: StanceValue | None) -> str:
-    """The belief, stated with ``stance``, in the extractor's own words."""
-    body = ctx.paraphrase(prop, "claim").rstrip(".")
-    for lead in _LEADS:
-        body = body.removeprefix(lead)
-    if stance == "con":
-        return f"It is not the case that {lower_first(body)}."
-    if stance == "uncertain":
-        return f"It is uncertain whether {lower_first(body)}."
-    return body[:1].upper() + body[1:] + "."
+    """The belief as a turn stated it, with ``stance`` where a turn did (a sentence of the turns)."""
+    return ctx.paraphrase(prop, "claim", stance)
 
 
 def concession_kind(
@@ -530,14 +524,14 @@ def discover_dcg(ctx: SimContext) -> dict[str, Any]:
     return {"reason_attacks": out}
 
 
-@handler("crystallize")
+@handler(Purpose.crystallize)
 def crystallize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "new_disputes" in schema_fields(request):
         return crystallize_dcg(ctx)
     return crystallize_graph(ctx)
 
 
-@handler("discovery")
+@handler(Purpose.discovery)
 def discovery(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "reason_attacks" in schema_fields(request):
         return discover_dcg(ctx)

@@ -22,6 +22,7 @@ from itertools import combinations
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     ReadTurn,
     SimContext,
@@ -32,6 +33,7 @@ from crux_lab.llm.simulated.core import (
     split_sentences,
     words,
 )
+from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import Proposition
 
 # Probability that one detection vote misses a real opposition stated once (an opposition both
@@ -94,7 +96,7 @@ def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Pro
     return out
 
 
-@handler("decompose")
+@handler(Purpose.decompose)
 def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Aspects of the topic: the areas of the debate most relevant to it, each with one
     sub-question in the extractor's own words."""
@@ -105,13 +107,13 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         groups.setdefault(p.aspect or p.question, []).append(p)
     aspects = []
     for i, (label, members) in enumerate(list(groups.items())[:n], start=1):
-        aspects.append({"id": f"a{i}", "label": label, "description": ctx.paraphrase(members[0], "question")})
+        aspects.append({"id": f"a{i}", "label": label, "description": paraphrase(members[0].text, "question", ctx.rng)})  # a planner: no turns to read
     if not aspects:
         aspects = [{"id": "a1", "label": ctx.hints.topic, "description": "The topic as a whole."}]
     return {"aspects": aspects}
 
 
-@handler("detect_disagreement")
+@handler(Purpose.detect_disagreement)
 def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Boolean decomposition from reading the statements: two speakers whose texts take
     opposite sides on one claim are a direct, specific opposition on that claim (named in the
@@ -150,7 +152,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"disagreements": items}
 
 
-@handler("exit_check")
+@handler(Purpose.exit_check)
 def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Exit check and convergence check, answered from the room's turns as read."""
     turns = ctx.turns
@@ -277,12 +279,12 @@ def _diagnosis(ctx: SimContext, room: list[str], premise: Proposition, reasons: 
     return f"Both circle the premise that {claim}, but they never state opposite sides of it plainly."
 
 
-@handler("card")
+@handler(Purpose.card)
 def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A crux card from reading the conversation: the premise the two took opposite sides on
     (never the topic itself when another premise was stated), each side's position, reasons and
     falsifier as they said them, and grounding chosen from the chunks the prompt lists."""
-    room = list(ctx.hints.persona_ids)
+    room = list(ctx.cast())
     topic = ctx.recognize(ctx.hints.topic)
     avoid = {topic.id} if topic is not None else set()
     premise = _premise(ctx, room, avoid)
@@ -347,7 +349,7 @@ def _reword(ctx: SimContext, prop: Proposition) -> str:
     return clause
 
 
-@handler("summarize")
+@handler(Purpose.summarize)
 def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """One or two sentences from reading the round: who argued what, and where they clashed."""
     sides: dict[str, dict[str, list[str]]] = {}
@@ -374,7 +376,7 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"summary": text[:1].upper() + text[1:]}
 
 
-@handler("anti_sycophancy_check")
+@handler(Purpose.anti_sycophancy_check)
 def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Judge the last turn as read: does it capitulate, and if so, does it name a specific claim
     or does the previous turn meet one of the speaker's flip conditions (which the prompt lists)?"""

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import SimContext, handler
 from crux_lab.personas.models import Persona
 
@@ -44,7 +45,7 @@ def _source_ids(ctx: SimContext, persona: Persona, passage: str) -> set[str]:
     return out
 
 
-@handler("extract_beliefs")
+@handler(Purpose.extract_beliefs)
 def extract_beliefs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     persona = ctx.persona()
     passage = _passage(request)

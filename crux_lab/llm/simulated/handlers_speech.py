@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     ReadTurn,
@@ -84,9 +85,9 @@ def fresh_support(ctx: SimContext, persona: Persona, truth: PropositionStance | 
 
 
 def next_topic(ctx: SimContext, me: str, exclude: set[str]) -> Proposition | None:
-    """The least-discussed proposition contested with someone else (else any held one)."""
-    others = [p for p in ctx.hints.persona_ids if p != me]
-    contested = {p.id: p for o in others for p in ctx.contested(me, o)}
+    """The least-discussed proposition on which someone was heard to disagree with ``me``
+    (else any the speaker holds)."""
+    contested = {p.id: p for p in ctx.contested(me)}
     used: dict[str, int] = {}
     for turn in ctx.turns:
         for pid in turn.proposition_ids:
@@ -100,28 +101,18 @@ def next_topic(ctx: SimContext, me: str, exclude: set[str]) -> Proposition | Non
 
 
 def sharpest_contested(ctx: SimContext, me: str) -> Proposition | None:
-    """The contested proposition with the most confident opposition (the persona's crux)."""
-    best: tuple[float, str] | None = None
-    found: dict[str, Proposition] = {}
-    for other in ctx.hints.persona_ids:
-        if other == me:
-            continue
-        for p in ctx.contested(me, other):
-            a, b = ctx.truth(me, p.id), ctx.truth(other, p.id)
-            score = (a.confidence if a else 0.0) + (b.confidence if b else 0.0)
-            found[p.id] = p
-            if best is None or (-score, p.id) < (-best[0], best[1]):
-                best = (score, p.id)
-    return found[best[1]] if best else None
+    """The disagreement heard in the turns that ``me`` holds most confidently (its crux)."""
+    scored = [((t.confidence if (t := ctx.truth(me, p.id)) else 0.0), p) for p in ctx.contested(me)]
+    return min(scored, key=lambda sp: (-sp[0], sp[1].id))[1] if scored else None
 
 
 def buried_premise(ctx: SimContext, me: str, prop: Proposition) -> Proposition:
     """Asked for the premise under a disagreement, a persona whose claim in focus is the topic
-    itself names instead the claim it holds opposite the opponent that bears most on it."""
+    itself names instead the claim it was heard to disagree on that bears most on it."""
     topic = ctx.recognize(ctx.hints.topic)
-    if topic is None or topic.id != prop.id or ctx.hints.opponent_id is None:
+    if topic is None or topic.id != prop.id:
         return prop
-    under = [p for p in ctx.contested(me, ctx.hints.opponent_id) if p.id != prop.id]
+    under = [p for p in ctx.contested(me) if p.id != prop.id]
     context = f"{ctx.hints.focus or ''} {ctx.hints.topic}"
     return min(under, key=lambda p: (-ctx.relevance(p, context), p.id)) if under else prop
 
@@ -160,7 +151,7 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             nxt = next_topic(ctx, me.id, {prop.id})
             if nxt is not None:
                 prop, moved_on = nxt, True
-        elif phase == "crux_seeking" and not any(prop.id == p.id for o in ctx.hints.persona_ids if o != me.id for p in ctx.contested(me.id, o)):
+        elif phase == "crux_seeking" and not any(prop.id == p.id for p in ctx.contested(me.id)):
             prop = sharpest_contested(ctx, me.id) or prop
     if phase == "convergence" and prop is not None:
         prop = buried_premise(ctx, me.id, prop)
@@ -351,8 +342,7 @@ def shown_ids_about(ctx: SimContext, prop: Proposition | None) -> list[str]:
 
 
 PERSUADABLE_BELOW = 0.65  # a stance held with less confidence than this can be argued down
-PRESSING_FROM = 0.85  # by an opponent at least this confident
-PRESSING_POINTS = 2  # who has made this many distinct points on it
+PRESSING_POINTS = 3  # by an opponent who has made this many distinct points on it (as heard)
 
 
 def persuasive_point(ctx: SimContext, me: str, against: ReadTurn, my_confidence: float) -> str | None:
@@ -360,21 +350,17 @@ def persuasive_point(ctx: SimContext, me: str, against: ReadTurn, my_confidence:
     if my_confidence >= PERSUADABLE_BELOW or not against.proposition_ids:
         return None
     pid = against.proposition_ids[0]
-    theirs = ctx.truth(against.speaker_id, pid)
-    if theirs is None or theirs.confidence < PRESSING_FROM:
-        return None
     points = {t.text for t in ctx.turns if t.speaker_id == against.speaker_id and pid in t.proposition_ids[:1]}
     if len(points) < PRESSING_POINTS:
         return None
     sentences = [x.strip() for x in against.text.split(". ") if x.strip()]
-    return sentences[1].rstrip(".") if len(sentences) > 1 else theirs.reason.rstrip(".")
+    return sentences[1].rstrip(".") if len(sentences) > 1 else None
 
 
 def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int) -> list[Proposition]:
     """The ``n`` further positions an opening states: the persona's most confident held stances,
-    contested ones first (what it most wants on the record)."""
-    others = [p for p in ctx.hints.persona_ids if p != me.id]
-    contested = {p.id for o in others for p in ctx.contested(me.id, o)}
+    those it heard disputed first (what it most wants on the record)."""
+    contested = {p.id for p in ctx.contested(me.id)}
     cands = []
     for st in me.stances.stances:
         if st.proposition_id == primary.id or st.stance == "uncertain" or st.proposition_id not in ctx.propositions:
@@ -385,15 +371,15 @@ def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int
 
 
 @handler(
-    "opening",
-    "take",
-    "closing",
-    "rebuttal",
-    "crux_turn",
-    "dialogue_turn",
-    "channel_message",
-    "agent_turn",
-    "resolution",
+    Purpose.opening,
+    Purpose.take,
+    Purpose.closing,
+    Purpose.rebuttal,
+    Purpose.crux_turn,
+    Purpose.dialogue_turn,
+    Purpose.channel_message,
+    Purpose.agent_turn,
+    Purpose.resolution,
 )
 def speech(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     reply = speak(ctx, request)

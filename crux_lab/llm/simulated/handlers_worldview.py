@@ -30,6 +30,7 @@ from typing import Any
 
 from crux_lab.falsifiers import falsifier_score
 from crux_lab.llm.base import LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     SimContext,
@@ -78,7 +79,7 @@ def read_as_topic(ctx: SimContext, prop: Proposition, topic: str) -> bool:
 # ---------------------------------------------------------------------------
 
 
-@handler("worldview_positions")
+@handler(Purpose.worldview_positions)
 def worldview_positions(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """The speaker's positions on the topic, from its ground truth, with their assumptions."""
     persona = ctx.persona()
@@ -115,7 +116,7 @@ def _read_positions(text: str) -> list[tuple[str, list[str]]]:
     return out
 
 
-@handler("crux_pairs")
+@handler(Purpose.crux_pairs)
 def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Conflicting assumptions between the personas whose positions text it is shown, each
     conflict naming its two, as the prompt asks."""
@@ -197,7 +198,7 @@ def _read_stance(stated: dict[str, str], prop_id: str) -> str:
     return "con" if _NEG.search(sentence) else "pro"
 
 
-@handler("direct_cards", "cot_cards")
+@handler(Purpose.direct_cards, Purpose.cot_cards)
 def baseline_cards(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Crux cards for the claims the call considers on which imagined stances split."""
     careful = request.purpose == "cot_cards"
@@ -279,7 +280,7 @@ def simulated_set_score(ctx: SimContext, cards: list[dict[str, Any]]) -> tuple[f
     questions name (as read), +1 if the debate's personas really split on it, -1 if it is the
     topic restated, +0.5 when the card's type is the planted type; +0.25 x the mean falsifier
     concreteness; -0.25 per card that names no planted claim."""
-    ids = list(ctx.hints.persona_ids)
+    ids = list(ctx.cast())
     topic_prop = ctx.recognize(ctx.hints.topic) if ctx.hints.topic else None
     seen: set[str] = set()
     tally = {"contested": 0, "restated": 0, "typed": 0, "unplanted": 0}
@@ -310,7 +311,7 @@ def simulated_set_score(ctx: SimContext, cards: list[dict[str, Any]]) -> tuple[f
     return score, tally
 
 
-@handler("judge")
+@handler(Purpose.judge)
 def judge(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """The arena's judge on the simulator: compares the two sets' ground-truth scores."""
     first, f_tally = simulated_set_score(ctx, list(ctx.hints.extra.get("first", [])))
@@ -325,7 +326,7 @@ def judge(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"verdict": verdict, "reason": reason}
 
 
-@handler("judge_falsifiers")
+@handler(Purpose.judge_falsifiers)
 def judge_falsifiers(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Falsifier concreteness on the simulator: the documented heuristic, and it says so."""
     falsifiers = [str(f) for f in ctx.hints.extra.get("falsifiers", [])]
