@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 
 from crux_lab.analysis.metrics import metric_summary, record_recurrence
-from crux_lab.analysis.recovery import KNOBS, human_data_frames, knob_sweep
+from crux_lab.analysis.recovery import KNOBS, human_data_frames
 from crux_lab.analysis.scenarios import generate_scenarios
 from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.knobs import knob_sweep
 
 RESULTS = Path(__file__).parent / "results"
 

@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 from crux_lab.analysis.calibration import default_calibration
-from crux_lab.analysis.recovery import run_recovery, summarize
+from crux_lab.analysis.recovery import summarize
 from crux_lab.analysis.scenarios import generate_scenarios
 from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.knobs import run_recovery
 from crux_lab.llm.simulated.options import SimulatorKnobs
 
 HERE = Path(__file__).resolve().parent

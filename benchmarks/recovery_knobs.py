@@ -19,9 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from crux_lab.analysis.recovery import KNOBS, knob_sweep
+from crux_lab.analysis.recovery import KNOBS
 from crux_lab.analysis.scenarios import generate_scenarios
 from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.knobs import knob_sweep
 
 
 def fmt(x: float) -> str:

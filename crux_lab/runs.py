@@ -25,7 +25,9 @@ from crux_lab.llm import LLMError
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.runner import run_debate
-from crux_lab.store import load_result, write_run
+from crux_lab.store import StoreError, connect, load_result, resolve_db_path, write_run
+from crux_lab.store import ingest as ingest_runs
+from crux_lab.store.db import DatabaseLocked
 from crux_lab.store.runfiles import run_folder_status
 
 __all__ = [
@@ -147,9 +149,6 @@ def save_runs(
     A folder that cannot be written raises ``OSError`` (nothing is ingested); a database that
     refuses them is reported in :attr:`Saved.problem`, the folders kept.
     """
-    from crux_lab.store import StoreError, connect, resolve_db_path, write_run
-    from crux_lab.store import ingest as ingest_runs
-    from crux_lab.store.db import DatabaseLocked
 
     dirs = [write_run(r, runs_dir, sweep_id=sweep_id) for r in results]
     if not ingest or not dirs:
@@ -181,7 +180,6 @@ def run_and_save(
 ) -> tuple[DebateResult, Saved | None]:
     """Run ``config`` to the end (also from inside a notebook's event loop), then save it
     with :func:`save_runs` (unless ``save`` is False)."""
-    from crux_lab.runner import run_debate
 
     result = run_sync(run_debate(config))
     return result, (save_runs([result], runs_dir, db=db, ingest=ingest, sweep_id=sweep_id) if save else None)

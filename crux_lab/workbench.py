@@ -32,6 +32,7 @@ from crux_lab.personas.loader import PersonaError, display_names, load_personas,
 from crux_lab.personas.loader import load_persona as load
 from crux_lab.personas.retrieval import retrieve
 from crux_lab.runner import run_debate
+from crux_lab.runs import save_runs
 from crux_lab.store import (
     RunFolderError,
     StoreError,
@@ -161,7 +162,6 @@ def debate_config(
 def save_run(result: DebateResult, run_dir: str | Path | None = None, *, sweep_id: str | None = None) -> Path:
     """Write the run folder. ``run_dir`` ending in the run id is used as is (a sweep cell's
     folder); any other folder gets ``<run_dir>/<run_id>``; None means the default runs folder."""
-    from crux_lab.runs import save_runs
 
     if run_dir is None or str(run_dir) == "":
         folder = None

@@ -5,7 +5,7 @@ in any module listed in ``METRICS.plugins``; :func:`crux_lab.analysis.metrics.co
 runs them all in that order. ``nan`` means "not applicable" and is dropped when stored.
 
 >>> from crux_lab.models import DebateConfig, DebateResult
->>> r = DebateResult(run_id="r", engine="dcg", backend="simulated",
+>>> r = DebateResult(run_id="r", engine="dcg", backend="replay",
 ...                  config=DebateConfig(topic="t", persona_ids=["a", "b"], engine="dcg"))
 >>> METRICS.get("n_crux_items").fn(r, MetricInputs())
 0.0

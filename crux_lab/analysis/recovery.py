@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,16 +42,13 @@ import numpy as np
 
 from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
 from crux_lab.analysis.calibration import default_calibration
-from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity, record_recurrence
+from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
-from crux_lab.analysis.scenarios import Scenario, generate_scenarios, use_library, write_library
+from crux_lab.analysis.scenarios import Scenario
 from crux_lab.analysis.stats import bootstrap_interval, nanmean
-from crux_lab.backends import OFFLINE
 from crux_lab.embed import get_embedder
 from crux_lab.models.result import DebateResult
-from crux_lab.runner import run_debate
-from crux_lab.runs import run_sync, save_runs
-from crux_lab.store import StoreError, connect, ingest, record_metrics, resolve_db_path
+from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 
 __all__ = [
     "GENERIC_FLOOR",
@@ -61,7 +58,6 @@ __all__ = [
     "match_texts",
     "recovery_frame",
     "record_recovery",
-    "run_recovery",
     "score_recovery",
     "store_recovery",
     "summarize",
@@ -227,62 +223,6 @@ class RecoveryRun:
     wall_s: float = 0.0
 
 
-def run_recovery(
-    scenarios: Sequence[Scenario],
-    engines: Sequence[str],
-    library: str | Path,
-    *,
-    seed: int = 0,
-    backend_options: Mapping[str, Any] | None = None,
-    params: Mapping[str, Mapping[str, Any]] | None = None,
-    encoder: Encoder | None = None,
-    runs_dir: str | Path | None = None,
-    db: str | Path | None = None,
-    store: bool = True,
-    on_result: Callable[[RecoveryScore], None] | None = None,
-) -> RecoveryRun:
-    """Run every engine on every scenario (written to ``library``), score recovery, and, with
-    ``store``, write the run folders, ingest them and record the recovery metrics.
-
-    Debate ``k`` of a scenario runs with seed ``seed + scenario index``, so engines see the same
-    seed on the same scenario. ``backend_options``: the offline backend's failure knobs.
-    """
-    import time
-
-    started = time.perf_counter()
-    write_library(scenarios, library)
-    out = RecoveryRun()
-    if encoder is None:
-        encoder = get_embedder()
-    params = params or {}
-    with use_library(library):
-        for k, scenario in enumerate(scenarios):
-            for engine in engines:
-                config = scenario.config(engine, seed=seed + k, backend_options=backend_options, **dict(params.get(engine, {})))
-                try:
-                    result = run_sync(run_debate(config))
-                except Exception as exc:  # one engine's bug must not cost the others' runs
-                    out.failures[f"{engine}/{scenario.id}"] = f"{type(exc).__name__}: {exc}"
-                    continue
-                score = score_recovery(result, scenario, encoder)
-                out.results.append(result)
-                out.scores.append(score)
-                if on_result is not None:
-                    on_result(score)
-    if store and out.results:
-        out.run_dirs, out.db_path = _store(out, runs_dir, db)
-    out.wall_s = round(time.perf_counter() - started, 3)
-    return out
-
-
-def _store(out: RecoveryRun, runs_dir: str | Path | None, db: str | Path | None) -> tuple[list[Path], Path]:
-    saved = save_runs(out.results, runs_dir, db=db, sweep_id="eval-recovery",
-                      also=lambda con: record_recovery(con, out.scores))
-    if saved.db_path is None:
-        raise StoreError(saved.problem or "the runs were not ingested")
-    return saved.run_dirs, saved.db_path
-
-
 def store_recovery(run_dirs: Sequence[Path], scores: Sequence[RecoveryScore], db: str | Path | None) -> Path:
     """Ingest the run folders and record their recovery metrics, in one open of the database;
     returns its path."""
@@ -378,58 +318,6 @@ def recovery_frame(db: Any = None) -> Any:
 KNOBS = ("missed_attack", "vague_crux", "sycophancy")
 
 
-def _sweep_job(args: tuple[list[Scenario], list[str], str, int, dict[str, float]]) -> RecoveryRun:
-    scenarios, engines, library, seed, knobs = args
-    return run_recovery(scenarios, engines, library, seed=seed, backend_options=knobs, store=False)
-
-
-def knob_sweep(
-    scenarios: Sequence[Scenario],
-    engines: Sequence[str],
-    library: str | Path,
-    levels: Mapping[str, Sequence[float]],
-    *,
-    seed: int = 0,
-    db: str | Path | None = None,
-    runs_dir: str | Path | None = None,
-    store: bool = True,
-    workers: int = 1,
-) -> tuple[list[dict[str, Any]], list[RecoveryRun]]:
-    """Recovery as each failure knob rises (the others at 0): one row per (knob, level,
-    engine) with the :func:`summarize` columns. Level 0 is run once and shared by every knob.
-    ``workers > 1`` runs the knob settings in parallel processes; storing happens here, in one
-    process (the store's single-writer rule)."""
-    from crux_lab.llm.registry import option_names
-
-    known = option_names(OFFLINE)
-    settings: list[dict[str, float]] = [{}]
-    for knob, values in levels.items():
-        if knob not in known:
-            raise ValueError(f"unknown knob {knob!r}; known: {', '.join(known)}.")
-        settings += [{knob: float(v)} for v in values if v > 0]
-    jobs = [(list(scenarios), list(engines), str(Path(library) / f"setting{k}"), seed, s) for k, s in enumerate(settings)]
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            runs = list(pool.map(_sweep_job, jobs))
-    else:
-        runs = [_sweep_job(j) for j in jobs]
-    rows: list[dict[str, Any]] = []
-    for setting, run in zip(settings, runs, strict=True):
-        for knob in levels if not setting else list(setting):
-            level = setting.get(knob, 0.0)
-            for row in summarize(run.scores):
-                rows.append({"knob": knob, "level": level, **row})
-    if store:
-        merged = RecoveryRun(
-            scores=[s for r in runs for s in r.scores], results=[x for r in runs for x in r.results]
-        )
-        if merged.results:
-            _store(merged, runs_dir, db)
-    return rows, runs
-
-
 def knob_frame(db: Any = None) -> Any:
     """Recovery per (knob, level, engine) from the store: runs with at most one failure knob
     set; the all-zero runs are the level-0 point of every knob."""
@@ -474,35 +362,6 @@ def knob_figure(frame: Any, metric: str = "f1") -> Any:
 # ---------------------------------------------------------------------------
 
 
-def prepare_evaluation_db(
-    db: str | Path,
-    *,
-    engines: Sequence[str],
-    scenarios: int,
-    seed: int = 0,
-    knob_engines: Sequence[str] = (),
-    knob_levels: Sequence[float] = (),
-    workdir: str | Path | None = None,
-) -> Path:
-    """Run recovery (default knobs) for ``engines`` and a knob sweep for ``knob_engines`` on
-    the same seeded scenarios, store runs, run metrics and recovery metrics in ``db``, and record
-    cross-debate crux recurrence. Returns the database path."""
-    import tempfile
-
-    planted = generate_scenarios(scenarios, seed=seed)
-    with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
-        work = Path(workdir) if workdir else Path(tmp)
-        run = run_recovery(planted, engines, work / "lib", seed=seed, runs_dir=work / "runs", db=db)
-        if run.failures and not run.results:
-            key, err = next(iter(run.failures.items()))
-            raise RuntimeError(f"every recovery run failed; first: {key}: {err}")
-        if knob_engines and knob_levels:
-            knob_sweep(planted, knob_engines, work / "lib", dict.fromkeys(KNOBS, knob_levels), seed=seed,
-                       db=db, runs_dir=work / "runs")
-        record_recurrence(db)
-    return Path(db)
-
-
 def _repo_path(path: str | Path | None) -> Path | None:
     """``path`` as given, or relative to the repository when it does not exist from the cwd
     (notebooks run with the notebook folder as their cwd)."""
@@ -512,26 +371,6 @@ def _repo_path(path: str | Path | None) -> Path | None:
     if p.exists() or p.is_absolute():
         return p
     return Path(__file__).resolve().parents[2] / p
-
-
-def evaluation_db(
-    db: str | Path | None = None,
-    *,
-    engines: Sequence[str] = ("blitz", "dcg"),
-    scenarios: int = 1,
-    seed: int = 0,
-    knob_engines: Sequence[str] = ("blitz",),
-    knob_levels: Sequence[float] = (0.6,),
-) -> Path:
-    """The database notebook 07 reads: ``db`` when it names an existing file, else a fresh one
-    (in a temp folder) filled by :func:`prepare_evaluation_db` with these small settings."""
-    import tempfile
-
-    if db and Path(db).is_file():
-        return Path(db)
-    path = Path(db) if db else Path(tempfile.mkdtemp(prefix="crux-eval-db-")) / "eval.duckdb"
-    return prepare_evaluation_db(path, engines=engines, scenarios=scenarios, seed=seed,
-                                 knob_engines=knob_engines, knob_levels=knob_levels)
 
 
 def recovery_summary(frame: Any) -> Any:

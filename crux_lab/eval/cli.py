@@ -33,12 +33,14 @@ from crux_lab.analysis.scenarios import (
     write_library,
 )
 from crux_lab.backends import OFFLINE, REGISTRY
+from crux_lab.console import backend_choice as _backend_choice
 from crux_lab.console import check_runs_dir as _check_runs_dir
-from crux_lab.console import fail, note
+from crux_lab.console import fail, llm_settings, note
 from crux_lab.engines import available
 from crux_lab.eval.polis import run_polis_eval
 from crux_lab.eval.recovery import LLMChoice, run_recovery_eval
 from crux_lab.llm import describe_backend_choice
+from crux_lab.llm.registry import option_names
 from crux_lab.store import StoreError, connect, resolve_db_path
 
 app = typer.Typer(help="Evaluation: ground-truth crux recovery and per-debate metrics.", no_args_is_help=True)
@@ -59,7 +61,6 @@ def parse_knobs(values: Sequence[str]) -> dict[str, float]:
     >>> parse_knobs(["missed_attack=0.3"])
     {'missed_attack': 0.3}
     """
-    from crux_lab.llm.registry import option_names
 
     known = option_names(OFFLINE)
     knobs: dict[str, float] = {}
@@ -127,8 +128,6 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     """The backend an evaluation debates on (a :class:`crux_lab.eval.recovery.LLMChoice`), or a
     one-line failure: unknown backend, no key, replay without cassettes, a server that does not
     answer (asked once, before anything is written)."""
-    from crux_lab.console import backend_choice as _backend_choice
-    from crux_lab.console import llm_settings
 
     if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
@@ -285,7 +284,6 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     if json_out is not None:
         from dataclasses import asdict
 
-        from crux_lab.llm.registry import option_names
 
         json_out.write_text(json.dumps({
             "backend": llm.backend, "models": dict(llm.models), "base_url": llm.base_url, "structured": llm.structured,

@@ -25,6 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.backends import OFFLINE, choices_help
+from crux_lab.console import llm_settings
 from crux_lab.engines import available, get
 from crux_lab.engines.base import EngineConfigError, check_config, check_personas, validate_params
 from crux_lab.llm import resolve_backend_name
@@ -32,6 +33,7 @@ from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import PersonaError, load_personas
 from crux_lab.runner import run_debate
+from crux_lab.runs import save_runs
 from crux_lab.store import resolve_db_path
 from crux_lab.tiers import STRUCTURED_HELP
 
@@ -198,7 +200,6 @@ def run_comparison(
 
 
 def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | None, say: Callable[[str], None]) -> None:
-    from crux_lab.runs import save_runs
 
     out.db_path = resolve_db_path(db_path)
     saved = save_runs(out.results, runs_dir, db=out.db_path)  # one writer, one transaction for all engines
@@ -282,7 +283,6 @@ def compare_command(
         fail("no personas given: pass --personas a,b,c (see `crux-lab personas list`).")
     try:
         resolved = resolve_backend_name(backend)
-        from crux_lab.console import llm_settings
 
         llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
         names = parse_engine_list(engines)

@@ -17,8 +17,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from crux_lab.llm import UnknownBackend, describe_backend_choice, make_backend
+from crux_lab.llm import UnknownBackend, describe_backend_choice, make_backend, resolve_backend_name
 from crux_lab.llm.base import LLMError
+from crux_lab.llm.registry import options_for_library
 from crux_lab.persona_tools.build import build_beliefs, load_for_build
 from crux_lab.personas.loader import (
     PersonaError,
@@ -204,11 +205,6 @@ def build_cmd(
     max_nodes: Annotated[int, typer.Option("--max-nodes", min=1, help="Keep at most this many best-grounded nodes.")] = 50,
 ) -> None:
     """Extract a grounded belief graph from the corpus and write beliefs.json atomically."""
-    from crux_lab.llm import (
-        resolve_backend_name,
-    )
-    from crux_lab.llm.registry import options_for_library
-    from crux_lab.personas.loader import PersonaError, propositions_for
 
     if not folder.is_dir():
         _fail(f"{folder} is not a folder. Pass a persona folder such as data/personas/michael-saylor.")

@@ -13,11 +13,11 @@ from crux_lab.analysis.calibration import best_threshold, calibrate, load_pairs
 from crux_lab.analysis.recovery import (
     match_texts,
     recovery_frame,
-    run_recovery,
     score_recovery,
     summarize,
 )
 from crux_lab.analysis.scenarios import generate_scenarios
+from crux_lab.eval.knobs import run_recovery
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import (
     CommonGround,
