@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from crux_lab.registry import Registry
+
 # How a backend's tiers get their models (crux_lab.tiers.models_for):
 # "env": $CRUX_LAB_MODEL_STRONG / $CRUX_LAB_MODEL_FAST, else the built-in defaults;
 # "explicit": only the models given (--model-strong / --model-fast), no default;
@@ -50,14 +52,17 @@ class BackendSpec:
     records: bool = True
 
 
-REGISTRY: dict[str, BackendSpec] = {}
+# The one plug-in registry (the same class as engines, metrics and commands use); REGISTRY is
+# its table, read as a plain mapping by the CLI, tiers.py, the store and the viz.
+BACKENDS: Registry[BackendSpec] = Registry("backend")
+REGISTRY: dict[str, BackendSpec] = BACKENDS.entries
 
 
 def register(spec: BackendSpec) -> BackendSpec:
     """Add a backend to the table (its name must be new)."""
     if spec.name in REGISTRY or spec.name == AUTO:
         raise ValueError(f"backend {spec.name!r} is registered twice")
-    REGISTRY[spec.name] = spec
+    BACKENDS.add(spec.name, spec, origin=__name__)
     return spec
 
 
