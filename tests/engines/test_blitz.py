@@ -15,6 +15,7 @@ from crux_lab.engines.blackboard import (
 from crux_lab.engines.claims import AgentStance, assign_tables
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
+from crux_lab.llm.simulated.core import split_sentences
 from crux_lab.models import DebateConfig, Tier
 from crux_lab.personas.loader import load_decks, load_personas, propositions_for
 from crux_lab.runner import run_debate
@@ -122,7 +123,10 @@ async def test_blitz_cruxes_are_real_disagreements_and_common_ground_is_unanimou
         assert crux.source == "blackboard" and not crux.proposition_ids
         assert crux.yes_side and crux.no_side
         assert {s.persona_id for s in crux.yes_side}.isdisjoint({s.persona_id for s in crux.no_side})
-        assert crux.statement not in planted and crux.statement.strip("?") != topic.strip("?")
+        # the summariser's text is a sentence the agents' posts said (which may be a persona's own
+        # stance in the deck's words), never the topic
+        said = {x for t in result.transcript for x in split_sentences(t.dialogue)}
+        assert crux.statement in said and crux.statement.strip("?") != topic.strip("?")
         # Read against the ground truth: someone truly pro, someone truly con.
         assert reader.contested(reader.proposition(crux.statement)), crux.statement
     claim_id = {text: f"c{i + 1}" for i, text in enumerate(claims)}  # the engine's own ids

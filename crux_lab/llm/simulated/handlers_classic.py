@@ -161,8 +161,20 @@ def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     chosen = (relevant or ranked)[: max(2, high)][:high]
     # A planner with no turns to read: it names sub-claims from what it knows of the subject
     # (the deck, reworded), as a model names them from what it knows.
-    planned = [_bare(paraphrase(p.text, "claim", ctx.rng)) for p in chosen]
-    return {"claims": [c[:1].upper() + c[1:] + "." for c in planned] or [topic]}
+    return {"claims": [planned_claim(ctx, p) for p in chosen] or [topic]}
+
+
+def planned_claim(ctx: SimContext, prop: Proposition) -> str:
+    """A sub-claim the planner names: the deck belief reworded until it differs from the deck's
+    wording (a few attempts; a planner restates, it does not copy)."""
+    planted = {prop.text.strip().rstrip(".?").lower(), prop.question.strip().rstrip(".?").lower()}
+    text = prop.text
+    for _ in range(6):
+        bare = _bare(paraphrase(prop.text, "claim", ctx.rng))
+        text = bare[:1].upper() + bare[1:] + "."
+        if text.rstrip(".?").lower() not in planted:
+            break
+    return text
 
 
 @handler(Purpose.initial_stance)
