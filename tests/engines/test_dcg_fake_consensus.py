@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from functools import cache
 
-from crux_lab.eval.fake_consensus import audit, reader
+from crux_lab.fake_consensus import audit, reader
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import DebateConfig, DebateResult, EngineError, Side
 from crux_lab.personas.loader import load_personas, propositions_for
