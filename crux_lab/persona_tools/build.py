@@ -359,7 +359,7 @@ def extraction_request(persona: Persona, chunk: BuildChunk) -> LLMRequest:
         temperature=alloc.temperature,
         max_tokens=alloc.max_tokens,
         output_schema=ExtractionReply,
-        hints=Hints(speaker_id=persona.id, extra={"chunk_id": chunk.id, "source_chunk_ids": list(chunk.source_ids)}),
+        hints=Hints(speaker_id=persona.id),  # the passage is in the prompt; its chunk ids are not
     )
 
 

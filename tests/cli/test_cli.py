@@ -418,4 +418,4 @@ def test_a_command_name_belongs_to_one_reference() -> None:
     register_command("personas", COMMANDS.get("personas"))  # the same reference again: no change
     with pytest.raises(DuplicateName, match="'personas'"):
         register_command("personas", "crux_lab.elsewhere.cli:app")
-    assert COMMANDS.get("personas") == "crux_lab.personas.cli:app"
+    assert COMMANDS.get("personas") == "crux_lab.persona_tools.cli:app"

@@ -2,7 +2,7 @@
 
 The answer is derived deterministically from the passage and the persona's ground truth:
 
-1. the passage is traced back to corpus chunk ids (``hints.extra["source_chunk_ids"]``, else by
+1. the passage is traced back to corpus chunk ids (``hints.extra["source_chunk_ids"]`` when a caller shows them, else by
    matching the text against the corpus);
 2. with a ground-truth belief graph, the triples are the graph's edges whose ``sourceChunks``
    include one of those chunks, and the standalone beliefs its nodes grounded in them — so a
