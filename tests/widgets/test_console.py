@@ -67,7 +67,8 @@ def test_run_button_streams_a_whole_debate() -> None:
     console.engine.value = "dialogue"
     result = console.start()  # no running loop here: runs to the end
     assert result is not None and result.complete
-    assert len(console.state.turns) == len(result.transcript) == 6
+    # every turn of the debate was streamed (it may end before its 6-turn budget)
+    assert len(console.state.turns) == len(result.transcript) and 0 < len(result.transcript) <= 6
     last_graph = [e for e in result.events if e.type == "graph_updated"][-1]
     assert console.state.counts == {"IN": last_graph.in_count, "OUT": last_graph.out_count, "UNDEC": last_graph.undec_count}
     assert console.state.calls == result.usage.calls
@@ -131,13 +132,13 @@ def test_a_console_run_is_saved_ingested_and_reportable(tmp_path) -> None:  # ty
 
 
 def test_a_busy_database_queues_the_run(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import crux_lab.widgets
+    import crux_lab.runs
     from crux_lab.store.db import DatabaseLocked
 
     def locked(*_a, **_k):  # type: ignore[no-untyped-def]
         raise DatabaseLocked("Conflicting lock is held by another process")
 
-    monkeypatch.setattr(crux_lab.widgets, "ingest", locked)
+    monkeypatch.setattr(crux_lab.runs, "ingest_runs", locked)  # the one run-and-save path
     console = DebateConsole(deck="crypto", engine="dcg", max_turns=4, runs_dir=tmp_path / "runs", db=tmp_path / "c.duckdb")
     result = console.start()
     assert result is not None and (tmp_path / "runs" / result.run_id / "manifest.json").is_file()
