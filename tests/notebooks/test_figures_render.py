@@ -125,7 +125,7 @@ CASES: dict[str, tuple[str, dict[str, object], list[str]]] = {
     "04 panel": ("04_alignment_matrix", {"run": "panel"}, ["Persona × crux card", "Persona × persona disagreement", "Crux types"]),
     "05 panel": ("05_position_shifts", {"run": "panel"}, ["Position shifts", "Stance timeline"]),
     "06": ("06_benchmark", {"sweep": "fx", "db": "<db>"}, ["Engine comparison", "Regime distribution", "n_cruxes over seeds", "Cost per run"]),
-    "07": ("07_evaluation", {}, ["Crux recovery per engine", r"Crux recovery \(f1\) as the simulator", "Per-debate metrics",
+    "07": ("07_evaluation", {}, ["Crux recovery per engine", r"Crux recovery \(f1\) as the offline backend's failure knobs", "Per-debate metrics",
                                  "Polis check"]),
 }
 
