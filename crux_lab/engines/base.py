@@ -170,6 +170,15 @@ def as_named(hints: Sequence[TurnHint], prompt: str, viewer: str, names: Mapping
 SHOWN_MIN_WORDS = 8  # a turn the prompt shortened counts as shown when this many of its first words are
 
 
+def holds_words(prompt: str, part: str) -> bool:
+    """Whether ``prompt`` holds ``part`` ending on a word's end (not the start of a longer word).
+
+    >>> holds_words("Absolute scarcity.", "A"), holds_words("A cap. Absolute.", "A")
+    (False, True)
+    """
+    return re.search(r"(?<!\w)" + re.escape(part) + r"(?!\w)", prompt) is not None
+
+
 def shown_part(text: str, prompt: str) -> str:
     """The part of ``text`` that ``prompt`` shows: all of it, else its longest opening run of
     words that the prompt holds (a history cut to its budget shortens turns), else "".
@@ -180,13 +189,13 @@ def shown_part(text: str, prompt: str) -> str:
     ''
     """
     text = text.strip()
-    if text in prompt:
+    if holds_words(prompt, text):
         return text
     words = text.split()
     lo, hi = 0, len(words)  # the longest k with words[:k] in the prompt (prefixes nest)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if " ".join(words[:mid]).rstrip(",;:.!?") in prompt:
+        if holds_words(prompt, " ".join(words[:mid]).rstrip(",;:.!?")):
             lo = mid
         else:
             hi = mid - 1

@@ -72,7 +72,10 @@ def test_debate_runs_through_four_phases_and_is_valid(engine: str) -> None:
     # ledger-backed usage and duration
     assert r.usage.calls == len(r.llm_calls) > 0 and r.usage.input_tokens > 0 and r.duration_s > 0
     purposes = {c.purpose for c in r.llm_calls}
-    assert {"opening", "dialogue_turn", "crystallize", "discovery", "resolution"} <= purposes
+    assert {"opening", "dialogue_turn", "crystallize", "resolution"} <= purposes
+    # dcg asks for discovery only once two speakers' reasons sit under one dispute, which this
+    # short simulated debate does not reach; the Dung graph always has two speakers' arguments
+    assert ("discovery" in purposes) == (engine == "dialogue")
     assert all(c.tier is Tier.strong for c in r.llm_calls)  # the dialogue engines run every call on the strong tier
     # the persisted result round-trips
     assert DebateResult.model_validate_json(r.model_dump_json()) == r
@@ -80,7 +83,7 @@ def test_debate_runs_through_four_phases_and_is_valid(engine: str) -> None:
 
 
 def test_v2_graph_semantics_match_the_argumentation_library() -> None:
-    r = debate("dialogue")
+    r = debate("dialogue", 1)  # a seed whose simulated speakers hear each other disagree, so the graph has attacks
     g = r.graph
     assert len(g.arguments) >= 2 and g.attacks
     af = ArgumentFramework.from_edges([a.id for a in g.arguments], [(x.from_arg_id, x.to_arg_id) for x in g.attacks])

@@ -462,7 +462,7 @@ async def test_card_with_a_bad_field_is_repaired_once_then_dropped(deck: Path) -
     assert len(warnings) == len(repairs) and all("dropped after one repair" in w.error for w in warnings)  # type: ignore[union-attr]
 
     def topic_then_fixed(req: LLMRequest, n: int) -> dict[str, Any]:
-        who = req.hints.persona_ids
+        who = re.search(r" between (\S+) and (\S+) discussed: ", req.user).groups()  # type: ignore[union-attr]  # the pair the prompt names
         said = {t.speaker_id: " ".join(t.text.split()[:6]) for t in req.hints.turns}  # each side quotes its own words
         card = {
             "question": TOPIC if "unusable" not in req.user else "Do drawdowns shrink with each halving cycle?",

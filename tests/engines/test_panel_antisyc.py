@@ -116,9 +116,6 @@ def test_patterns_and_anchor_text(library: Path) -> None:
     assert "Absolute scarcity" in anchor and "Conceding this would mean abandoning" in anchor
 
 
-@pytest.mark.xfail(strict=True, reason="since rooms go on from their clash and stop at the exit check (the call "
-                   "budget), this seed's sycophantic concessions all fall outside the rooms, so none is attributed "
-                   "to one: needs a seed or deck where a room concession happens")
 async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms() -> None:
     from crux_lab.analysis.shifts import (
         observations_from_turns,

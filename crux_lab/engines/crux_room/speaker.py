@@ -321,9 +321,11 @@ class Speakers:
         user = prompts.SYCOPHANCY_CHECK.format(
             previous=previous.dialogue if previous else "(none)", reply=turn.dialogue, flips=flips
         )
-        # the check's prompt shows the two turns and the flip conditions, not the speaker's claim list
+        # the check's prompt shows the two turns and the flip conditions: not the topic, the
+        # speaker's claim list, nor who spoke (its turns are "the other side" and "the reply")
         shown = [t for t in (previous, turn) if t is not None]
-        check_hints = hints.model_copy(update={"turns": turn_hints(shown), "extra": {}, "focus": None})
+        unnamed = [h.model_copy(update={"speaker_id": ""}) for h in turn_hints(shown)]
+        check_hints = Hints(phase=hints.phase, turns=unnamed)
         return await self.structured("anti_sycophancy_check", user, SycophancyCheckReply, check_hints)
 
 

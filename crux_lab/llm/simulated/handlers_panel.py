@@ -387,7 +387,7 @@ def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any
     capitulates = turn.move == "CONCEDE" or bool(_CONCEDE.search(turn.text))
     named = "met my condition" in turn.text.lower()
     met = False
-    previous = [t for t in ctx.turns[:-1] if t.speaker_id != me]
+    previous = [t for t in ctx.turns[:-1] if not me or t.speaker_id != me]
     if previous and turn.proposition_ids and me in ctx.personas:
         truth = ctx.truth(me, turn.proposition_ids[0])
         met = truth is not None and fired_trigger(truth, previous[-1]) is not None
