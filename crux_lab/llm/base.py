@@ -188,11 +188,11 @@ def unshown_hints(request: LLMRequest, aliases: Mapping[str, str] | None = None)
     ``aliases`` maps an id to the name a prompt shows for it (a persona id to its name).
 
     >>> r = LLMRequest(purpose="take", system="You are Michael Saylor.", user="Topic: gold?",
-    ...                hints=Hints(speaker_id="saylor", topic="Gold?", focus="Bitcoin is scarce."))
-    >>> unshown_hints(r, {"saylor": "Michael Saylor"})
+    ...                hints=Hints(speaker_id="p1", topic="Gold?", focus="Bitcoin is scarce."))
+    >>> unshown_hints(r, {"p1": "Michael Saylor"})
     [('focus', 'Bitcoin is scarce.')]
     >>> unshown_hints(r)
-    [('speaker_id', 'saylor'), ('focus', 'Bitcoin is scarce.')]
+    [('speaker_id', 'p1'), ('focus', 'Bitcoin is scarce.')]
     """
     shown = f" {_flat(request.system)} {_flat(request.user)} "
     names = aliases or {}
