@@ -1,6 +1,6 @@
 """``crux-lab sweep experiments/<name>.yaml`` and ``crux-lab report <run_id | sweep name>``.
 
-Registered by :mod:`crux_lab.cli` (its ``SUBAPPS`` list) as the single commands ``sweep`` and
+Registered by :mod:`crux_lab.cli` (its ``COMMANDS`` registry) as the single commands ``sweep`` and
 ``report`` (plain functions, so options may follow the argument). Bad input exits 2 with a one-paragraph message; a sweep with failed cells
 exits 1 after recording and ingesting everything else.
 """
