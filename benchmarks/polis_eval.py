@@ -74,10 +74,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = ap.parse_args()
 
-    from crux_lab.cli import _backend_choice, _llm_settings
+    from crux_lab.console import backend_choice, llm_settings
 
-    backend = _backend_choice(args.backend, None)
-    models, url = _llm_settings(backend, args.base_url, args.model_strong, args.model_fast, None)
+    backend = backend_choice(args.backend, None)
+    settings = llm_settings(backend, args.base_url, args.model_strong, args.model_fast, None)
+    models, url = settings.models, settings.base_url
     seeds = parse_seeds(args.seeds)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     tag = backend if backend == "simulated" else f"{backend}-{models.get('strong', 'model')}".replace("/", "_")

@@ -64,8 +64,6 @@ from crux_lab.store.runfiles import RunFolderError
 from crux_lab.store.tables import crux_lab_version
 from crux_lab.tiers import STRUCTURED_HELP, allocation_help
 
-_backend_choice = backend_choice  # the name the CLI modules used
-
 if TYPE_CHECKING:
     from crux_lab.engines.base import Engine
     from crux_lab.models.result import DebateResult
@@ -245,7 +243,6 @@ def _check_out(out: Path | None) -> None:
         fail(f"--out {out}: the folder {out.parent} is not writable.")
 
 
-_check_runs_dir = check_runs_dir
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -398,13 +395,13 @@ def debate(
         fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
-    resolved = _backend_choice(backend, cassette)
+    resolved = backend_choice(backend, cassette)
     if sim and resolved != "simulated":
         fail(f"--sim sets the simulator's knobs; the {resolved} backend has none. Drop --sim, or pass --backend simulated.")
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     llm_models, llm_url = llm.models, llm.base_url
     _check_out(out)
-    runs_folder = _check_runs_dir(runs_dir)
+    runs_folder = check_runs_dir(runs_dir)
 
     from pydantic import ValidationError
 

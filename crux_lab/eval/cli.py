@@ -33,9 +33,7 @@ from crux_lab.analysis.scenarios import (
     write_library,
 )
 from crux_lab.backends import OFFLINE, REGISTRY
-from crux_lab.console import backend_choice as _backend_choice
-from crux_lab.console import check_runs_dir as _check_runs_dir
-from crux_lab.console import fail, llm_settings, note
+from crux_lab.console import backend_choice, check_runs_dir, fail, llm_settings, note
 from crux_lab.engines import available
 from crux_lab.eval.polis import run_polis_eval
 from crux_lab.eval.recovery import LLMChoice, run_recovery_eval
@@ -132,7 +130,7 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
              + ("(none given)." if cassettes is None else f"({cassettes} is not a folder)."))
-    resolved = _backend_choice(backend, None)
+    resolved = backend_choice(backend, None)
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     return LLMChoice(resolved, llm.models, llm.base_url, llm.structured)
 
@@ -233,7 +231,7 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
     llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
     if sim and llm.backend != OFFLINE:
         fail(f"--sim sets the {OFFLINE} backend's failure knobs; it does not apply to the {llm.backend} backend.")
-    runs = _check_runs_dir(runs_dir)
+    runs = check_runs_dir(runs_dir)
     if not no_store:
         try:
             connect(resolve_db_path(db)).close()  # a bad database fails before any call is spent
