@@ -45,7 +45,7 @@ from crux_lab.store import (
 from crux_lab.store.paths import project_root
 from crux_lab.sweep.spec import config_from_params
 from crux_lab.viz._text import HTMLBlock, esc, fmt_number, short_title
-from crux_lab.viz.benchmark import mean_ci
+from crux_lab.viz.benchmark import mean_ci, metric_bounds
 from crux_lab.viz.framework import framework_steps
 
 T = TypeVar("T")
@@ -328,7 +328,7 @@ def summary_table(df: Any, metrics: Sequence[str] = ("calls", "tokens", "cost_us
     for name, part in df.groupby(group):
         row: dict[str, Any] = {group: name, "runs": len(part)}
         for m in metrics:
-            mean, lo, hi = mean_ci(list(part[m]))
+            mean, lo, hi = mean_ci(list(part[m]), bounds=metric_bounds(m))
             row[m] = fmt_number(mean)
             row[f"{m} 95% CI"] = f"[{fmt_number(lo)}, {fmt_number(hi)}]"
         rows.append(row)

@@ -21,14 +21,38 @@ REGIME_COLORS = {
 }
 
 
-def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+# The range a metric can take, where the interval must stay: counts and costs are never
+# negative, shares lie in [0, 1]. Metrics not named here keep the plain t-interval.
+_UNIT_SHARES = frozenset({"fake_consensus"})
+_NONNEGATIVE = frozenset({"calls", "tokens", "input_tokens", "output_tokens", "cost_usd", "wall_s", "latency_s"})
+
+
+def metric_bounds(metric: str) -> tuple[float, float] | None:
+    """The values ``metric`` can take, as (low, high), or None where it is not known.
+
+    >>> metric_bounds("n_cruxes"), metric_bounds("fake_consensus"), metric_bounds("shift")
+    ((0.0, inf), (0.0, 1.0), None)
+    """
+    if metric in _UNIT_SHARES:
+        return (0.0, 1.0)
+    if metric in _NONNEGATIVE or metric.startswith("n_"):
+        return (0.0, math.inf)
+    return None
+
+
+def mean_ci(
+    values: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None
+) -> tuple[float, float, float]:
     """Mean and the two-sided Student-t confidence interval (the interval is the mean itself
-    for fewer than two values).
+    for fewer than two values), cut to ``bounds`` where the metric cannot go beyond them (a
+    count of cruxes is never negative).
 
     >>> mean_ci([1.0, 2.0, 3.0])[0]
     2.0
     >>> lo, hi = mean_ci([1.0, 2.0, 3.0])[1:]; round(lo, 3), round(hi, 3)
     (-0.484, 4.484)
+    >>> lo, hi = mean_ci([1.0, 2.0, 3.0], bounds=(0.0, math.inf))[1:]; round(lo, 3), round(hi, 3)
+    (0.0, 4.484)
     """
     xs = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     if not xs:
@@ -40,7 +64,8 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float,
 
     sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
     half = float(stats.t.ppf(0.5 + level / 2, len(xs) - 1)) * sd / math.sqrt(len(xs))
-    return (m, m - half, m + half)
+    low, high = bounds if bounds is not None else (-math.inf, math.inf)
+    return (m, max(low, m - half), min(high, m + half))
 
 
 def _by(records: Sequence[Record], key: str) -> dict[str, list[Record]]:
@@ -66,7 +91,7 @@ def engine_comparison_figure(
     for i, metric in enumerate(metrics):
         names, means, err_hi, err_lo, hover = [], [], [], [], []
         for name, rows in groups.items():
-            m, lo, hi = mean_ci([r.get(metric) for r in rows], level)  # type: ignore[misc]
+            m, lo, hi = mean_ci([r.get(metric) for r in rows], level, metric_bounds(metric))  # type: ignore[misc]
             names.append(esc(name))
             means.append(m)
             err_hi.append(0 if math.isnan(hi) else hi - m)

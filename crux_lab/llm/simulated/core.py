@@ -89,6 +89,20 @@ def words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
+def restates_in_words(text: str, topic: str) -> bool:
+    """True when a text says the topic itself rather than something under it (most of the
+    topic's content words, and few others): the decomposer's, the writer's and the
+    extractor's check, by words.
+
+    >>> restates_in_words("Is gold a better store of value?", "Gold: a better store of value?")
+    True
+    >>> restates_in_words("Gold has no yield.", "Gold: a better store of value?")
+    False
+    """
+    a, b = words(text), words(topic)
+    return bool(a and b) and len(a & b) / len(a | b) >= 0.6
+
+
 @dataclass
 class ReadTurn:
     """A turn of the request as the simulator read it: the hint's fields plus what reading
@@ -307,15 +321,22 @@ class SimContext:
 
     def paraphrase(self, proposition: Proposition, form: str = "question", stance: str | None = None) -> str:
         """What an extractor writes for ``proposition``: the sentence of the request's turns (else
-        of its user message) that states it best, as written, preferring one with ``stance``.
-        The simulator knows which belief a sentence states; the text it prints is what was said,
-        never the deck's wording. ``form`` is kept for callers and not used."""
+        of its user message) that states it best, as written, preferring one with ``stance`` and
+        one that does not restate the topic (an extractor is asked for what lies under the
+        topic, not the topic). The simulator knows which belief a sentence states; the text it
+        prints is what was said, never the deck's wording. ``form`` is kept for callers and not
+        used."""
         shown = [x for t in self.turns for x in split_sentences(t.text)] or split_sentences(self.user)
         if not shown:
             return ""
         best = max(
             enumerate(shown),
-            key=lambda ix: (stance is None or read_stance(ix[1]) == stance, self.relevance(proposition, ix[1]), -ix[0]),
+            key=lambda ix: (
+                stance is None or read_stance(ix[1]) == stance,
+                not restates_in_words(ix[1], self.hints.topic),
+                self.relevance(proposition, ix[1]),
+                -ix[0],
+            ),
         )
         return best[1]
 

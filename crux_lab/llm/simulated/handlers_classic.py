@@ -30,6 +30,7 @@ from crux_lab.llm.simulated.core import (
     handler,
     lower_first,
     read_stance,
+    restates_in_words,
     split_sentences,
     words,
 )
@@ -104,17 +105,6 @@ def _lower_first_word(text: str) -> str:
     """
     first = text.split(" ", 1)[0]
     return text if first.isupper() or first.rstrip("'s") in _NAMES else lower_first(text)
-
-
-def restates_in_words(text: str, topic: str) -> bool:
-    """True when a text says the topic itself rather than something under it (most of the
-    topic's content words, and few others): the decomposer's and the writer's check, by words.
-
-    >>> restates_in_words("Is gold a better store of value?", "Gold: a better store of value?")
-    True
-    """
-    a, b = words(text), words(topic)
-    return bool(a and b) and len(a & b) / len(a | b) >= 0.6
 
 
 def assumptions_for(persona: Persona, truth: PropositionStance) -> list[str]:

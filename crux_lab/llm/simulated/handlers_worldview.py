@@ -69,7 +69,7 @@ def stance_of(sentence: str) -> str:
 
 def read_as_topic(ctx: SimContext, prop: Proposition, topic: str) -> bool:
     """Does this claim merely restate the topic? (The reader recognises the topic as it: a
-    check by meaning, where :func:`handlers_classic.restates_in_words` checks by words.)"""
+    check by meaning, where :func:`core.restates_in_words` checks by words.)"""
     hit = ctx.recognize(topic) if topic.strip() else None
     return hit is not None and hit.id == prop.id
 
