@@ -112,6 +112,12 @@ def resolve_base_url(base_url: str | None) -> str:
     return url.rstrip("/")
 
 
+# Per-attempt timeouts. A hosted model writes a long reply in a minute; a local server on a
+# CPU writes a few tokens a second, so a 3,000-token reply can take ten minutes there.
+REMOTE_TIMEOUT_S = 300.0
+LOCAL_TIMEOUT_S = 1800.0
+
+
 def is_local(base_url: str) -> bool:
     """True for a server on this machine (no key needed, no cost).
 
@@ -237,14 +243,14 @@ class OpenAIBackend:
         api_key: str | None = None,
         http_client: httpx2.AsyncClient | None = None,
         max_concurrency: int = 4,
-        timeout_s: float = 300.0,
+        timeout_s: float | None = None,
         max_retries: int = 3,
         structured: Structured = "auto",
         context_tokens: int | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
-        if timeout_s <= 0:
+        if timeout_s is not None and timeout_s <= 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -258,6 +264,8 @@ class OpenAIBackend:
                 f"pass --model-strong M --model-fast M"
             )
         self.local = is_local(self.base_url)
+        if timeout_s is None:
+            timeout_s = LOCAL_TIMEOUT_S if self.local else REMOTE_TIMEOUT_S
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
         if not key.strip():
             key = NO_KEY  # a local server (check_settings refused a remote one)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from crux_lab.llm import pricing
 from crux_lab.llm.base import BackendUnavailable, LLMCallFailed, LLMOutputError, LLMRequest
 from crux_lab.llm.ledger import Ledger
-from crux_lab.llm.openai_backend import NO_KEY, OpenAIBackend
+from crux_lab.llm.openai_backend import LOCAL_TIMEOUT_S, NO_KEY, REMOTE_TIMEOUT_S, OpenAIBackend
 from crux_lab.models import Tier
 
 from .fake_openai import FAKE_OPENAI_KEY, LOCAL_URL, REMOTE_URL, FakeOpenAI, completion, error
@@ -232,6 +232,14 @@ def test_a_remote_server_needs_a_key_and_a_local_one_does_not() -> None:
         OpenAIBackend(models={"strong": "m"}, base_url=LOCAL_URL)
     with pytest.raises(BackendUnavailable, match="not an http"):
         OpenAIBackend(models=MODELS, base_url="127.0.0.1:8080")
+
+
+def test_a_local_server_gets_a_longer_timeout_than_a_hosted_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A CPU server writing a few tokens a second needs minutes for a long reply.
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    local, remote = OpenAIBackend(models=MODELS, base_url=LOCAL_URL), OpenAIBackend(models=MODELS, base_url=REMOTE_URL)
+    assert local.timeout_s == LOCAL_TIMEOUT_S > remote.timeout_s == REMOTE_TIMEOUT_S
+    assert OpenAIBackend(models=MODELS, base_url=LOCAL_URL, timeout_s=7.0).timeout_s == 7.0
 
 
 async def test_the_key_goes_only_into_the_auth_header_and_never_into_errors(monkeypatch: pytest.MonkeyPatch) -> None:
