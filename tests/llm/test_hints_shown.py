@@ -76,6 +76,16 @@ def test_an_extractor_writes_a_sentence_of_the_turns_not_the_deck() -> None:
         assert text in sentences and text not in deck
 
 
+def test_an_extractor_quotes_a_sentence_under_the_topic_rather_than_the_topic() -> None:
+    said = [
+        TurnHint(speaker_id="michael-saylor", text="Bitcoin is a better long-term store of value than gold. Its supply is fixed forever."),
+        TurnHint(speaker_id="peter-schiff", text="Gold has held value for five thousand years."),
+    ]
+    ctx = ctx_for(said, "\n".join(t.text for t in said))
+    quoted = {ctx.paraphrase(prop, "question") for prop in ctx.propositions.values()}
+    assert quoted and "Bitcoin is a better long-term store of value than gold." not in quoted
+
+
 def test_a_speaker_knows_no_disagreement_before_it_hears_one() -> None:
     ctx = ctx_for([], "")
     assert ctx.contested("michael-saylor") == []  # the opponent's planted stances are not read
