@@ -3,6 +3,9 @@
 Every test runs with ``ANTHROPIC_API_KEY`` removed (tests that need a key set a fake one
 themselves) and with ``CRUX_LAB_DB`` / ``CRUX_LAB_RUNS`` pointing into pytest's temporary
 folder, so nothing lands in ``data/crux_lab.duckdb`` or ``runs/`` of the checkout.
+
+Property tests (hypothesis) have no deadline: on a loaded two-core machine one example can
+take a second where it takes a millisecond alone, and a test must not race the clock.
 """
 
 from __future__ import annotations
@@ -10,6 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("crux_lab", deadline=None)
+settings.load_profile("crux_lab")
 
 
 @pytest.fixture(scope="session")

@@ -123,11 +123,19 @@ def tidy_crux(crux: Crux) -> Crux:
 
 
 def _dedupe(sides: Sequence[CruxSide]) -> list[CruxSide]:
-    out: list[CruxSide] = []
+    """One entry per persona, in order: a persona with several arguments on a side is named
+    once, its distinct statements joined.
+
+    >>> [(s.persona_id, s.statement) for s in _dedupe([CruxSide(persona_id="a", statement="X."),
+    ...     CruxSide(persona_id="b"), CruxSide(persona_id="a", statement="Y"), CruxSide(persona_id="a", statement="X.")])]
+    [('a', 'X.; Y'), ('b', '')]
+    """
+    said: dict[str, list[str]] = {}
     for s in sides:
-        if not any(o.persona_id == s.persona_id and o.statement == s.statement for o in out):
-            out.append(s)
-    return out
+        texts = said.setdefault(s.persona_id, [])
+        if s.statement and s.statement not in texts:
+            texts.append(s.statement)
+    return [CruxSide(persona_id=pid, statement="; ".join(texts)) for pid, texts in said.items()]
 
 
 def cards_agree(card: CruxCard) -> bool:
@@ -177,6 +185,10 @@ def side_breaks(result: DebateResult, names: Mapping[str, str] | None = None) ->
         no = {s.persona_id for s in crux.no_side}
         if yes & no:
             out.append(f"crux {crux.id}: {sorted(yes & no)} on both sides")
+        for side in (crux.yes_side, crux.no_side):
+            twice = sorted({s.persona_id for s in side if sum(o.persona_id == s.persona_id for o in side) > 1})
+            if twice:
+                out.append(f"crux {crux.id}: {twice} named twice on one side")
         if crux.sides_known is False:
             if yes or no:
                 out.append(f"crux {crux.id}: sides unknown but named")

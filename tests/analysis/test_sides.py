@@ -79,6 +79,19 @@ def test_a_crux_with_a_persona_on_both_sides_or_none_is_labelled_not_left_empty(
     assert side_breaks(result_with([], [both])) == ["crux c: ['arthur-hayes'] on both sides"]
 
 
+def test_a_persona_with_two_arguments_on_a_side_is_named_once() -> None:
+    """Qwen's graph run on a Polis conversation named one group twice on the same side, once
+    per argument it made."""
+    twice = Crux(id="c", statement="s", source="assumption",
+                 yes_side=[CruxSide(persona_id="arthur-hayes", statement="Day trips pay.")],
+                 no_side=[CruxSide(persona_id="peter-schiff", statement="Art first."),
+                          CruxSide(persona_id="peter-schiff", statement="Jobs come from industry.")])
+    assert side_breaks(result_with([], [twice])) == ["crux c: ['peter-schiff'] named twice on one side"]
+    tidy = tidy_crux(twice)
+    assert [(s.persona_id, s.statement) for s in tidy.no_side] == [("peter-schiff", "Art first.; Jobs come from industry.")]
+    assert side_breaks(result_with([], [tidy])) == []
+
+
 def test_a_resolved_card_whose_positions_differ_is_not_resolved() -> None:
     pos = {"michael-saylor": CruxCardPosition(position="NUANCED", reasoning="r"),
            "peter-schiff": CruxCardPosition(position="NO", reasoning="r")}
