@@ -155,6 +155,27 @@ def embedding_distances(
     return out
 
 
+def _shift_summary(
+    label: str, changes: Sequence[PropositionShift], rooms_hit: Sequence[str], reasoned: bool,
+    claims: Mapping[str, str], room_names: Mapping[str, str],
+) -> str:
+    """One sentence on a persona's stance changes, in words: each claim by its text."""
+    moves = "; ".join(
+        (f'"{claims[c.proposition_id].strip().rstrip(".")}" ' if claims.get(c.proposition_id) else "")
+        + f"({c.before} -> {c.after})"
+        for c in changes
+    )
+    shown = [f'"{room_names[r]}"' for r in rooms_hit if room_names.get(r)]
+    if shown:
+        where = f" in the crux room{'s' if len(shown) > 1 else ''} on {', '.join(shown)}"
+    elif rooms_hit:
+        where = " in a crux room"
+    else:
+        where = " outside any crux room"
+    why = "with a named reason" if reasoned else "without a named reason"
+    return f"{label} shifted on {moves}{where}, {why}." if moves.startswith('"') else f"{label} shifted {moves}{where}, {why}."
+
+
 def detect_shifts(
     persona_ids: Sequence[str],
     observations: Sequence[StanceObservation],
@@ -164,15 +185,22 @@ def detect_shifts(
     closing: Mapping[str, str] | None = None,
     encoder: Encoder | None = None,
     names: Mapping[str, str] | None = None,
+    claims: Mapping[str, str] | None = None,
+    room_names: Mapping[str, str] | None = None,
     text_threshold: float = TEXT_SHIFT_THRESHOLD,
 ) -> list[PositionShift]:
-    """Position shift per persona, opening vs closing.
+    """Position shift per persona, opening vs closing. The summary names personas, claims and
+    rooms by ``names``, ``claims`` (claim id -> text) and ``room_names`` (room id -> its
+    question), never by internal id; a claim or room without a text is left out of it.
 
     >>> obs = [StanceObservation("a", "p", "pro", 0), StanceObservation("b", "p", "con", 1),
     ...        StanceObservation("a", "p", "uncertain", 6, "r1", "you met my condition")]
     >>> s = detect_shifts(["a", "b"], obs, [RoomSpan("r1", ("a", "b"), 4, 9, ("p",))])
     >>> [(x.persona_id, x.shifted, x.attributed_rooms, x.named_reason) for x in s]
     [('a', True, ['r1'], 'you met my condition'), ('b', False, [], None)]
+    >>> detect_shifts(["a"], obs, [RoomSpan("r1", ("a", "b"), 4, 9, ("p",))], names={"a": "Ann"},
+    ...               claims={"p": "Rents fall."}, room_names={"r1": "Do rents fall?"})[0].summary
+    'Ann shifted on "Rents fall" (pro -> uncertain) in the crux room on "Do rents fall?", with a named reason.'
     """
     distances = (
         embedding_distances(opening or {}, closing or {}, encoder)
@@ -212,16 +240,11 @@ def detect_shifts(
         )
         label = (names or {}).get(pid, pid)
         if changes:
-            moves = "; ".join(f"{c.proposition_id}: {c.before} -> {c.after}" for c in changes)
-            why = "with a named reason" if reasons else "without a named reason"
-            where = (
-                f" after room(s) {', '.join(rooms_hit)}" if rooms_hit else " outside any crux room"
-            )
-            summary = f"{label} shifted ({moves}){where}, {why}."
+            summary = _shift_summary(label, changes, rooms_hit, bool(reasons), claims or {}, room_names or {})
         elif shifted:
             summary = f"{label}'s closing statement moved away from the opening (distance {distance:.2f})."
         else:
-            summary = f"{label} held its positions."
+            summary = f"{label} kept the same positions."
         out.append(
             PositionShift(
                 persona_id=pid,

@@ -229,7 +229,9 @@ def finish(
     if embeddings:
         encoder = get_embedder()
     shifts = detect_shifts(
-        ids, obs, room_spans(rooms), opening=opening, closing=closing, encoder=encoder, names=sp.names
+        ids, obs, room_spans(rooms), opening=opening, closing=closing, encoder=encoder, names=sp.names,
+        claims={TOPIC_KEY: memory.topic, **memory.claims.texts},
+        room_names={r.outcome.room_id: r.outcome.question for r in rooms},
     )
     result = ctx.result
     positions = []
