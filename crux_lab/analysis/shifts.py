@@ -159,13 +159,14 @@ def _shift_summary(
     label: str, changes: Sequence[PropositionShift], rooms_hit: Sequence[str], reasoned: bool,
     claims: Mapping[str, str], room_names: Mapping[str, str],
 ) -> str:
-    """One sentence on a persona's stance changes, in words: each claim by its text."""
+    """One sentence on a persona's stance changes, in words: each claim by its text, in curly
+    quotes (straight ones would come back as "&quot;" in a figure's hover text)."""
     moves = "; ".join(
-        (f'"{claims[c.proposition_id].strip().rstrip(".")}" ' if claims.get(c.proposition_id) else "")
+        (f"“{claims[c.proposition_id].strip().rstrip('.')}” " if claims.get(c.proposition_id) else "")
         + f"({c.before} -> {c.after})"
         for c in changes
     )
-    shown = [f'"{room_names[r]}"' for r in rooms_hit if room_names.get(r)]
+    shown = [f"“{room_names[r]}”" for r in rooms_hit if room_names.get(r)]
     if shown:
         where = f" in the crux room{'s' if len(shown) > 1 else ''} on {', '.join(shown)}"
     elif rooms_hit:
@@ -173,7 +174,7 @@ def _shift_summary(
     else:
         where = " outside any crux room"
     why = "with a named reason" if reasoned else "without a named reason"
-    return f"{label} shifted on {moves}{where}, {why}." if moves.startswith('"') else f"{label} shifted {moves}{where}, {why}."
+    return f"{label} shifted on {moves}{where}, {why}." if moves.startswith("“") else f"{label} shifted {moves}{where}, {why}."
 
 
 def detect_shifts(
@@ -200,7 +201,7 @@ def detect_shifts(
     [('a', True, ['r1'], 'you met my condition'), ('b', False, [], None)]
     >>> detect_shifts(["a"], obs, [RoomSpan("r1", ("a", "b"), 4, 9, ("p",))], names={"a": "Ann"},
     ...               claims={"p": "Rents fall."}, room_names={"r1": "Do rents fall?"})[0].summary
-    'Ann shifted on "Rents fall" (pro -> uncertain) in the crux room on "Do rents fall?", with a named reason.'
+    'Ann shifted on “Rents fall” (pro -> uncertain) in the crux room on “Do rents fall?”, with a named reason.'
     """
     distances = (
         embedding_distances(opening or {}, closing or {}, encoder)
