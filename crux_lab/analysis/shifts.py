@@ -160,7 +160,7 @@ def _shift_summary(
     claims: Mapping[str, str], room_names: Mapping[str, str],
 ) -> str:
     """One sentence on a persona's stance changes, in words: each claim by its text, in curly
-    quotes (straight ones would come back as "&quot;" in a figure's hover text)."""
+    quotes."""
     moves = "; ".join(
         (f"“{claims[c.proposition_id].strip().rstrip('.')}” " if claims.get(c.proposition_id) else "")
         + f"({c.before} -> {c.after})"

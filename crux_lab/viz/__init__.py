@@ -9,5 +9,5 @@
 - :mod:`~crux_lab.viz.belief_graph` and :mod:`~crux_lab.viz.network`: belief graphs (persona
   issue).
 
-Every piece of LLM or persona text is ``html.escape``d before it becomes HTML.
+Every piece of LLM or persona text is escaped (``_text.esc``) before it becomes HTML.
 """

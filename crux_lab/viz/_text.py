@@ -10,12 +10,15 @@ from typing import Any
 
 
 def esc(text: object) -> str:
-    """``html.escape`` of ``str(text)`` (quotes included).
+    """``html.escape`` of ``str(text)``, quotes included, written as numeric references
+    (``&#34;``): plotly decodes those in hover text and labels, but shows ``&quot;`` as written.
 
     >>> esc('<script>alert("x")</script>')
-    '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'
+    '&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;'
+    >>> esc("it's")
+    'it&#x27;s'
     """
-    return html.escape(str(text), quote=True)
+    return html.escape(str(text), quote=True).replace("&quot;", "&#34;")
 
 
 def wrap(text: object, width: int = 60, max_lines: int = 8) -> str:
@@ -35,7 +38,7 @@ def wrap(text: object, width: int = 60, max_lines: int = 8) -> str:
         lines.append(line)
     if len(lines) > max_lines:
         lines = lines[:max_lines] + ["…"]
-    return "<br>".join(html.escape(x) for x in lines)
+    return "<br>".join(esc(x) for x in lines)
 
 
 def clip(text: object, n: int = 40) -> str:
@@ -45,7 +48,7 @@ def clip(text: object, n: int = 40) -> str:
     'abc…'
     """
     s = str(text)
-    return html.escape(s if len(s) <= n else s[: n - 1] + "…")
+    return esc(s if len(s) <= n else s[: n - 1] + "…")
 
 
 # Jupyter's CSS right-aligns table cells; text tables read better left-aligned and top-aligned.

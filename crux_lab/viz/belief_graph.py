@@ -4,12 +4,11 @@ Nodes are coloured by type, sized by confidence (corpus density) and carry their
 corpus text in the hover; edges are green (supports) or red (undermines), with the source
 chunks in a hover at the edge midpoint. Layout: left-to-right layers of the graph's
 topological generations when it is acyclic (reasoning flows toward the persona's positions),
-else a seeded spring layout. Every text that reaches the figure is ``html.escape``d.
+else a seeded spring layout. Every text that reaches the figure is escaped (``esc``).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -17,7 +16,7 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from crux_lab.personas.models import BeliefGraph, CorpusChunk, Persona
-from crux_lab.viz._text import wrap
+from crux_lab.viz._text import esc, wrap
 
 TYPE_COLORS: dict[str, str] = {
     "core_value": "#7b3294",
@@ -80,8 +79,8 @@ def belief_graph_figure(
             mx.append((x0 + x1) / 2)
             my.append((y0 + y1) / 2)
             mtext.append(
-                f"{html.escape(e.from_)} → {html.escape(e.to)}<br>{label}, confidence {e.confidence:.2f}"
-                f"<br>sources: {html.escape(', '.join(e.source_chunks) or '—')}"
+                f"{esc(e.from_)} → {esc(e.to)}<br>{label}, confidence {e.confidence:.2f}"
+                f"<br>sources: {esc(', '.join(e.source_chunks) or '—')}"
             )
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=f"edge: {label}",
                                  line={"color": POLARITY_COLORS[polarity], "width": 1.6}, hoverinfo="skip"))
@@ -95,12 +94,12 @@ def belief_graph_figure(
         hover = []
         for n in nodes:
             grounding = [
-                f"<i>[{html.escape(chunks[c].kind)}; {html.escape(chunks[c].date or 'undated')}]</i> {wrap(chunks[c].text[:300], max_lines=1_000)}"
+                f"<i>[{esc(chunks[c].kind)}; {esc(chunks[c].date or 'undated')}]</i> {wrap(chunks[c].text[:300], max_lines=1_000)}"
                 for c in n.grounding[:3] if c in chunks
             ]
-            missing = [html.escape(c) for c in n.grounding if c not in chunks]
+            missing = [esc(c) for c in n.grounding if c not in chunks]
             hover.append(
-                f"<b>{wrap(n.concept, max_lines=1_000)}</b><br>{html.escape(n.type)} · confidence {n.confidence:.2f} "
+                f"<b>{wrap(n.concept, max_lines=1_000)}</b><br>{esc(n.type)} · confidence {n.confidence:.2f} "
                 f"({len(n.grounding)} source(s))"
                 + ("<br>" + "<br>".join(grounding) if grounding else "")
                 + (f"<br>sources: {', '.join(missing)}" if missing else "")
@@ -108,7 +107,7 @@ def belief_graph_figure(
         fig.add_trace(go.Scatter(
             x=[pos[n.id][0] for n in nodes], y=[pos[n.id][1] for n in nodes], mode="markers+text",
             name=typ.replace("_", " "),
-            text=[html.escape(n.concept[:28] + ("…" if len(n.concept) > 28 else "")) for n in nodes],
+            text=[esc(n.concept[:28] + ("…" if len(n.concept) > 28 else "")) for n in nodes],
             textposition="top center", textfont={"size": 9},
             marker={"color": color, "size": [10 + 30 * n.confidence for n in nodes],
                     "line": {"color": ["#000000" if n.id in marked else "#ffffff" for n in nodes],
@@ -116,7 +115,7 @@ def belief_graph_figure(
             hovertext=hover, hoverinfo="text",
         ))
     fig.update_layout(
-        title=html.escape(title or f"Belief graph: {graph.persona_id}"),
+        title=esc(title or f"Belief graph: {graph.persona_id}"),
         height=height, showlegend=True, plot_bgcolor="#ffffff",
         xaxis={"visible": False}, yaxis={"visible": False},
         hoverlabel={"align": "left"}, margin={"l": 10, "r": 10, "t": 50, "b": 10},

@@ -77,7 +77,7 @@ def test_framework_colours_by_grounded_label_and_outlines_cruxes() -> None:
     widths = dict(zip(undec.hovertext, undec.marker.line.width, strict=True))
     assert [w for h, w in widths.items() if "<b>crux</b>" in h] == [4]
     text = figure_text(fig)
-    assert "<img" not in text and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in text
+    assert "<img" not in text and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in text
 
 
 def test_labels_are_short_titles_with_the_full_claim_on_hover() -> None:
