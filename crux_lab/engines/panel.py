@@ -2,12 +2,12 @@
 
 Flow: topic decomposition (fast tier, 3 aspects, at most 4) -> opening round (all personas
 concurrently; with the worldview step on, each opening also states the persona's positions
-with their assumptions, and one reader call lists every pair's conflicting ones) -> one themed
+with their assumptions, and one reader call per pair lists their conflicting ones) -> one themed
 round per aspect: parallel takes, one boolean disagreement detection call (a vote of several
 with ``detection_votes``), a queue of at most 2 contested claims with one opposed pair each
 (``pairs_per_claim``), a clash of 2-3 rebuttals per queued pair, and a three-phase crux room
-that goes on from the clash when it does not resolve it -> round summary (fast tier) ->
-closing round (concurrently) -> position shifts, opening vs closing. This keeps a 4-persona,
+that goes on from the clash when it does not resolve it (at most two rooms) -> round summary
+(fast tier) -> closing round (concurrently) -> position shifts, opening vs closing. This keeps a 4-persona,
 3-aspect debate within a budget of about 63 calls (docs/architecture.md).
 
 A clash is an exchange of at least two turns. When one side concedes in it, naming what moved
@@ -53,6 +53,10 @@ POSITIONS_PER_PERSONA = 4  # positions an opening states for the worldview step
 
 class PanelParams(CruxParams):
     n_aspects: int = Field(3, ge=1, le=MAX_ASPECTS, description="Aspects from topic decomposition (capped at 4).")
+    max_rooms: int = Field(
+        2, ge=0, le=20,
+        description="Crux rooms per debate: the panel's design budgets two.",
+    )
     queue_depth: int = Field(2, ge=1, le=4, description="Contested claims handled per themed round.")
     pairs_per_claim: int | None = Field(
         1, ge=1, le=6,

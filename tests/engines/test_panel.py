@@ -240,8 +240,9 @@ async def test_worldview_keeps_the_buried_premises_when_the_debate_names_none() 
     backend = ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: {"disagreements": []}})
     r = await run(backend=backend)
     res = r.result
-    # the positions come with the openings; one reader call covers every pair
-    assert "worldview_positions" not in backend.counts and backend.counts["crux_pairs"] == 1
+    # the positions come with the openings; one reader call per pair
+    n = len(PERSONA_IDS)
+    assert "worldview_positions" not in backend.counts and backend.counts["crux_pairs"] == n * (n - 1) // 2
     assert all("positions" in (q.output_schema.model_fields if q.output_schema else {}) for q in backend.requests
                if q.purpose == "opening")
     assert res.crux_cards == [] and res.cruxes

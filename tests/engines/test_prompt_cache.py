@@ -182,7 +182,7 @@ def test_panel_at_its_design_shape_stays_within_its_budget(reserve_debate: tuple
     assert len(calls) <= 63 and prompt <= 175_000
     purposes = [c.purpose for c in calls]
     assert purposes.count("detect_disagreement") == 3  # one detection call per themed round
-    assert purposes.count("crux_pairs") == 1 and "worldview_positions" not in purposes
+    assert purposes.count("crux_pairs") == 6 and "worldview_positions" not in purposes  # one per pair of 4
     parallel = {s.name: len(s.chains) for s in run.ctx.scratch["timeline"].stages if s.wall_s is not None}
     assert parallel["opening"] == parallel["closing"] == 4
     assert all(parallel[f"take-a{i}"] == 4 for i in (1, 2, 3))

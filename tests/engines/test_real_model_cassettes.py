@@ -133,7 +133,15 @@ async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -
     assert found(result), f"{engine}: its validated '{purpose}' replies left nothing in the result"
 
 
-async def test_a_card_that_copies_the_instruction_is_dropped_with_its_reason() -> None:
-    result = await run_debate(config_for("crux_rooms"), cassette=HERE / "crux_rooms.jsonl")
+async def test_a_card_that_copies_the_instruction_is_sent_back_with_its_reason_then_dropped() -> None:
+    """Qwen's panel card asked the instruction back. Replay answers only a request sent exactly as
+    recorded, so the engine did send it back once naming why; the card, still unusable, is
+    dropped with a warning, and no card is posted."""
+    cassette = HERE / "panel.jsonl"
+    result = await run_debate(config_for("panel"), cassette=cassette)
+    rows = [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines() if line.strip()]
+    sent_back = [r["request"]["messages"][-1]["content"] for r in rows if r["purpose"] == "card"]
+    assert any("its question repeats the instruction" in m for m in sent_back)
+    assert result.complete and result.error is None
     dropped = [e for e in result.events if isinstance(e, EngineError) and e.purpose == "card"]
-    assert dropped and "repeats the instruction" in dropped[0].error and not result.crux_cards
+    assert dropped and "dropped" in dropped[0].error and not result.crux_cards

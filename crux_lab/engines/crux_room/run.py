@@ -58,7 +58,7 @@ class CruxRun(Generic[P]):
         stated (the panel's openings), so they are not asked again."""
         if not self.p.worldview:
             return
-        view = await run_worldview(self.ctx, stated=stated)
+        view = await run_worldview(self.ctx, stated=stated, timeline=self.timeline)
         for w in view.warnings:
             yield w
         names = self.sp.names
