@@ -230,7 +230,16 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
 
 
 def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
-    """Cumulative cost and tokens over the calls of a debate (in call order)."""
+    """Cumulative cost and tokens over the calls of a debate (in call order). Both axes start
+    at zero. When no call cost anything (a server on this machine) only tokens are drawn: a
+    flat cost line would only push the axis below zero.
+
+    >>> free = [LLMCall(run_id="r", seq=i, purpose="take", backend="openai", model="m", tier="strong",
+    ...                 input_tokens=100, output_tokens=10) for i in range(3)]
+    >>> fig = ledger_figure(free)
+    >>> [t.name for t in fig.data], list(fig.data[0].y), fig.layout.yaxis.rangemode
+    (['tokens (uncached input + output)'], [110, 220, 330], 'tozero')
+    """
     ordered = sorted(calls, key=lambda c: c.seq)
     cost, tokens = [], []
     running_cost, running_tokens = 0.0, 0
@@ -241,15 +250,22 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
         tokens.append(running_tokens)
     xs = list(range(1, len(ordered) + 1))
     hover = [f"#{c.seq} {esc(c.purpose)} ({esc(c.tier.value)})" for c in ordered]
+    modelled = bool(ordered) and all(c.backend in MODELLED_BACKENDS for c in ordered)
+    costs = modelled or any(c.cost_usd for c in ordered)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=xs, y=cost, name="cost (USD)", mode="lines", hovertext=hover))
-    fig.add_trace(go.Scatter(x=xs, y=tokens, name="tokens", mode="lines", yaxis="y2", hovertext=hover))
-    fig.update_layout(
-        title="Ledger: cumulative cost and tokens" + (" (cost modelled, not billed)" if ordered and all(
-            c.backend in MODELLED_BACKENDS for c in ordered) else ""), height=320, xaxis_title="call",
-        yaxis={"title": "USD"}, yaxis2={"title": "tokens", "overlaying": "y", "side": "right"},
-        margin={"l": 50, "r": 50, "t": 50, "b": 40},
-    )
+    name = "tokens (uncached input + output)"
+    if costs:
+        fig.add_trace(go.Scatter(x=xs, y=cost, name="cost (USD)", mode="lines", hovertext=hover))
+        fig.add_trace(go.Scatter(x=xs, y=tokens, name=name, mode="lines", yaxis="y2", hovertext=hover))
+        axes = {"yaxis": {"title": "USD", "rangemode": "tozero"},
+                "yaxis2": {"title": "tokens", "overlaying": "y", "side": "right", "rangemode": "tozero"}}
+        title = "Ledger: cumulative cost and tokens" + (" (cost modelled, not billed)" if modelled else "")
+    else:
+        fig.add_trace(go.Scatter(x=xs, y=tokens, name=name, mode="lines", hovertext=hover))
+        axes = {"yaxis": {"title": "tokens", "rangemode": "tozero"}}
+        title = "Ledger: cumulative tokens (no call cost anything)"
+    fig.update_layout(title=title, height=320, xaxis_title="call", margin={"l": 50, "r": 50, "t": 50, "b": 40},
+                      showlegend=True, **axes)
     return fig
 
 
