@@ -83,7 +83,15 @@ def engine_comparison_figure(
     level: float = 0.95,
     title: str = "Engine comparison (mean and 95% CI over runs)",
 ) -> go.Figure:
-    """One panel per metric: the mean per engine with its confidence interval over seeds."""
+    """One panel per metric: the mean per engine with its confidence interval over seeds. A
+    metric that cannot go below 0 gets an axis from 0 (a share, from 0 to 1), so a metric that
+    is 0 in every run draws no axis below zero.
+
+    >>> fig = engine_comparison_figure([{"engine": "dcg", "calls": 9, "fake_consensus": 0.0, "shift": -0.2}],
+    ...                                ("calls", "fake_consensus", "shift"))
+    >>> fig.layout.yaxis.rangemode, list(fig.layout.yaxis2.range), fig.layout.yaxis3.rangemode
+    ('tozero', [0, 1.05], None)
+    """
     groups = _by(records, group)
     cols = min(3, max(1, len(metrics)))
     nrows = math.ceil(len(metrics) / cols)
@@ -102,6 +110,10 @@ def engine_comparison_figure(
                    error_y={"type": "data", "symmetric": False, "array": err_hi, "arrayminus": err_lo}),
             row=i // cols + 1, col=i % cols + 1,
         )
+        bounds = metric_bounds(metric)
+        if bounds is not None:  # a count or a share: the axis starts at 0, and a share ends at 1
+            axis = {"range": [0, 1.05]} if bounds[1] == 1.0 else {"rangemode": "tozero"}
+            fig.update_yaxes(row=i // cols + 1, col=i % cols + 1, **axis)
     fig.update_layout(title=esc(title), height=300 * nrows + 60, margin={"l": 40, "r": 20, "t": 70, "b": 40})
     fig.update_yaxes(tickformat="~r", exponentformat="none")
     return fig
