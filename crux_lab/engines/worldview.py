@@ -233,9 +233,9 @@ async def run_worldview(
     stage).
 
     One reading of every pair at once would cost one call instead of n(n-1)/2, but on a small
-    model it loses what the pairs find: on Qwen2.5-Coder-1.5B, with
-    the positions four personas stated in a panel's openings, it listed no conflict in 2 of 4
-    readings and one in the other two, while one reading per pair listed four (in two pairs).
+    model it loses what the pairs find: on Qwen2.5-Coder-1.5B, with the positions four personas
+    stated in a panel's openings, it listed no conflict in 2 of 4 readings and one in the other
+    two, while one reading per pair listed four (in two pairs).
     """
     ids = list(persona_ids or ctx.persona_ids)
     topic = topic or ctx.config.topic

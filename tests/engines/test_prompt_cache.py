@@ -65,36 +65,34 @@ async def test_anthropic_marks_the_persona_block_and_keeps_it_byte_identical_acr
     assert "Opening round" in json.dumps(first["messages"]) and "Custody" in json.dumps(second["messages"])
 
 
-async def test_llama_cpp_gets_a_slot_per_persona_prefix_and_cache_prompt() -> None:
-    api = FakeOpenAI([completion("ok")], n_ctx=8192, slots=2)
+def turn(system: str, cache: bool = True) -> LLMRequest:
+    return LLMRequest(purpose="take", system=system, user="Your take?", cache_system=cache)
+
+
+async def bodies_on_llama_cpp(slots: int, requests: list[LLMRequest]) -> list[dict[str, Any]]:
+    """The request bodies a llama.cpp server with ``slots`` slots receives for ``requests``."""
+    api = FakeOpenAI([completion("ok")], n_ctx=8192, slots=slots)
     backend = OpenAIBackend(models={"strong": "qwen", "fast": "qwen"}, base_url=LOCAL_URL, http_client=api.client(),
                             structured="prompt")
-
-    def turn(system: str, cache: bool = True) -> LLMRequest:
-        return LLMRequest(purpose="take", system=system, user="Your take?", cache_system=cache)
-
-    for request in (turn("You are Ada."), turn("You are Bo."), turn("You are Ada."), turn("You are Cy."),
-                    turn("You read debates.", cache=False)):
+    for request in requests:
         await backend.generate(request)
-    bodies = [c.body for c in api.chats]
+    return [c.body for c in api.chats]
+
+
+async def test_llama_cpp_gets_a_slot_per_persona_prefix_and_cache_prompt() -> None:
+    bodies = await bodies_on_llama_cpp(2, [turn("You are Ada."), turn("You are Bo."), turn("You are Ada."),
+                                           turn("You are Cy."), turn("You read debates.", cache=False)])
     assert [b.get("id_slot") for b in bodies] == [0, 1, 0, None, None]
     assert [b.get("cache_prompt") for b in bodies] == [True, True, True, None, None]
 
 
 async def test_with_a_spare_slot_other_requests_never_take_a_persona_slot() -> None:
-    api = FakeOpenAI([completion("ok")], n_ctx=8192, slots=3)
-    backend = OpenAIBackend(models={"strong": "qwen", "fast": "qwen"}, base_url=LOCAL_URL, http_client=api.client(),
-                            structured="prompt")
-
-    def turn(system: str, cache: bool = True) -> LLMRequest:
-        return LLMRequest(purpose="take", system=system, user="Your take?", cache_system=cache)
-
-    for request in (turn("You read debates.", cache=False), turn("You are Ada."), turn("You are Bo."),
-                    turn("You are Cy."), turn("You are Ada."), turn("You read debates.", cache=False)):
-        await backend.generate(request)
-    slots = [c.body.get("id_slot") for c in api.chats]
+    bodies = await bodies_on_llama_cpp(3, [turn("You read debates.", cache=False), turn("You are Ada."),
+                                           turn("You are Bo."), turn("You are Cy."), turn("You are Ada."),
+                                           turn("You read debates.", cache=False)])
+    slots = [b.get("id_slot") for b in bodies]
     assert slots == [2, 0, 1, 2, 0, 2]  # Ada and Bo keep slots 0 and 1; the reader and Cy share the last
-    assert all(c.body.get("cache_prompt") is True for c in api.chats)
+    assert all(b.get("cache_prompt") is True for b in bodies)
 
 
 async def test_a_server_that_is_not_llama_cpp_gets_no_slot_fields() -> None:

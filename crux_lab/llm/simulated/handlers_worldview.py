@@ -118,8 +118,7 @@ def _read_positions(text: str) -> list[tuple[str, list[str]]]:
 
 @handler(Purpose.crux_pairs)
 def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """Conflicting assumptions between the personas whose positions text it is shown, each
-    conflict naming its two, as the prompt asks."""
+    """Conflicting assumptions between the two personas whose positions text it is shown."""
     shown: dict[str, str] = dict(ctx.hints.extra.get("positions", {}))
     ids = list(shown)
     if len(ids) < 2:
@@ -133,10 +132,7 @@ def crux_pairs(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     conflicts = []
     for i, a in enumerate(ids):
         for b in ids[i + 1 :]:
-            for c in _conflicts(ctx, read.get(a, {}), read.get(b, {})):
-                c["between"] = [ctx.personas[a].name if a in ctx.personas else a,
-                                ctx.personas[b].name if b in ctx.personas else b]
-                conflicts.append(c)
+            conflicts.extend(_conflicts(ctx, read.get(a, {}), read.get(b, {})))
     return {"conflicts": conflicts}
 
 
