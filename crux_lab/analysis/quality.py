@@ -28,6 +28,7 @@ from crux_lab.analysis.restates import _vectors, restates_topic_flags
 from crux_lab.falsifiers import WORD as _WORD
 from crux_lab.falsifiers import falsifier_score
 from crux_lab.llm.base import Hints, LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Crux, CruxCard, Tier
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona
@@ -127,7 +128,7 @@ async def judge_falsifiers(backend: Any, falsifiers: Sequence[str]) -> tuple[flo
         return NAN, ""
     listed = "\n".join(f"{i}. {f}" for i, f in enumerate(falsifiers, start=1))
     request = LLMRequest(
-        purpose="judge_falsifiers",
+        purpose=Purpose.judge_falsifiers,
         system="You judge whether stated flip conditions are specific and observable.",
         user=f"{FALSIFIER_RUBRIC}\n\n{listed}",
         tier=Tier.strong,

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Tier
 
 RUBRIC_VERSION = "arena-1"
@@ -191,7 +192,7 @@ def judge_request(first: CardSet, second: CardSet, names: Mapping[str, str] | No
         'is better, "tie" if neither; "reason": one or two sentences citing the rubric.'
     )
     return LLMRequest(
-        purpose="judge",
+        purpose=Purpose.judge,
         system="You are a careful, impartial judge of analyses of disagreements.",
         user=user,
         tier=Tier.strong,

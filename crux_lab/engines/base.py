@@ -131,19 +131,9 @@ def engine_params(ctx: EngineContext, model: type[P]) -> P:
 
 
 def turn_hints(turns: Sequence[DialogueTurn]) -> list[TurnHint]:
-    """The turns so far, as hints: their text and the fields the engine parsed from each reply."""
-    return [
-        TurnHint(
-            speaker_id=t.persona_id,
-            text=t.dialogue,
-            move=t.move.value if t.move else None,
-            stance=t.stance,
-            named_reason=t.named_reason,
-            addresses=list(t.proposition_ids),
-            turn_index=t.turn_index,
-        )
-        for t in turns
-    ]
+    """The turns so far, as hints: who spoke and the words (what the engine parsed from each
+    reply stays with the engine: a reader learns it from the words)."""
+    return [TurnHint(speaker_id=t.persona_id, text=t.dialogue, turn_index=t.turn_index) for t in turns]
 
 
 def as_named(hints: Sequence[TurnHint], prompt: str, viewer: str, names: Mapping[str, str]) -> list[TurnHint]:

@@ -30,6 +30,7 @@ from crux_lab.engines.claims import (
     claims_extra,
 )
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
 
@@ -345,7 +346,7 @@ async def summarize(ctx: EngineContext, board: Blackboard) -> EngineError | None
         f"Previous summary: {board.summary or '(none)'}\n\nLatest posts:\n{post_lines(shown, board.claims)}"
     )
     request = ctx.request(
-        "blackboard_summary",
+        Purpose.blackboard_summary,
         BLACKBOARD_SUMMARY,
         user,
         output_schema=BlackboardSummaryReply,

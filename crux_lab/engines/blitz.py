@@ -65,6 +65,7 @@ from crux_lab.engines.round_events import (
     TableAssigned,
 )
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import (
     AgentTurn,
@@ -75,7 +76,7 @@ from crux_lab.models.events import (
     Status,
 )
 
-TURN_PURPOSE = "blackboard_turn"
+TURN_PURPOSE = Purpose.blackboard_turn
 
 
 class BlitzParams(EngineParams):

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import EngineError
 from crux_lab.personas.prompt import build_system_prompt
 
@@ -97,7 +98,7 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> t
     """Topic -> ``low``..``high`` testable sub-claims (purpose ``decompose_claims``, fast tier),
     with a warning when the reply was unusable (the topic itself is then the one claim)."""
     request = ctx.request(
-        "decompose_claims",
+        Purpose.decompose_claims,
         CLAIM_DECOMPOSITION.format(low=low, high=high),
         f"Topic: {ctx.config.topic}\nParticipants: {names(ctx)}",
         output_schema=ClaimList,
@@ -228,7 +229,7 @@ async def initial_stance(
         '"reasoning": "one sentence in your own words"}]}'
     )
     request = ctx.request(
-        "initial_stance",
+        Purpose.initial_stance,
         persona_system(ctx, persona_id),
         user,
         output_schema=InitialStanceReply,

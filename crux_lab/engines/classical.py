@@ -32,6 +32,7 @@ from crux_lab.engines.blitz import (
 from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
 from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
 
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
@@ -86,7 +87,7 @@ async def score_urgency(
         "How urgently do you need to speak next, and to do what?"
     )
     request = ctx.request(
-        "urgency",
+        Purpose.urgency,
         f"{system}\n\n{URGENCY_SYSTEM}",
         user,
         output_schema=UrgencyReply,

@@ -36,6 +36,7 @@ from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
 from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import DebateComplete, DebateEvent, DebateStart, MessagePosted
 
 
@@ -82,7 +83,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             # that a persuaded persona stays persuaded (the offline backend reads stances from them).
             seen = self.memory.turns
             t = await sp.speak(
-                "channel_message", pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
+                Purpose.channel_message, pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
                 phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
                 claims=self.memory.open_claims(),
             )

@@ -25,6 +25,7 @@ from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
     Camp,
     CardPosition,
@@ -190,7 +191,7 @@ class DirectEngine:
     params_model: ClassVar[type[EngineParams]] = BaselineParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 8
-    purpose: ClassVar[str] = "direct_cards"
+    purpose: ClassVar[str] = Purpose.direct_cards
     task: ClassVar[str] = DIRECT_TASK
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
@@ -252,7 +253,7 @@ class CotEngine(DirectEngine):
 
     name: ClassVar[str] = "cot"
     description: ClassVar[str] = "Baseline: one chain-of-thought call from topic and persona contracts to crux cards"
-    purpose: ClassVar[str] = "cot_cards"
+    purpose: ClassVar[str] = Purpose.cot_cards
     task: ClassVar[str] = COT_TASK
 
 

@@ -81,6 +81,7 @@ from crux_lab.engines.round_events import (
     ValidationComplete,
 )
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
     Argument,
     Attack,
@@ -460,7 +461,7 @@ class GraphEngine:
         self, ctx: EngineContext, persona_id: str, claims: Sequence[Claim]
     ) -> tuple[list[ArgumentDraft], EngineError | None]:
         request = ctx.request(
-            "initial_arguments",
+            Purpose.initial_arguments,
             persona_system(ctx, persona_id),
             initial_argument_prompt(ctx, persona_id, claims),
             output_schema=InitialArgumentsReply,
@@ -477,7 +478,7 @@ class GraphEngine:
         already = sorted({k.to_arg_id for k in state.attacks if k.speaker_id == persona_id})
         grounding = claims_grounding(ctx, persona_id, claims)
         request = ctx.request(
-            "generate_attacks",
+            Purpose.generate_attacks,
             persona_system(ctx, persona_id),
             attack_generation_prompt(state, persona_id, max_attacks, claims, grounding),
             output_schema=AttacksReply,
@@ -516,7 +517,7 @@ class GraphEngine:
                 f"  rationale: {atk.rationale}\n  target:\n{tgt}"
             )
         request = ctx.request(
-            "validate_attacks",
+            Purpose.validate_attacks,
             BATCH_VALIDATION,
             f"Topic: {ctx.config.topic}\n\n" + "\n\n".join(lines),
             output_schema=ValidationReply,

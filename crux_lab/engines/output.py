@@ -25,6 +25,7 @@ from crux_lab.engines.claims import (
     stance_groups,
 )
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
     Camp,
     CommonGround,
@@ -104,7 +105,7 @@ async def final_output(
         + f"\n\nStated flip conditions:\n{flip_lines or '(none)'}\n\nPosts:\n{post_lines(turns, claims) or '(none)'}"
     )
     request = ctx.request(
-        "final_output",
+        Purpose.final_output,
         FINAL_OUTPUT,
         user,
         output_schema=DebateOutputReply,

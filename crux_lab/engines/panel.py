@@ -38,6 +38,7 @@ from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, OpeningReply, SpeechReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import spoken
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Aspect, DialogueTurn, Move
 from crux_lab.models.events import (
     CruxCardPosted,
@@ -126,7 +127,7 @@ class _PanelRun(CruxRun[PanelParams]):
         ids = ctx.persona_ids
 
         reply = await sp.structured(
-            "decompose", prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic), AspectsReply,
+            Purpose.decompose, prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic), AspectsReply,
             sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose"),
         )
         aspects = clean_aspects(reply, self.p.n_aspects, topic)
@@ -145,7 +146,7 @@ class _PanelRun(CruxRun[PanelParams]):
             "opening",
             [
                 sp.speak(
-                    "opening", pid, opening, self.context(pid, []), phase="opening",
+                    Purpose.opening, pid, opening, self.context(pid, []), phase="opening",
                     schema=OpeningReply if self.p.worldview else SpeechReply,
                 )
                 for pid in ids
@@ -171,7 +172,7 @@ class _PanelRun(CruxRun[PanelParams]):
             "closing",
             [
                 sp.speak(
-                    "closing", pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
+                    Purpose.closing, pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
                     seen=self.seen_by(pid), claims=self.memory.open_claims(),
                 )
                 for pid in ids
@@ -208,7 +209,7 @@ class _PanelRun(CruxRun[PanelParams]):
             f"take-{aspect.id}",
             [
                 sp.speak(
-                    "take", pid, instruction, self.context(pid, [], aspect.label), phase="take",
+                    Purpose.take, pid, instruction, self.context(pid, [], aspect.label), phase="take",
                     aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                     focus=aspect.description if aspect.description != aspect.label else None,
                     claims=self.memory.open_claims(),
@@ -241,7 +242,7 @@ class _PanelRun(CruxRun[PanelParams]):
         if self.p.round_summaries:
             transcript = "\n".join(f"{sp.names[t.persona_id]}: {t.dialogue}" for t in round_turns)
             reply = await sp.structured(
-                "summarize", prompts.SUMMARIZE.format(topic=self.ctx.config.topic, label=aspect.label, transcript=transcript),
+                Purpose.summarize, prompts.SUMMARIZE.format(topic=self.ctx.config.topic, label=aspect.label, transcript=transcript),
                 SummaryReply, sp.hints(aspect=aspect.label, turns=turn_hints(round_turns), phase="summarize"),
             )
             if reply is not None:
@@ -267,7 +268,7 @@ class _PanelRun(CruxRun[PanelParams]):
             label = History(self.memory.names, viewer=speaker, anonymize=self.p.anonymize_history).label(other)
             target = next((t for t in reversed(round_turns) if t.persona_id == other), None)
             t = await sp.speak(
-                "rebuttal", speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
+                Purpose.rebuttal, speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
                 self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
                 aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                 focus=cand.claim, claims=self.memory.open_claims(), opponent_id=other,

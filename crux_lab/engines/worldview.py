@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.llm.base import Hints
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Crux, CruxSide, DisagreementType
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
@@ -50,8 +51,8 @@ TYPE_MAP: dict[str, DisagreementType] = {
     "boundary": DisagreementType.definition,
 }
 
-POSITIONS_PURPOSE = "worldview_positions"
-CONFLICTS_PURPOSE = "crux_pairs"
+POSITIONS_PURPOSE = Purpose.worldview_positions
+CONFLICTS_PURPOSE = Purpose.crux_pairs
 
 
 class Position(BaseModel):

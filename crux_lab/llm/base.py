@@ -6,9 +6,11 @@ Engines never know which backend is behind them (DESIGN.md). Real backends ignor
 **One channel.** An engine learns only from the reply its own prompt asked for: the fields of
 its output schema, or the text. ``hints`` restate, in structured form, only what the prompt
 text already shows: the topic, who speaks, earlier turns as the prompt names and words them,
-and the fields the engine itself parsed from earlier replies (move, stance, the ids of the
-engine's own claims a turn addresses). :func:`check_hints` holds every text value of a hint to
-the request's messages; the simulated backend runs it on every request. No ground truth (a
+the claims it lists. A turn's move, stance or named reason, parsed from the speaker's reply,
+travel only as the turn's words: a reader learns them from the text, as a model would.
+:func:`check_hints` holds every text value of a hint to the request's messages; the simulated
+backend runs it on every request. Two fields are labels, not content: ``phase`` and
+``steering`` name, from closed sets, which instruction the prompt gives (as ``purpose`` does). No ground truth (a
 deck's proposition ids, a persona's planted stances) ever travels in a hint, and no backend
 returns anything beside its reply.
 """
@@ -20,28 +22,26 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from crux_lab.llm.purposes import Phase, Purpose, SteeringLabel
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import Tier
 
 
 class TurnHint(BaseModel):
-    """A turn so far, as the prompt shows it: who spoke, the text, and the fields the engine
-    parsed from that turn's reply (move, stance, named reason, and ``addresses``: the ids of
-    the engine's own claims or arguments the turn answered, as its prompt listed them)."""
+    """A turn so far, as the prompt shows it: who spoke and the words (``turn_index``: its place
+    in the debate). Nothing the engine parsed from the speaker's reply travels here: a reader
+    learns a turn's move and stance from its words."""
 
     model_config = ConfigDict(extra="forbid")
 
     speaker_id: str
     text: str
-    move: str | None = None
-    stance: str | None = None
-    named_reason: str | None = None
-    addresses: list[str] = Field(default_factory=list)
     turn_index: int | None = None
 
 
@@ -50,7 +50,8 @@ class Hints(BaseModel):
 
     ``focus`` is the text of the claim the prompt puts in front of the speaker (as shown in
     the prompt); ``extra`` holds other prompt content the engine built (claims, arguments,
-    disputes, steering), never ground truth.
+    disputes), never ground truth. ``phase`` and ``steering`` are labels from closed sets
+    naming which instruction, or which moderator's note, the prompt gives.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -58,7 +59,8 @@ class Hints(BaseModel):
     speaker_id: str | None = None
     topic: str = ""
     aspect: str | None = None
-    phase: str | None = None
+    phase: Phase | None = None
+    steering: SteeringLabel | None = None
     turns: list[TurnHint] = Field(default_factory=list)
     focus: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
@@ -159,19 +161,15 @@ def _flat(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
-# What the check leaves out: labels that name which instruction a request gives (like its
-# ``purpose``: the prompt states the instruction, not the label), and the fields an engine parsed
-# from an earlier reply (a turn's move, stance, named reason, addressed ids, index), which not
-# every prompt prints. Numbers are left out too: a digit is in most prompts by chance.
-UNCHECKED_HINTS = frozenset(
-    {"phase", "extra.steering", "turns[].move", "turns[].stance", "turns[].named_reason", "turns[].addresses[]", "turns[].turn_index"}
-)
+# What the check leaves out: labels from closed sets (``phase``, ``steering``, like the request's
+# ``purpose``) name which instruction the prompt gives, and the prompt states the instruction,
+# not the label; numbers, since a digit is in most prompts by chance.
 
 
 def _hint_values(prefix: str, value: Any) -> list[tuple[str, str]]:
-    """(field path, text) for every text leaf of a hint; numbers, booleans, None and empty
-    strings are skipped."""
-    if value is None or isinstance(value, (bool, int, float)) or value == "":
+    """(field path, text) for every text leaf of a hint; labels (enum members), numbers,
+    booleans, None and empty strings are skipped."""
+    if value is None or isinstance(value, (bool, int, float, Enum)) or value == "":
         return []
     if isinstance(value, BaseModel):
         value = value.model_dump(exclude_defaults=True)
@@ -199,8 +197,6 @@ def unshown_hints(request: LLMRequest, aliases: Mapping[str, str] | None = None)
     out = []
     for name in type(request.hints).model_fields:
         for path, text in _hint_values(name, getattr(request.hints, name)):
-            if re.sub(r"\[\d+\]", "[]", path) in UNCHECKED_HINTS:
-                continue
             forms = [text] + ([names[text]] if text in names else [])
             if not any(f" {_flat(f)} " in shown for f in forms):
                 out.append((path, text))
@@ -337,37 +333,37 @@ class Allocation:
 # overrides it.
 ALLOCATION: dict[str, Allocation] = {
     # panel
-    "decompose": Allocation(Tier.fast, 0.3, 600),
-    "opening": Allocation(Tier.strong, 0.85, 400),
-    "take": Allocation(Tier.strong, 0.85, 400),
-    "rebuttal": Allocation(Tier.strong, 0.8, 400),
-    "detect_disagreement": Allocation(Tier.fast, 0.2, 300),
-    "crux_turn": Allocation(Tier.strong, 0.75, 400),
-    "exit_check": Allocation(Tier.fast, 0.2, 200),
-    "card": Allocation(Tier.strong, 0.3, 1200),
-    "summarize": Allocation(Tier.fast, 0.3, 300),
-    "closing": Allocation(Tier.strong, 0.85, 500),
+    Purpose.decompose: Allocation(Tier.fast, 0.3, 600),
+    Purpose.opening: Allocation(Tier.strong, 0.85, 400),
+    Purpose.take: Allocation(Tier.strong, 0.85, 400),
+    Purpose.rebuttal: Allocation(Tier.strong, 0.8, 400),
+    Purpose.detect_disagreement: Allocation(Tier.fast, 0.2, 300),
+    Purpose.crux_turn: Allocation(Tier.strong, 0.75, 400),
+    Purpose.exit_check: Allocation(Tier.fast, 0.2, 200),
+    Purpose.card: Allocation(Tier.strong, 0.3, 1200),
+    Purpose.summarize: Allocation(Tier.fast, 0.3, 300),
+    Purpose.closing: Allocation(Tier.strong, 0.85, 500),
     # dialogue / dcg: everything on the strong tier
-    "dialogue_turn": Allocation(Tier.strong, 0.85, 300),
-    "crystallize": Allocation(Tier.strong, 0.3, 2000),
-    "discovery": Allocation(Tier.strong, 0.3, 1500),
-    "resolution": Allocation(Tier.strong, 0.85, 500),
+    Purpose.dialogue_turn: Allocation(Tier.strong, 0.85, 300),
+    Purpose.crystallize: Allocation(Tier.strong, 0.3, 2000),
+    Purpose.discovery: Allocation(Tier.strong, 0.3, 1500),
+    Purpose.resolution: Allocation(Tier.strong, 0.85, 500),
     # graph mode and blitz / classical
-    "initial_arguments": Allocation(Tier.strong, 0.7, 1500),
-    "generate_attacks": Allocation(Tier.strong, 0.7, 1500),
-    "validate_attacks": Allocation(Tier.fast, 0.2, 1500),
-    "decompose_claims": Allocation(Tier.fast, 0.3, 600),
-    "initial_stance": Allocation(Tier.strong, 0.7, 500),
-    "agent_turn": Allocation(Tier.strong, 0.8, 500),
-    "blackboard_turn": Allocation(Tier.strong, 0.8, 500),
-    "urgency": Allocation(Tier.fast, 0.3, 200),
-    "blackboard_summary": Allocation(Tier.fast, 0.3, 500),
-    "final_output": Allocation(Tier.fast, 0.3, 1500),
+    Purpose.initial_arguments: Allocation(Tier.strong, 0.7, 1500),
+    Purpose.generate_attacks: Allocation(Tier.strong, 0.7, 1500),
+    Purpose.validate_attacks: Allocation(Tier.fast, 0.2, 1500),
+    Purpose.decompose_claims: Allocation(Tier.fast, 0.3, 600),
+    Purpose.initial_stance: Allocation(Tier.strong, 0.7, 500),
+    Purpose.agent_turn: Allocation(Tier.strong, 0.8, 500),
+    Purpose.blackboard_turn: Allocation(Tier.strong, 0.8, 500),
+    Purpose.urgency: Allocation(Tier.fast, 0.3, 200),
+    Purpose.blackboard_summary: Allocation(Tier.fast, 0.3, 500),
+    Purpose.final_output: Allocation(Tier.fast, 0.3, 1500),
     # crux_rooms
-    "channel_message": Allocation(Tier.strong, 0.85, 200),
+    Purpose.channel_message: Allocation(Tier.strong, 0.85, 200),
     # personas
-    "extract_beliefs": Allocation(Tier.fast, 0.2, 800),
-    "anti_sycophancy_check": Allocation(Tier.fast, 0.2, 200),
+    Purpose.extract_beliefs: Allocation(Tier.fast, 0.2, 800),
+    Purpose.anti_sycophancy_check: Allocation(Tier.fast, 0.2, 200),
 }
 
 DEFAULT_ALLOCATION = Allocation(Tier.strong, 0.7, 800)

@@ -54,3 +54,46 @@ class Purpose(StrEnum):
     judge_falsifiers = "judge_falsifiers"
     # personas
     extract_beliefs = "extract_beliefs"
+
+
+class Phase(StrEnum):
+    """The stage of an engine a request belongs to: a label, like the purpose, of which
+    instruction the prompt gives (the prompt states the instruction itself). A closed set, so a
+    phase can carry no content of its own."""
+
+    # panel and crux rooms
+    decompose = "decompose"
+    opening = "opening"
+    take = "take"
+    summarize = "summarize"
+    clash = "clash"
+    closing = "closing"
+    channel = "channel"
+    detect = "detect"
+    crux_room = "crux_room"
+    position = "position"
+    exchange = "exchange"
+    steelman = "steelman"
+    convergence = "convergence"
+    exit_check = "exit_check"
+    card = "card"
+    card_repair = "card_repair"
+    # dialogue and dcg
+    free_exchange = "free_exchange"
+    crux_seeking = "crux_seeking"
+    resolution = "resolution"
+    # graph, blitz, worldview step and one-call baselines
+    round = "round"
+    worldview = "worldview"
+    cards = "cards"
+
+
+class SteeringLabel(StrEnum):
+    """Which moderator's note a dialogue turn's prompt carries (the prompt shows the note)."""
+
+    circling = "circling"
+    crux_seeking = "crux_seeking"
+    after_concession = "after_concession"
+    after_reframe = "after_reframe"
+    one_sided = "one_sided"
+    stuck = "stuck"

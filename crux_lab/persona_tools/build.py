@@ -36,6 +36,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.llm.base import Backend, Hints, LLMError, LLMRequest, allocation_for
+from crux_lab.llm.purposes import Purpose
 from crux_lab.personas.density import density_confidence
 from crux_lab.personas.loader import PersonaFileError, load_persona_dir
 from crux_lab.personas.models import BeliefEdge, BeliefGraph, BeliefNode, CorpusChunk, Persona
@@ -44,7 +45,7 @@ from crux_lab.tokens import count_tokens
 NodeType = Literal["factual_claim", "inference", "core_value", "assumption"]
 CHUNK_TOKENS = 280
 MAX_NODES = 50
-PURPOSE = "extract_beliefs"
+PURPOSE = Purpose.extract_beliefs
 
 
 class EmptyCorpus(PersonaFileError):

@@ -43,10 +43,12 @@ def test_unknown_field_values_and_ids_the_prompt_never_showed_are_dropped() -> N
     assert "named_reason" not in make_turn(reply, {"c1"}, **FIELDS).model_dump()  # empty: records unchanged
 
 
-def test_turn_hints_carry_the_parsed_fields_back_and_nothing_else() -> None:
+def test_turn_hints_carry_the_words_and_not_the_fields_parsed_from_the_reply() -> None:
     reply = TurnReply(move="CHALLENGE", stance="pro", addresses=["c2"])
-    hint = turn_hints([make_turn(reply, {"c2"}, **FIELDS)])[0]
-    assert (hint.speaker_id, hint.text, hint.move, hint.stance, hint.addresses) == ("a", "Fine.", "CHALLENGE", "pro", ["c2"])
+    turn = make_turn(reply, {"c2"}, **FIELDS)
+    assert (turn.move, turn.stance) == ("CHALLENGE", "pro")  # the engine keeps what the reply said
+    hint = turn_hints([turn])[0]
+    assert hint.model_dump() == {"speaker_id": "a", "text": "Fine.", "turn_index": turn.turn_index}
 
 
 class Knobs(EngineParams):

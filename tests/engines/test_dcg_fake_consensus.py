@@ -70,11 +70,14 @@ def test_after_dcg_reports_the_same_debate_as_polarized() -> None:
 
 
 def test_dcg_refuses_the_missed_link_instead_of_inventing_agreement() -> None:
-    r = debate("dcg", 1.0, 0)
-    refusals = [e for e in r.events if isinstance(e, EngineError) and e.level == "warning" and "refused" in e.error]
+    # which seeds lead the extractor to a missed link depends on the speakers' words: look at several
+    refusals = []
+    for seed in range(4):
+        r = debate("dcg", 1.0, seed)
+        refusals += [e for e in r.events if isinstance(e, EngineError) and e.level == "warning" and "refused" in e.error]
+        assert r.common_ground == [] and r.regime.value != "consensus"
+        assert not audited("dcg", 1.0, seed).fake_consensus
     assert refusals and all(("divergence" in e.error) or ("stance-dispute" in e.error) for e in refusals)
-    assert r.common_ground == [] and r.regime.value != "consensus"
-    assert not audited("dcg", 1.0, 0).fake_consensus
 
 
 def test_fake_consensus_rate_v2_positive_dcg_zero() -> None:

@@ -45,10 +45,15 @@ def ask(sim: SimulatedBackend, purpose: str, schema: type, user: str = "u", **hi
 
 
 def said(who: str, prop: str, stance: str, move: str = "CLAIM", extra: str = "") -> TurnHint:
-    """A turn that states ``prop`` with ``stance`` in words (the only thing an extractor reads)."""
+    """A turn that states ``prop`` with ``stance``, and makes ``move``, in words (the only thing
+    an extractor reads)."""
     claim = TEXT[prop].rstrip(".")
     text = {"pro": claim, "con": f"It is not the case that {claim[0].lower()}{claim[1:]}"}.get(stance, f"I am not sure that {claim}")
-    return TurnHint(speaker_id=who, text=f"{text}. {extra}".strip(), move=move, stance=stance)
+    question = QUESTION[prop].rstrip("?")
+    lead = {"PROPOSE_CRUX": f"I think the core disagreement is {question[0].lower()}{question[1:]}? My answer: "}.get(move, "")
+    if move == "CONCEDE":
+        return TurnHint(speaker_id=who, text=f"{extra} {text}.".strip())  # the grant, then where the speaker now stands
+    return TurnHint(speaker_id=who, text=f"{lead}{text}. {extra}".strip())
 
 
 def test_decompose_gives_aspects_in_its_own_words(sim: SimulatedBackend) -> None:
@@ -75,9 +80,6 @@ def test_detection_reads_opposed_stances_from_the_texts(sim: SimulatedBackend) -
     agree = [said("maximalist", "p6", "pro"), said("goldbug", "p6", "pro")]
     r = ask(sim, "detect_disagreement", DetectionReply, turns=agree)
     assert not any(d.positive for d in r.disagreements)  # type: ignore[attr-defined]
-    # the engine-parsed stance field is not what the reader goes by: the words are
-    lying = [said("maximalist", "p1", "pro").model_copy(update={"stance": "con"}), said("goldbug", "p1", "pro")]
-    assert not any(d.positive for _ in range(5) for d in ask(sim, "detect_disagreement", DetectionReply, turns=lying).disagreements)  # type: ignore[attr-defined]
 
 
 def test_card_names_the_premise_from_the_conversation(sim: SimulatedBackend) -> None:

@@ -107,3 +107,25 @@ def test_no_prompt_cites_a_seed_or_a_section() -> None:
     cited = [(f, n, s[:80]) for f, n, s in _prompt_strings() if re.search(r"\bseed \d|§", s, re.I)]
     assert cited == []
     assert "seed" not in FINAL_CLEANUP and "removed_arg_ids" in FINAL_CLEANUP
+
+
+def test_a_long_argument_graph_leaves_the_topic_and_the_last_point_in_a_turn_prompt() -> None:
+    """Found in a three-speaker dialogue run: fifteen listed arguments took the turn's whole
+    budget, and the prompt showed "Debate on: Is Bitcoin a better …" and no turn at all."""
+    from crux_lab.engines.dialogue_v2.prompts import (
+        EXCHANGE_INSTRUCTION,
+        dialogue_message,
+        fit_shown,
+        shown_block,
+    )
+
+    topic = "Is Bitcoin a better long-term store of value than gold?"
+    graph = {f"arg-{i}": f"I also hold this: claim number {i} about money, supply and the record since 2009." for i in range(30)}
+    last = DialogueTurn(id="t1", turn_index=1, persona_id="b", dialogue="Gold has five thousand years as money.", phase="free_exchange")
+    first = DialogueTurn(id="t0", turn_index=0, persona_id="a", dialogue="Bitcoin's supply is fixed.", phase="free_exchange")
+    shown = fit_shown(graph)
+    user = dialogue_message(persona_id="a", topic=topic, turns=[first, last], names={"a": "Ann", "b": "Bo"},
+                            phase="free_exchange", instruction=EXCHANGE_INSTRUCTION, length="2-4 sentences",
+                            shown=shown_block(shown, "Positions in the argument graph so far"))
+    assert topic in user and last.dialogue in user
+    assert "[arg-29]" in user and "[arg-0]" not in user  # the newest positions are listed

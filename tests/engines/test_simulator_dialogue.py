@@ -46,10 +46,17 @@ def claim(prop: str, stance: str) -> str:
             "uncertain": f"I am not sure that {lower_first(text)}."}[stance]
 
 
+def lead(move: str, prop: str) -> str:
+    """The words a simulated speaker opens a move with: a reader learns the move from them."""
+    question = lower_first(PROPS[prop].question.rstrip("?"))
+    return {"CONCEDE": f"I'll grant part of that on {question}. ",
+            "PROPOSE_CRUX": f"I think the core disagreement is {question}? My answer: "}.get(move, "")
+
+
 def turn(i: int, who: str, move: str, prop: str, stance: str, text: str | None = None) -> TurnHint:
-    """A turn as an engine hints it: the words and the fields the speaker's reply stated."""
-    words = text if text is not None else f"{claim(prop, stance)} The record of the last decade shows it plainly."
-    return TurnHint(speaker_id=who, text=words, move=move, stance=stance, turn_index=i)
+    """A turn as an engine hints it: the words alone, which show its move and stance."""
+    words = text if text is not None else f"{lead(move, prop)}{claim(prop, stance)} The record of the last decade shows it plainly."
+    return TurnHint(speaker_id=who, text=words, turn_index=i)
 
 
 def reader(world) -> SimContext:  # type: ignore[no-untyped-def]
@@ -105,9 +112,9 @@ GRANT = f"I'll grant part of that on {lower_first(PROPS[P2].question.rstrip('?')
 @pytest.mark.parametrize(
     ("stance", "text", "kind"),
     [
-        ("con", f"{GRANT} You have met my condition: institutions reverse for years.", "full"),
-        ("uncertain", f"{GRANT} You have met my condition: institutions reverse for years.", "partial"),
-        ("uncertain", f"{GRANT} Fine.", "scope"),
+        ("con", f"{GRANT} {claim(P2, 'con')} You have met my condition: institutions reverse for years.", "full"),
+        ("uncertain", f"{GRANT} {claim(P2, 'uncertain')} You have met my condition: institutions reverse for years.", "partial"),
+        ("uncertain", f"{GRANT} {claim(P2, 'uncertain')} Fine.", "scope"),
     ],
 )
 async def test_v2_concessions_of_three_kinds(world, stance: str, text: str, kind: str) -> None:  # type: ignore[no-untyped-def]
@@ -168,7 +175,7 @@ async def test_crux_acknowledged_only_when_both_name_it_clearly(world, vague: fl
     for i, who in enumerate((S, H), start=2):
         out = (await ask(b, "dialogue_turn", TurnOutput, turns, speaker_id=who, phase="crux_seeking")).parsed
         assert out.move.value == "PROPOSE_CRUX"
-        turns.append(TurnHint(speaker_id=who, text=out.dialogue, move="PROPOSE_CRUX", stance=out.stance, turn_index=i))
+        turns.append(TurnHint(speaker_id=who, text=out.dialogue, turn_index=i))
     r = (await ask(b, "crystallize", CrystallizationResult, turns)).parsed
     assert r.crux is not None and r.crux.proposed_by == [S, H]
     if vague:
@@ -192,9 +199,9 @@ async def test_drift_flips_the_stance_against_ground_truth(world) -> None:  # ty
 
 async def test_steering_reactions(world) -> None:  # type: ignore[no-untyped-def]
     b = backend(world)
-    circ = (await ask(b, "dialogue_turn", TurnOutput, OPPOSED, speaker_id=S, phase="free_exchange", extra={"steering": "circling"})).parsed
+    circ = (await ask(b, "dialogue_turn", TurnOutput, OPPOSED, speaker_id=S, phase="free_exchange", steering="circling")).parsed
     assert circ.move.value == "CLARIFY" and "What would change my mind" in circ.dialogue
-    stuck = (await ask(b, "dialogue_turn", TurnOutput, OPPOSED, speaker_id=S, phase="free_exchange", extra={"steering": "stuck"})).parsed
+    stuck = (await ask(b, "dialogue_turn", TurnOutput, OPPOSED, speaker_id=S, phase="free_exchange", steering="stuck")).parsed
     assert about(world, stuck.dialogue) not in (None, P2)
 
 
@@ -219,7 +226,7 @@ async def test_same_request_same_answer(world) -> None:  # type: ignore[no-untyp
 
 
 async def test_concessions_are_applied_once_across_overlapping_clusters(world) -> None:  # type: ignore[no-untyped-def]
-    text = f"{GRANT} You have met my condition: institutions reverse for years."
+    text = f"{GRANT} {claim(P2, 'uncertain')} You have met my condition: institutions reverse for years."
     turns = [*OPPOSED, turn(2, S, "CONCEDE", P2, "uncertain", text)]
     narrowed = {"id": "arg-0", "speaker_id": S, "claim": f"{claim(P2, 'pro').rstrip('.')}, except where institutions reverse.",
                 "assumptions": []}
@@ -227,7 +234,7 @@ async def test_concessions_are_applied_once_across_overlapping_clusters(world) -
                    {"graph": {"arguments": [narrowed], "attacks": []}})).parsed
     assert r.updated_args == [] and r.concessions == []
     # DCG: a full concession already reflected in the stance is not flipped back
-    flipped = [*OPPOSED, turn(2, S, "CONCEDE", P2, "con", text)]
+    flipped = [*OPPOSED, turn(2, S, "CONCEDE", P2, "con", text.replace(claim(P2, "uncertain"), claim(P2, "con")))]
     dcg = {"disputes": [{"id": "d-0", "question": PROPS[P2].question, "active": True}],
            "stances": [{"id": "s-0", "dispute_id": "d-0", "speaker_id": S, "side": "NO", "statement": claim(P2, "con")},
                        {"id": "s-1", "dispute_id": "d-0", "speaker_id": H, "side": "NO", "statement": claim(P2, "con")}],
@@ -244,7 +251,7 @@ async def test_four_turn_exchange_with_a_concession_leaves_a_dispute_and_a_trail
         (S, Move.CLAIM, "pro", f"{claim(P8, 'pro')} Energy spent is what makes rewriting history unaffordable."),
         (H, Move.CHALLENGE, "con", f"{claim(P8, 'con')} Stake can be slashed, and that punishes attackers directly."),
         (S, Move.CHALLENGE, "pro", f"{claim(P8, 'pro')} Slashing needs the honest chain to agree first, which is circular."),
-        (H, Move.CONCEDE, "uncertain", f"I'll grant part of that on {pow_q}. Slashing does lean on social consensus."),
+        (H, Move.CONCEDE, "uncertain", f"I'll grant part of that on {pow_q}. {claim(P8, 'uncertain')} You have met my condition: slashing relies on social consensus."),
     ]
     turns = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id=who, dialogue=text, move=move, stance=stance,
                           phase="free_exchange", named_reason="slashing relies on social consensus" if move is Move.CONCEDE else None)

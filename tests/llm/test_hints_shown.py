@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from pydantic import ValidationError
 
 from crux_lab.llm.base import HintNotShown, Hints, LLMRequest, TurnHint, check_hints, unshown_hints
 from crux_lab.llm.simulated import SimulatedBackend
@@ -47,13 +48,32 @@ def test_values_the_prompt_shows_pass_as_whole_words_and_names() -> None:
     request = LLMRequest(
         purpose="take", system="You are Michael Saylor.", user=f"Topic: {TOPIC}\nSpeaker A: Gold is money.",
         hints=Hints(speaker_id="p1", topic=TOPIC, phase="take",
-                    turns=[TurnHint(speaker_id="Speaker A", text="Gold is money.", stance="pro")]),
+                    turns=[TurnHint(speaker_id="Speaker A", text="Gold is money.")]),
     )
     check_hints(request, {"p1": "Michael Saylor"})  # passes: the prompt shows p1's name
     with pytest.raises(HintNotShown, match="speaker_id"):
         check_hints(request)  # without its name the id is not shown
     short = LLMRequest(purpose="x", system="", user="A prompt.", hints=Hints(focus="pro"))
     assert unshown_hints(short) == [("focus", "pro")]  # "pro" is not found inside "prompt"
+
+
+def test_a_turn_hint_carries_words_not_what_the_engine_parsed_from_the_reply() -> None:
+    with pytest.raises(ValidationError, match="stance"):
+        TurnHint(speaker_id="Speaker A", text="Gold is money.", stance="pro")  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="phase"):
+        Hints(phase="Gold is money.")  # a phase is a label from a closed set, never content
+
+
+def test_a_reader_learns_a_concession_and_where_the_speaker_now_stands_from_its_words() -> None:
+    ctx = ctx_for([], "")
+    prop = next(p for p in ctx.propositions.values())
+    grant = f"I'll grant part of that on {prop.question.rstrip('?').lower()}. I am not sure that {prop.text[0].lower()}{prop.text[1:]}"
+    read = ctx.read_turn(TurnHint(speaker_id="peter-schiff", text=grant))
+    assert (read.move, read.stance, read.named_reason) == ("CONCEDE", "uncertain", None)
+    met = ctx.read_turn(TurnHint(speaker_id="peter-schiff", text=f"{grant} You have met my condition: the price held for ten years."))
+    assert (met.move, met.named_reason) == ("CONCEDE", "the price held for ten years")
+    claim = ctx.read_turn(TurnHint(speaker_id="peter-schiff", text=prop.text))
+    assert (claim.move, claim.stance, claim.proposition_ids[:1]) == ("CLAIM", "pro", [prop.id])
 
 
 def ctx_for(turns: list[TurnHint], user: str) -> SimContext:

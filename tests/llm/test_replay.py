@@ -61,7 +61,7 @@ def script() -> list[LLMRequest]:
         hints=Hints(
             speaker_id="bo-office",
             topic="Is remote work better?",
-            turns=[TurnHint(speaker_id="ada-remote", text="Remote work raises productivity.", move="CLAIM", stance="pro")],
+            turns=[TurnHint(speaker_id="ada-remote", text="Remote work raises productivity.")],
         ),
     )
     vote = LLMRequest(

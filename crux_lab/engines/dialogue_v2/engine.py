@@ -50,6 +50,7 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.llm.base import Hints, LLMOutputError
+from crux_lab.llm.purposes import Phase, Purpose, SteeringLabel
 from crux_lab.models.domain import (
     Concession,
     Crux,
@@ -170,10 +171,10 @@ class DialogueRun:
         disputes (``dcg``) by id; the reply states its words, move, stance, the ids it answers and, for a
         concession, the reason that moved it. Nothing else of the reply is read."""
         purpose, instruction, length = {
-            1: ("opening", prompts.OPENING_INSTRUCTION, "4-6 sentences"),
-            4: ("resolution", prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
-        }.get(phase, ("dialogue_turn", prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
-        shown = self.cryst.shown() if phase != 1 else {}
+            1: (Purpose.opening, prompts.OPENING_INSTRUCTION, "4-6 sentences"),
+            4: (Purpose.resolution, prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
+        }.get(phase, (Purpose.dialogue_turn, prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
+        shown = prompts.fit_shown(self.cryst.shown()) if phase != 1 else {}
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
         grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
@@ -192,10 +193,10 @@ class DialogueRun:
         hints = Hints(
             speaker_id=persona_id,
             topic=self.ctx.config.topic,
-            phase=PHASE_NAMES[phase],
+            phase=Phase(PHASE_NAMES[phase]),
+            steering=SteeringLabel(steering.situation) if steering else None,
             turns=as_named(turn_hints(shown_turns(history, user)), user, persona_id, self.names),  # as the prompt shows them
-            extra=({"steering": steering.situation} if steering else {})
-            | ({"positions": OPENING_POSITIONS} if phase == 1 else {})
+            extra=({"positions": OPENING_POSITIONS} if phase == 1 else {})
             | ({"shown": shown} if shown else {}),
         )
         guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(history, self.names))
@@ -243,7 +244,7 @@ class DialogueRun:
         phase = PHASE_NAMES[self.control.phase]
         guard = self.cryst.side_guard(self.turns)
         req = self.ctx.request(
-            "crystallize",
+            Purpose.crystallize,
             prompts.NEUTRAL_SYSTEM,
             self.cryst.user_prompt(cluster, final=trigger == "final"),
             output_schema=self.cryst.schema,
@@ -254,7 +255,7 @@ class DialogueRun:
         resp, warning = await self.ctx.call_or_warn(req)
         if resp is not None:
             try:
-                reply = parse_reply("crystallize", resp, self.cryst.schema)
+                reply = parse_reply(Purpose.crystallize, resp, self.cryst.schema)
             except LLMOutputError as exc:
                 warning = self._warning("crystallize", f"skipped: {exc}")
         if guard is not None:
@@ -282,7 +283,7 @@ class DialogueRun:
             return
         openings = list(self.turns)
         req = self.ctx.request(
-            "discovery",
+            Purpose.discovery,
             prompts.NEUTRAL_SYSTEM,
             self.cryst.discovery_prompt(openings),
             output_schema=self.cryst.discovery_schema,
@@ -292,7 +293,7 @@ class DialogueRun:
         try:
             if resp is None:
                 raise LLMOutputError("discovery", warning.error if warning is not None else "no reply")
-            reply = parse_reply("discovery", resp, self.cryst.discovery_schema)
+            reply = parse_reply(Purpose.discovery, resp, self.cryst.discovery_schema)
         except LLMOutputError as exc:
             yield self._warning("discovery", f"centralized discovery skipped: {exc}")
             return

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from crux_lab.engines.base import TURN_FIELDS_PROMPT, clip
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.personas.prompt import RoundSummary, build_history, build_turn_message
+from crux_lab.tokens import count_tokens
 
 MOVES_HELP = (
     "Tag your turn with exactly one move: CLAIM (assert a new position), CHALLENGE (directly "
@@ -62,6 +63,34 @@ def shown_block(shown: Mapping[str, str], what: str) -> str:
     lines = [f'{what} (name the ids your turn answers in "addresses"):']
     lines += [f"- [{i}] {text}" for i, text in shown.items()]
     return "\n".join(lines)
+
+
+SHOWN_BUDGET = 250  # tokens the list of current arguments or disputes may take in a turn's prompt
+
+
+def fit_shown(shown: Mapping[str, str], max_tokens: int = SHOWN_BUDGET) -> dict[str, str]:
+    """The items a turn's prompt lists, within ``max_tokens``: each text once (under its newest
+    id), the newest items kept when they do not all fit, in their original order. Without a
+    cap a long graph crowds the turn's prompt and its budget cuts the history instead, and then
+    the topic itself.
+
+    >>> fit_shown({"a-0": "Gold is money.", "a-1": "Supply is fixed.", "a-2": "Gold is money."})
+    {'a-1': 'Supply is fixed.', 'a-2': 'Gold is money.'}
+    >>> list(fit_shown({f"a-{i}": f"Claim number {i} of a long debate." for i in range(5)}, 30))
+    ['a-3', 'a-4']
+    """
+    newest: dict[str, str] = {}
+    for i, text in shown.items():
+        newest = {k: v for k, v in newest.items() if v != text} | {i: text}
+    kept: list[str] = []
+    used = 0
+    for i in reversed(list(newest)):
+        cost = count_tokens(f"- [{i}] {newest[i]}")
+        if used + cost > max_tokens:
+            break
+        kept.append(i)
+        used += cost
+    return {i: newest[i] for i in newest if i in kept}
 
 
 def phase_summaries(turns: Sequence[DialogueTurn], keep_recent: int) -> list[RoundSummary]:

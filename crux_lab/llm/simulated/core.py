@@ -105,18 +105,53 @@ def restates_in_words(text: str, topic: str) -> bool:
 
 @dataclass
 class ReadTurn:
-    """A turn of the request as the simulator read it: the hint's fields plus what reading
-    the text recovered (``proposition_ids``: the deck propositions the text states, main one
-    first; ``stance`` on the main one)."""
+    """A turn of the request as the simulator read it from the words alone: its move, its stance
+    on the main proposition, the reason it names for a concession, and ``proposition_ids``
+    (the deck propositions the text states, main one first)."""
 
     speaker_id: str
     text: str
     move: str | None = None
     stance: str | None = None
     named_reason: str | None = None
-    addresses: list[str] = field(default_factory=list)
     turn_index: int | None = None
     proposition_ids: list[str] = field(default_factory=list)
+
+
+# The words that show a turn's move, as the simulated speakers phrase them (``SimContext.utter``):
+# a reader learns the move from the turn's words, never from the speaker's reply.
+MOVE_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("CONCEDE", ("i'll grant part of that", "you have met my condition", "you make a fair point")),
+    ("PROPOSE_CRUX", ("the core disagreement is", "see this differently", "different perspectives")),
+    ("REFRAME", ("the real question is",)),
+    ("CHALLENGE", ("i disagree",)),
+    ("CLARIFY", ("to be precise about",)),
+)
+CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
+_REPLY_LEAD = re.compile(r"^\s*(i disagree|no|wrong)\s*:\s*", re.I)
+
+
+def read_move(text: str) -> str:
+    """The move a turn's words make (``CLAIM`` when no cue shows another).
+
+    >>> read_move("I'll grant part of that on whether gold is money. I am not sure that gold is money.")
+    'CONCEDE'
+    >>> read_move("I disagree: gold is money.")
+    'CHALLENGE'
+    >>> read_move("Gold is money.")
+    'CLAIM'
+    """
+    low = text.lower()
+    return next((move for move, cues in MOVE_CUES if any(c in low for c in cues)), "CLAIM")
+
+
+def named_reason_of(text: str) -> str | None:
+    """The reason a concession names in its words ("You have met my condition: ..."), if any.
+
+    >>> named_reason_of("I'll grant that. You have met my condition: a court rules against it.")
+    'a court rules against it'
+    """
+    return next((m.group(1).strip() for s in split_sentences(text) if (m := CONDITION.search(s))), None)
 
 
 RECOGNISE_AT = 0.28  # relevance a sentence needs to count as stating a proposition
@@ -233,13 +268,31 @@ class SimContext:
         held = {s.proposition_id for pid in ids if pid in self.personas for s in self.personas[pid].stances.stances}
         return [p for pid, p in sorted(self.propositions.items()) if pid in held]
 
+    def stances_in(self, turn: ReadTurn) -> dict[str, StanceValue]:
+        """The stance a turn's text takes on each proposition it states, read from the sentence
+        that states each. "I disagree: X" disagrees with the previous speaker and asserts X, so
+        the lead-in is not read as a negation of X. A concession's main claim takes the stance
+        read with the turn (where its words say the speaker now stands)."""
+        out: dict[str, StanceValue] = {}
+        sentences = split_sentences(turn.text) or [turn.text]
+        for i, pid in enumerate(turn.proposition_ids):
+            if pid not in self.propositions:
+                continue
+            if i == 0 and turn.move == "CONCEDE" and turn.stance in ("pro", "con", "uncertain"):
+                out[pid] = turn.stance  # type: ignore[assignment]
+                continue
+            best = max(sentences, key=lambda s: self.relevance(self.propositions[pid], s))
+            out[pid] = read_stance(_REPLY_LEAD.sub("", best)) or "pro"
+        return out
+
     def heard(self, me: str) -> dict[str, StanceValue]:
         """What the others were heard to hold in the request's turns: proposition id -> the
-        stance of the latest turn by someone else that states it (read from its wording)."""
+        stance of the latest turn by someone else that states it, on every proposition a turn
+        states (read from the wording of the sentence that states it)."""
         out: dict[str, StanceValue] = {}
         for turn in self.turns:
-            if turn.speaker_id != me and turn.proposition_ids and turn.stance in ("pro", "con", "uncertain"):
-                out[turn.proposition_ids[0]] = turn.stance  # type: ignore[assignment]
+            if turn.speaker_id != me:
+                out.update(self.stances_in(turn))
         return out
 
     def contested(self, me: str) -> list[Proposition]:
@@ -292,20 +345,29 @@ class SimContext:
         return found
 
     def read_turn(self, turn: TurnHint) -> ReadTurn:
-        """A hint turn as read: the propositions its text states, and its stance on the main
-        one (read from the wording; the engine-parsed stance when the wording says nothing)."""
+        """A turn as read from its words: the propositions its text states, its move, its stance
+        on the main one (a concession's from the sentence that states where it now stands, else
+        "uncertain"), and the reason a concession names."""
         props = self.recognize_all(turn.text)
-        stance = turn.stance
+        move = read_move(turn.text)
+        stance: str | None = None
         if props:
-            main_sentence = max(split_sentences(turn.text) or [turn.text], key=lambda s: self.relevance(props[0], s))
-            stance = read_stance(main_sentence) if turn.move != "CONCEDE" else (turn.stance or "uncertain")
+            sentences = split_sentences(turn.text) or [turn.text]
+            if move == "CONCEDE":  # where the speaker now stands: a sentence that states the claim
+                cues = dict(MOVE_CUES)["CONCEDE"]
+                sentences = [s for s in sentences if not any(c in s.lower() for c in cues)
+                             and self.relevance(props[0], s) >= RECOGNISE_AT]
+            if sentences:
+                main_sentence = max(sentences, key=lambda s: self.relevance(props[0], s))
+                stance = read_stance(main_sentence)
+            if move == "CONCEDE":
+                stance = stance or "uncertain"
         return ReadTurn(
             speaker_id=turn.speaker_id,
             text=turn.text,
-            move=turn.move,
+            move=move,
             stance=stance,
-            named_reason=turn.named_reason,
-            addresses=list(turn.addresses),
+            named_reason=named_reason_of(turn.text) if move == "CONCEDE" else None,
             turn_index=turn.turn_index,
             proposition_ids=[p.id for p in props],
         )
@@ -416,9 +478,11 @@ class SimContext:
         }[stance or "uncertain"]
         parts: list[str] = []
         opener = self.voice_opener(persona)
-        if move == "CONCEDE":
+        if move == "CONCEDE":  # the grant, then where the speaker now stands, then why
             parts.append(f"I'll grant part of that on {short(proposition.question)}")
-            parts.append(reason if truth else claim)
+            parts.append(claim)
+            if truth:
+                parts.append(reason)
         elif move == "PROPOSE_CRUX":
             parts.append(f"I think the core disagreement is {lower_first(proposition.question.rstrip('?'))}?")
             parts.append(f"My answer: {claim}")
@@ -629,7 +693,7 @@ class SimulatedBackend:
 
     def _read_turn(self, ctx: SimContext, turn: TurnHint) -> ReadTurn:
         # Reading a turn is deterministic for its text and the personas present: cache it.
-        key = (turn.speaker_id, turn.text, turn.move or "", turn.stance or "", ",".join(ctx.cast()), str(turn.turn_index))
+        key = (turn.speaker_id, turn.text, ",".join(ctx.cast()), str(turn.turn_index))
         read = self._read.get(key)
         if read is None:
             read = self._read[key] = ctx.read_turn(turn)

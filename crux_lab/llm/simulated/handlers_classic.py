@@ -203,13 +203,9 @@ def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return values
 
 
-def _claim_of_turn(ctx: SimContext, addresses: list[str], proposition_ids: list[str]) -> str | None:
-    """The listed claim a post was about: the one it addressed, else the one its text states."""
+def _claim_of_turn(ctx: SimContext, proposition_ids: list[str]) -> str | None:
+    """The listed claim a post was about: the one whose text states what the post states."""
     listed = shown_claims(ctx)
-    ids = [cid for cid, _, _ in listed]
-    for a in addresses:
-        if a in ids:
-            return a
     for pid in proposition_ids[:1]:
         return next((cid for cid, _, p in listed if p is not None and p.id == pid), None)
     return None
@@ -231,7 +227,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     for turn in reversed(turns):
         if turn.speaker_id == me.id:
             break
-        cid = _claim_of_turn(ctx, turn.addresses, turn.proposition_ids)
+        cid = _claim_of_turn(ctx, turn.proposition_ids)
         if cid is None or cid not in mine:
             continue
         my_stance, my_conf = str(mine[cid][0]), float(mine[cid][1])
@@ -249,7 +245,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             best = cand
     if me.id not in spoken and best[0] < 0.6:
         # Not heard yet: state the position held most firmly on a claim nobody has taken up.
-        discussed = {c for t in turns if (c := _claim_of_turn(ctx, t.addresses, t.proposition_ids))}
+        discussed = {c for t in turns if (c := _claim_of_turn(ctx, t.proposition_ids))}
         order = list(listed)
         scored = [
             (cid not in discussed, float(v[1]), -order.index(cid), cid)
@@ -267,7 +263,7 @@ def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     summariser's own words, flip conditions the posts stated."""
     latest: dict[str, dict[str, str]] = {}
     for turn in ctx.turns:
-        cid = _claim_of_turn(ctx, turn.addresses, turn.proposition_ids)
+        cid = _claim_of_turn(ctx, turn.proposition_ids)
         if cid is not None and turn.stance:
             latest.setdefault(cid, {})[turn.speaker_id] = turn.stance
     lines, candidates = [], []

@@ -38,6 +38,7 @@ from typing import Any
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
+    CONDITION,
     OPPOSITE,
     ReadTurn,
     SimContext,
@@ -53,7 +54,6 @@ from crux_lab.personas.models import Proposition, StanceValue
 MAX_NEW_ARGS_PER_SPEAKER = 3  # the graph stays sparse: a few nodes per speaker
 MAX_FINAL_ARGS = 8  # the final graph holds 4-8 distilled positions
 MAX_NEW_DISPUTES = 2
-CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
 CHANGE_MY_MIND = re.compile(r"What would change my mind: (.+?)\.?$")
 RESTS_ON = re.compile(r"It rests on (.+?)\.?$")
 FAIR_POINT = "You make a fair point"
@@ -95,11 +95,9 @@ def stated_stance(ctx: SimContext, turn: ReadTurn, pid: str) -> StanceValue | No
     """The stance a turn takes on a belief it states, read from the wording of the sentence
     that states it (after a lead-in such as "I disagree:", which says nothing about the
     claim's polarity; questions are skipped). A concession, whose words grant rather than
-    state, takes the stance the speaker's reply stated (shown in the prompt's turn line)."""
-    stated = next((h.stance for h in ctx.hints.turns if h.turn_index == turn.turn_index and h.speaker_id == turn.speaker_id), None)
+    state, takes the stance its words say the speaker now holds (read with the turn)."""
     if turn.move == "CONCEDE" and turn.proposition_ids[:1] == [pid]:
-        value = stated or turn.stance
-        return value if value in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
+        return turn.stance if turn.stance in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
     prop = ctx.propositions.get(pid)
     claims = []
     for sentence in split_sentences(turn.text):
@@ -109,7 +107,7 @@ def stated_stance(ctx: SimContext, turn: ReadTurn, pid: str) -> StanceValue | No
             sentence = sentence.split(": ", 1)[1]
         claims.append(sentence)
     if prop is None or not claims:
-        return stated if stated in ("pro", "con", "uncertain") else None  # type: ignore[return-value]
+        return None
     return read_stance(max(claims, key=lambda s: ctx.relevance(prop, s)))
 
 
@@ -145,8 +143,7 @@ def concession_kind(
     ctx: SimContext, turn: ReadTurn, prop: Proposition, held: StanceValue | None
 ) -> tuple[str, str | None]:
     """full (the reply states the other side), partial (a reason named) or scope (none named)."""
-    m = next((m for s in split_sentences(turn.text) if (m := CONDITION.search(s))), None)
-    reason = turn.named_reason or (m.group(1).strip() if m else None)
+    reason = turn.named_reason
     if reason is None and FAIR_POINT in turn.text:
         earlier = [t for t in ctx.turns if t.speaker_id != turn.speaker_id
                    and (t.turn_index or 0) < (turn.turn_index or 0) and prop.id in t.proposition_ids[:1]]
@@ -221,8 +218,6 @@ def crystallize_graph(ctx: SimContext) -> dict[str, Any]:
             key = (t.speaker_id, pid)
             if t.move == "CONCEDE" and pid == t.proposition_ids[0]:
                 a = existing.get(key)
-                mine = [x for x in shown if x.id in t.addresses and x.speaker_id == t.speaker_id]
-                a = mine[0] if mine and mine[0].id not in removed else a
                 if a is None or a.id in removed:
                     continue
                 kind, reason = concession_kind(ctx, t, prop, a.stance)

@@ -29,7 +29,6 @@ from crux_lab.llm.simulated.core import (
     fired_trigger,
     handler,
     lower_first,
-    read_stance,
     split_sentences,
     words,
 )
@@ -58,24 +57,9 @@ def _name(ctx: SimContext, pid: str) -> str:
     return ctx.personas[pid].name if pid in ctx.personas else pid
 
 
-_REPLY_LEAD = re.compile(r"^\s*(i disagree|no|wrong)\s*:\s*", re.I)
-
-
 def stances_read(ctx: SimContext, turn: ReadTurn) -> dict[str, str]:
-    """The stance a turn's text takes on each proposition it states, read from the sentence that
-    states each. "I disagree: X" disagrees with the previous speaker and asserts X, so the
-    lead-in is not read as a negation of X. A concession keeps the stance its reply gave."""
-    out: dict[str, str] = {}
-    sentences = split_sentences(turn.text) or [turn.text]
-    for i, pid in enumerate(turn.proposition_ids):
-        if pid not in ctx.propositions:
-            continue
-        if i == 0 and turn.move == "CONCEDE" and turn.stance:
-            out[pid] = turn.stance
-            continue
-        best = max(sentences, key=lambda s: ctx.relevance(ctx.propositions[pid], s))
-        out[pid] = read_stance(_REPLY_LEAD.sub("", best)) or "pro"
-    return out
+    """The stance a turn's text takes on each proposition it states (``SimContext.stances_in``)."""
+    return dict(ctx.stances_in(turn))
 
 
 def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Proposition]]:

@@ -134,7 +134,7 @@ def recent_run(ctx: SimContext) -> tuple[str | None, int]:
 def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Decide the move and render the utterance of ``hints.speaker_id``.
 
-    Engine hints it reacts to (all optional, all generic): ``extra['steering']`` (``circling``:
+    Engine hints it reacts to (all optional, all generic): ``steering`` (``circling``:
     say what would change your mind; ``stuck``: move to the next disagreement; ``crux_seeking``:
     name the crux) and ``extra['positions']`` (how many positions an opening states).
     """
@@ -142,12 +142,14 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     prop = ctx.focus()
     purpose = request.purpose
     phase = ctx.hints.phase or ""
-    steering = str(ctx.hints.extra.get("steering") or "")
+    steering = str(ctx.hints.steering or "")
     dialogue = purpose == "dialogue_turn"
     moved_on = False
     if dialogue and prop is not None:
         run_prop, run_len = recent_run(ctx)
-        if steering == "stuck" or (run_len >= 4 and run_prop == prop.id and ctx.chance(0.5)):
+        # agreement heard on the claim in focus, turn after turn: look for where the two differ
+        agreed = ctx.heard(me.id).get(prop.id) == ctx.current_stance(me.id, prop.id) and run_len >= 2
+        if steering == "stuck" or ((run_len >= 4 or agreed) and run_prop == prop.id and ctx.chance(0.5)):
             nxt = next_topic(ctx, me.id, {prop.id})
             if nxt is not None:
                 prop, moved_on = nxt, True
