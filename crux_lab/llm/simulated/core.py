@@ -120,9 +120,11 @@ class ReadTurn:
 
 # The words that show a turn's move, as the simulated speakers phrase them (``SimContext.utter``):
 # a reader learns the move from the turn's words, never from the speaker's reply.
+CONCEDE_CUES = ("i'll grant part of that", "you have met my condition", "you make a fair point")
+VAGUE_MARKERS = ("see this differently", "different perspectives")  # the generic crux statements
 MOVE_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("CONCEDE", ("i'll grant part of that", "you have met my condition", "you make a fair point")),
-    ("PROPOSE_CRUX", ("the core disagreement is", "see this differently", "different perspectives")),
+    ("CONCEDE", CONCEDE_CUES),
+    ("PROPOSE_CRUX", ("the core disagreement is", *VAGUE_MARKERS)),
     ("REFRAME", ("the real question is",)),
     ("CHALLENGE", ("i disagree",)),
     ("CLARIFY", ("to be precise about",)),
@@ -354,8 +356,7 @@ class SimContext:
         if props:
             sentences = split_sentences(turn.text) or [turn.text]
             if move == "CONCEDE":  # where the speaker now stands: a sentence that states the claim
-                cues = dict(MOVE_CUES)["CONCEDE"]
-                sentences = [s for s in sentences if not any(c in s.lower() for c in cues)
+                sentences = [s for s in sentences if not any(c in s.lower() for c in CONCEDE_CUES)
                              and self.relevance(props[0], s) >= RECOGNISE_AT]
             if sentences:
                 main_sentence = max(sentences, key=lambda s: self.relevance(props[0], s))

@@ -57,18 +57,13 @@ def _name(ctx: SimContext, pid: str) -> str:
     return ctx.personas[pid].name if pid in ctx.personas else pid
 
 
-def stances_read(ctx: SimContext, turn: ReadTurn) -> dict[str, str]:
-    """The stance a turn's text takes on each proposition it states (``SimContext.stances_in``)."""
-    return dict(ctx.stances_in(turn))
-
-
 def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Proposition]]:
     """(a, b, proposition) for every pair of speakers whose turns, as read, took opposite sides
     on one proposition; in order of first appearance."""
     last: dict[tuple[str, str], str] = {}
     first_seen: dict[str, int] = {}
     for n, t in enumerate(turns):
-        for pid, stance in stances_read(ctx, t).items():
+        for pid, stance in ctx.stances_in(t).items():
             last[(t.speaker_id, pid)] = stance
             first_seen.setdefault(pid, n)
     speakers = list(dict.fromkeys(t.speaker_id for t in turns))
@@ -145,7 +140,7 @@ def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         last_by[t.speaker_id] = t
     finals = list(last_by.values())[-2:]
     shared = sorted(set(finals[0].proposition_ids) & set(finals[1].proposition_ids)) if len(finals) == 2 else []
-    read = [stances_read(ctx, t) for t in finals]
+    read = [ctx.stances_in(t) for t in finals]
     if "same_core" in _schema_fields(request):
         same = bool(shared)
         if ctx.chance(EXIT_NOISE):
@@ -172,7 +167,7 @@ def _premise(ctx: SimContext, room: list[str], avoid: set[str]) -> Proposition |
     side: dict[tuple[str, str], str] = {}
     for t in ctx.turns:
         weight = 3 if t.move == "PROPOSE_CRUX" else 1
-        for pid, stance in stances_read(ctx, t).items():
+        for pid, stance in ctx.stances_in(t).items():
             said[pid] += weight
             if t.speaker_id in room:
                 side[(t.speaker_id, pid)] = stance
@@ -214,7 +209,7 @@ def _own_words(ctx: SimContext, pid: str, prop: Proposition | None) -> tuple[str
             continue
         if (m := _FALSIFIER.search(t.text)) is not None:
             falsifier = f"I would change my mind if {lower_first(m.group(1).strip())}."
-        read = stances_read(ctx, t)
+        read = ctx.stances_in(t)
         if prop is not None and prop.id in read:
             stance = read[prop.id]
             sentences = [
@@ -338,7 +333,7 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """One or two sentences from reading the round: who argued what, and where they clashed."""
     sides: dict[str, dict[str, list[str]]] = {}
     for t in ctx.turns:
-        read = stances_read(ctx, t)
+        read = ctx.stances_in(t)
         if t.proposition_ids and read.get(t.proposition_ids[0]) in ("pro", "con"):
             pid = t.proposition_ids[0]
             names = sides.setdefault(pid, {"pro": [], "con": []})[read[pid]]

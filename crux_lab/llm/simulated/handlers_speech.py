@@ -16,6 +16,7 @@ from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
+    VAGUE_MARKERS,
     ReadTurn,
     SimContext,
     fired_trigger,
@@ -55,7 +56,6 @@ VAGUE_CRUX_TEXTS = (
     "I think the core disagreement is that we simply see this differently.",
     "Honestly, we just have different perspectives and priorities here.",
 )
-VAGUE_MARKERS = ("see this differently", "different perspectives")
 
 
 def is_vague(text: str) -> bool:
