@@ -5,7 +5,9 @@ crux cards or disputes. Each guard is model-agnostic (plain string checks, no mo
   speaker's) or the debate topic: :func:`containment` of its word triples in that text is
   at least :data:`ECHO_AT`.
 - **Role confusion**: a persona turn whose stance contradicts the position that persona
-  declared earlier on the same claim (pro against con), with no named reason for changing it.
+  holds on the same claim (pro against con), with no named reason for changing it. The
+  position is the one the persona's own system prompt gives it on the debate topic
+  (:func:`briefed_positions`), else its first stated stance on the claim.
 - **Grounded sides**: every side of a card or dispute quotes what that persona said; the
   quote must be found, after normalising case, whitespace and punctuation, in that persona's
   own turns (:func:`quote_found`). A quote of the other speaker is a swapped side.
@@ -31,6 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from crux_lab.analysis.restates import topic_coverage_of, within_topic
 from crux_lab.engines.base import TurnReply
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
@@ -135,6 +138,7 @@ class Said:
     stance: str | None = None
     named_reason: str | None = None
     addresses: tuple[str, ...] = ()
+    from_brief: bool = False  # the position the persona's system prompt gives it, not a turn
 
 
 def said_of(turns: Sequence[DialogueTurn], names: Mapping[str, str]) -> list[Said]:
@@ -181,10 +185,37 @@ def clipped(text: str, words: int) -> str:
 _OPPOSED = {("pro", "con"), ("con", "pro")}
 
 
-def declared_positions(earlier: Sequence[Said], me: str) -> dict[str, Said]:
-    """Per claim id, the turn in which ``me`` declared its position on it: its first stance
-    on the claim, replaced only by a later stance that named a reason for the change."""
-    out: dict[str, Said] = {}
+_STANCE_LINE = re.compile(r'^- (Holds|Rejects|Undecided on) \([0-9.]+\): "(.+?)"(?: — (.*))?$', re.MULTILINE)
+_BRIEF_STANCE = {"Holds": "pro", "Rejects": "con", "Undecided on": "uncertain"}
+
+
+def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:
+    """The position on the debate topic that ``me``'s own system prompt gives it, under the
+    topic's claim id ``key``: a "Where You Stand" line (:mod:`crux_lab.personas.prompt`) whose
+    claim is the topic in its own words (only topic words, and most of them). Empty when the
+    prompt states none, or states it more than once with different stances.
+
+    >>> brief = '## Where You Stand\\n- Rejects (0.95): "Bitcoin is a better long-term store of value than gold" — It has no intrinsic value.'
+    >>> briefed_positions(brief, "Is Bitcoin a better long-term store of value than gold?", "schiff", "Peter Schiff", "topic")["topic"].stance
+    'con'
+    >>> briefed_positions(brief, "Should the US create a strategic Bitcoin reserve?", "schiff", "Peter Schiff", "topic")
+    {}
+    """
+    found = [
+        (_BRIEF_STANCE[m[1]], m[0][2:]) for m in _STANCE_LINE.finditer(system)
+        if within_topic(m[2], topic) and topic_coverage_of(m[2], topic) >= 0.8
+    ]
+    if len({stance for stance, _ in found}) != 1:
+        return {}
+    stance, line = found[0]
+    return {key: Said(me, name, line, stance, None, (key,), from_brief=True)}
+
+
+def declared_positions(earlier: Sequence[Said], me: str, briefed: Mapping[str, Said] | None = None) -> dict[str, Said]:
+    """Per claim id, where ``me`` stands on it: the position its ``briefed`` prompt gives it,
+    else its first stance on the claim; replaced only by a later stance that named a reason
+    for the change."""
+    out: dict[str, Said] = dict(briefed or {})
     for s in earlier:
         if s.persona_id != me or s.stance not in ("pro", "con", "uncertain"):
             continue
@@ -194,26 +225,43 @@ def declared_positions(earlier: Sequence[Said], me: str) -> dict[str, Said]:
     return out
 
 
-def role_problem(stance: str | None, named_reason: str | None, addresses: Sequence[str], declared: Mapping[str, Said]) -> str | None:
+def role_problem(
+    stance: str | None, named_reason: str | None, addresses: Sequence[str], declared: Mapping[str, Said], *, heard: bool = True
+) -> str | None:
     """The position a turn contradicts without a named reason, restated; None when it holds.
+    Before the persona has ``heard`` anyone else, no argument can have moved it, so a named
+    reason does not excuse leaving its briefed position (Qwen2.5-Coder-1.5B, told of the escape,
+    opened Schiff with "Yes, Bitcoin is a better store of value" and a "reason" that argued the
+    opposite).
 
     >>> d = {"c1": Said("saylor", "Michael Saylor", "Bitcoin's supply is fixed.", "pro", None, ("c1",))}
     >>> role_problem("con", None, ["c1"], d)
-    'your stance "con" on [c1] contradicts the position you declared ("pro": "Bitcoin\\'s supply is fixed.") and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind'
+    'your stance "con" on [c1] contradicts your position (you declared "pro": "Bitcoin\\'s supply is fixed.") and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind'
     >>> role_problem("con", "the 2022 drawdown", ["c1"], d) is None
     True
     >>> role_problem("pro", None, ["c1"], d) is None
     True
+    >>> b = {"topic": Said("schiff", "Peter Schiff", 'Rejects (0.95): "Bitcoin is better"', "con", None, ("topic",), from_brief=True)}
+    >>> print(role_problem("pro", "I changed my mind", ["topic"], b, heard=False))
+    your stance "pro" on [topic] contradicts your position (your brief says where you stand: Rejects (0.95): "Bitcoin is better"); nobody else has spoken yet, so nothing can have changed your mind: keep your own position
     """
-    if stance not in ("pro", "con") or named_reason:
+    if stance not in ("pro", "con"):
         return None
     for key in addresses:
         held = declared.get(key)
+        if held is not None and held.from_brief and not heard and (held.stance, stance) in _OPPOSED:
+            return (
+                f'your stance "{stance}" on [{key}] contradicts your position (your brief says where you stand: {clipped(held.text, 40)}); '
+                "nobody else has spoken yet, so nothing can have changed your mind: keep your own position"
+            )
+        if named_reason:
+            continue
         if held is not None and (held.stance, stance) in _OPPOSED:
             words = " ".join(held.text.split())
             words = words if len(words) <= 200 else words[:197].rsplit(" ", 1)[0] + "…"
+            where = f"your brief says where you stand: {words}" if held.from_brief else f'you declared "{held.stance}": "{words}"'
             return (
-                f'your stance "{stance}" on [{key}] contradicts the position you declared ("{held.stance}": "{words}") '
+                f'your stance "{stance}" on [{key}] contradicts your position ({where}) '
                 "and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind"
             )
     return None
@@ -238,6 +286,8 @@ class TurnGuard:
     earlier: Sequence[Said]
     # the claims a reply that names none speaks to (the round's claim on a blackboard)
     default_addresses: tuple[str, ...] = ()
+    # where the persona's own system prompt says it stands (:func:`briefed_positions`)
+    briefed: Mapping[str, Said] = field(default_factory=dict)
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
 
@@ -248,7 +298,9 @@ class TurnGuard:
         problem = echo_problem(text, self.earlier, self.topic, self.persona_id)
         if problem is not None:
             return Finding("echo", self.persona_id, problem, text)
-        problem = role_problem(stance, named_reason, addresses, declared_positions(self.earlier, self.persona_id))
+        heard = any(s.persona_id != self.persona_id for s in self.earlier)
+        declared = declared_positions(self.earlier, self.persona_id, self.briefed)
+        problem = role_problem(stance, named_reason, addresses, declared, heard=heard)
         if problem is not None:
             return Finding("role", self.persona_id, problem, text)
         return None

@@ -129,7 +129,7 @@ def test_rooms_are_conversations_with_exit_checks_and_cards_posted_back(default:
     assert later and any("Crux cards posted back" in u for u in backend.users("channel_message"))
 
 
-def _same(pair: list[str], claim: str = "Is a reserve prudent?") -> dict[str, Any]:
+def _same(pair: list[str], claim: str = "Would government purchases push up the price?") -> dict[str, Any]:
     return {"disagreements": [{"has_direct_opposition": True, "has_specific_claim": True, "topic_relevant": True, "personas": pair, "claim": claim}]}
 
 

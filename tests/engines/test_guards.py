@@ -20,6 +20,7 @@ from crux_lab.engines.guards import (
     SideGuard,
     TooWeakToPlay,
     TurnGuard,
+    briefed_positions,
     echo_problem,
     quote_found,
     role_problem,
@@ -31,6 +32,8 @@ from crux_lab.engines.names import persona_ref
 from crux_lab.llm.base import LLMOutputError, LLMRequest
 from crux_lab.llm.structured import Reply, answer_with_one_repair
 from crux_lab.models import Usage
+from crux_lab.personas.loader import load_persona
+from crux_lab.personas.prompt import build_system_prompt
 
 TOPIC = "Is Bitcoin a better long-term store of value than gold?"
 NAMES = {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}
@@ -83,6 +86,31 @@ def test_a_change_with_a_named_reason_or_on_another_claim_passes() -> None:
     assert role_problem("con", "the 2022 drawdown showed it is no safe haven", ["c1"], declared) is None
     assert role_problem("con", None, ["c2"], declared) is None
     assert role_problem("uncertain", None, ["c1"], declared) is None
+
+
+def test_the_position_a_persona_is_briefed_on_outranks_its_own_first_turn() -> None:
+    """Qwen opened Schiff on Saylor's side ("I believe Bitcoin is a better long-term store of
+    value than gold"); anchored on that first turn, the guard then held Schiff to it. Anchored
+    on where Schiff's own system prompt says he stands, the wrong opening is sent back."""
+    schiff = load_persona("peter-schiff")
+    system = build_system_prompt(schiff)
+    briefed = briefed_positions(system, TOPIC, "peter-schiff", "Peter Schiff", "topic")
+    assert briefed["topic"].stance == "con" and briefed["topic"].from_brief
+    wrong_first = [Said("peter-schiff", "Peter Schiff", "I believe Bitcoin is a better long-term store of value than gold.", "pro", None, ("topic",))]
+    guard = TurnGuard("peter-schiff", TOPIC, wrong_first, briefed=briefed)
+    found = guard.check("Bitcoin is still the better store of value, I hold to that.", "pro", None, ["topic"])
+    assert found is not None and found.guard == "role" and "your brief says where you stand: Rejects" in found.problem
+    assert guard.check("Gold has industrial demand; Bitcoin has none, so it is no store of value.", "con", None, ["topic"]) is None
+    # an opening, before anyone else spoke: a "named reason" cannot excuse leaving the brief
+    opening = TurnGuard("peter-schiff", TOPIC, [], briefed=briefed)
+    found = opening.check("Yes, Bitcoin is a better long-term store of value than gold.", "pro", "I changed my mind", ["topic"])
+    assert found is not None and found.guard == "role" and "nobody else has spoken yet" in found.problem
+    heard = TurnGuard("peter-schiff", TOPIC, EARLIER[:1], briefed=briefed)  # after Saylor spoke, a named reason counts
+    assert heard.check("You convinced me: it is the better store of value.", "pro", "the fixed supply", ["topic"]) is None
+    # without the brief, the first turn is the anchor (the old behaviour), and the same turn passes
+    assert TurnGuard("peter-schiff", TOPIC, wrong_first).check("Bitcoin is still the better store of value.", "pro", None, ["topic"]) is None
+    # a topic no line of the brief states gives no position
+    assert briefed_positions(system, "Should the US create a strategic Bitcoin reserve?", "peter-schiff", "Peter Schiff", "topic") == {}
 
 
 def test_a_named_reason_moves_the_declared_position() -> None:
@@ -229,7 +257,7 @@ async def test_a_role_confused_turn_is_sent_back_with_the_persona_position() -> 
     guard = TurnGuard("michael-saylor", TOPIC, EARLIER)
     _, sent = await _answer(_speech("The supply of Bitcoin is growing, so it will lose value.", "con"),
                             _speech("The supply is capped, so each coin keeps its share of the network.", "pro"), guard)
-    assert "contradicts the position you declared" in sent[0][-1]["content"] and "21 million" in sent[0][-1]["content"]
+    assert "contradicts your position" in sent[0][-1]["content"] and "21 million" in sent[0][-1]["content"]
 
 
 def test_the_guard_is_no_part_of_the_request_hash() -> None:

@@ -296,7 +296,7 @@ async def test_queue_holds_at_most_two_claims_per_round() -> None:
 async def test_every_opposed_pair_on_a_claim_stays_in_the_queue() -> None:
     # three pairs oppose on one claim, worded differently by each vote: all three clash
     pairs = [["maximalist", "goldbug"], ["trader", "maximalist"], ["protocol_dev", "maximalist"]]
-    wordings = ["Is a national bitcoin reserve prudent?", "Whether a national bitcoin reserve is prudent", "Is a national bitcoin reserve a prudent idea?"]
+    wordings = ["Would government purchases push up the price of bitcoin?", "Whether government purchases push up the price of bitcoin", "Would government purchases push up the price of bitcoin at all?"]
 
     def script(req: LLMRequest, n: int) -> dict[str, Any]:
         return {"disagreements": [_detection([p], claim=wordings[n % 3])["disagreements"][0] for p in pairs]}
@@ -318,7 +318,7 @@ async def test_no_room_twice_for_same_pair_and_claim() -> None:
     # No annotations (like a real LLM): the claim text is the key; the same pair+claim every round.
     backend = ScriptedBackend(
         sim(),
-        script={"detect_disagreement": lambda q, n: _detection([["maximalist", "goldbug"]], "Is a reserve prudent?")},
+        script={"detect_disagreement": lambda q, n: _detection([["maximalist", "goldbug"]], "Would government purchases push up the price?")},
     )
     r = await run({"max_rooms": 5}, backend=backend)
     assert types(r).count("clash_start") >= 1

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from crux_lab.analysis.restates import restates_topic
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.claims import ClaimIndex
@@ -79,6 +80,26 @@ def _named(replies: Sequence[DetectionReply | None], names: dict[str, str], sp: 
     return out
 
 
+def _without_topic(replies: Sequence[DetectionReply | None], topic: str, sp: Speakers) -> list[DetectionReply | None]:
+    """The replies without the disagreements whose claim is the debate topic itself: a room on
+    it would only repeat the debate, and its card would restate the topic (Qwen2.5-Coder-1.5B
+    named "No, Bitcoin is not a better long-term store of value than gold" as the claim). Each
+    dropped claim is warned about once, quoted."""
+    dropped: list[str] = []
+    out: list[DetectionReply | None] = []
+    for reply in replies:
+        if reply is None:
+            out.append(None)
+            continue
+        keep = [i for i in reply.disagreements if not (i.positive and restates_topic(i.claim, topic))]
+        dropped += [i.claim for i in reply.disagreements if i not in keep]
+        out.append(reply.model_copy(update={"disagreements": keep}))
+    if dropped:
+        shown = ", ".join(quote(c) for c in dict.fromkeys(dropped))
+        sp.warn("detect_disagreement", f"a disagreement on {shown} dropped: it is the debate topic itself, not a point under it")
+    return out
+
+
 async def detect(
     sp: Speakers,
     turns: Sequence[DialogueTurn],
@@ -108,6 +129,7 @@ async def detect(
     )
     speakers = {t.persona_id for t in turns}
     replies = _named(replies, {pid: sp.names.get(pid, pid) for pid in speakers}, sp)
+    replies = _without_topic(replies, sp.ctx.config.topic, sp)
     claims.prepare([i.claim for r in replies if r is not None for i in r.disagreements if _valid(i, speakers)])
     tally: dict[tuple[Pair, str], int] = {}
     first: dict[tuple[Pair, str], DetectionItem] = {}

@@ -20,7 +20,12 @@ def persona_system_prompt(persona: Persona, propositions: Mapping[str, Propositi
     return build_system_prompt(persona, propositions=propositions)
 
 
-JSON_SPEECH = 'Output ONLY JSON with these fields: "utterance": your response; ' + TURN_FIELDS_PROMPT + "."
+# "in words not yet used": Qwen2.5-Coder-1.5B copied its own last turn, or a belief line of its
+# prompt, as its next turn, until the echo guard ended the debate.
+JSON_SPEECH = (
+    'Output ONLY JSON with these fields: "utterance": your response, in words not yet used in this '
+    'debate (never copy a sentence from above); ' + TURN_FIELDS_PROMPT + "."
+)
 CLAIMS_SHOWN = "Claims on the table (use these ids in \"addresses\"):\n{lines}"
 
 OPENING = "Opening round. In 2-3 sentences, what's your take on: {topic}"
@@ -58,6 +63,7 @@ POSITION_STATEMENT = (
     "Before answering, commit: your current position is what you last said{last}. If you update, "
     "say which challenge moved you; otherwise hold your position."
 )
+LAST_SHOWN = " (your last turn, shown above)"
 UPDATE_RULE = (
     "Only update your position if you can name the specific claim that changed your mind and why, "
     "or if one of your stated flip conditions is met. Repetition, rhetorical force and being "
@@ -80,7 +86,7 @@ DETECT = (
     "with booleans only: has_direct_opposition (they take opposite sides), has_specific_claim "
     "(on one specific, nameable claim), topic_relevant (is this disagreement relevant to the wider "
     "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers by id and state "
-    "the claim they oppose on.{claim_id_rule}\n{known}"
+    "the claim they oppose on: a specific point under the topic, never the debate topic itself.{claim_id_rule}\n{known}"
     'Output ONLY JSON: {{"disagreements": [{{"has_direct_opposition": true, "has_specific_claim": '
     'true, "topic_relevant": true, "personas": {pair}, "claim": "...", "claim_id": null}}]}}'
 )
@@ -100,22 +106,26 @@ CONVERGENCE_CHECK = (
 )
 # What a card's question must be (a card whose question uses only the instruction's words is refused).
 CARD_QUESTION_RULE = (
-    "the premise buried under this disagreement - the specific assumption on which the two "
-    "positions part ways, as a testable question"
+    "the claim named in diagnosis, as a yes/no question that evidence or argument could settle, "
+    "in the words of this conversation"
 )
+# The diagnosis comes first, in the prompt and in the reply's fields (which a JSON schema makes
+# the order of writing): Qwen2.5-Coder-1.5B, asked for the question first, asked the
+# instruction back, while its diagnosis named the real claim.
 CARD = (
     "Debate topic: {topic}\nAspect: {aspect}\n{setting} between {names} discussed: {question}\n\n"
     "Full conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
-    "Extract the crux card. question: " + CARD_QUESTION_RULE + ". It must NOT be the "
-    "debate topic or a rewording of it: name what lies underneath the topic (not 'they disagree "
-    "about X'). disagreement_type: one of premise, evidence, values, definition, horizon, claim. "
-    "diagnosis: 1-2 sentences in your own words on why they part ways on that premise. resolved and "
-    "resolution: what changed and why, or why it is irreducible. For each participant (persona_id as "
-    "given in brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
+    "Extract the crux card. diagnosis: 1-2 sentences in your own words: the one specific claim "
+    "in the conversation above that one of them holds and the other denies, and why they part ways "
+    "on it. question: " + CARD_QUESTION_RULE + ". It must NOT be the debate topic or a rewording "
+    "of it: name what lies underneath the topic (not 'they disagree about X'). disagreement_type: "
+    "one of premise, evidence, values, definition, horizon, claim. resolved and resolution: what "
+    "changed and why, or why it is irreducible. For each participant (persona_id as given in "
+    "brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
     "('I would change my mind if...'), grounding_quotes: ids of the corpus chunks above that support "
     "the position (only ids listed above), quote: a few words this participant said in the conversation "
     "above, copied exactly.\n"
-    'Output ONLY JSON: {{"question": "...", "disagreement_type": "...", "diagnosis": "...", '
+    'Output ONLY JSON: {{"diagnosis": "...", "question": "...", "disagreement_type": "...", '
     '"resolved": false, "resolution": null, "personas": [{{"persona_id": "...", "position": "YES", '
     '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"], "quote": "..."}}]}}'
 )

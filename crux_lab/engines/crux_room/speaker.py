@@ -27,7 +27,15 @@ from crux_lab.engines.crux_room.antisyc import (
 )
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.engines.guards import TooWeakToPlay, TurnGuard, my_turn, said_of, turn_outcome
+from crux_lab.engines.guards import (
+    TooWeakToPlay,
+    TurnGuard,
+    briefed_positions,
+    clipped,
+    my_turn,
+    said_of,
+    turn_outcome,
+)
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn, TurnPhase
@@ -37,6 +45,7 @@ from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
 StanceLit = Literal["pro", "con", "uncertain"]
+LAST_WORDS = 12  # words of a persona's last turn its commitment line quotes, when the context does not show it
 TOPIC_KEY = "topic"  # the id the topic has in every turn's list of claims
 
 
@@ -189,7 +198,12 @@ class Speakers:
         # position it never stated talks about changing its mind, or restates the topic.
         last = self.tracker.committed_text.get(persona_id)
         if last and self.antisyc.position_statement:
-            blocks.append(prompts.POSITION_STATEMENT.format(last=f': "{last[:300]}"'))
+            # Named, not quoted whole: Qwen2.5-Coder-1.5B copied the quoted turn as its next one
+            # until the echo guard ended the debate. Shown in the context: pointed to; else its
+            # opening words only.
+            shown = " ".join(last.split())[:120] in " ".join(context.split())
+            last_words = prompts.LAST_SHOWN if shown else f', which began: "{clipped(last, LAST_WORDS)}"'
+            blocks.append(prompts.POSITION_STATEMENT.format(last=last_words))
         if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
         blocks.append(instruction)
@@ -236,7 +250,9 @@ class Speakers:
             focus=focus,
             extra={"shown": shown},
         )
-        guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(self.turns, self.names))
+        topic = self.ctx.config.topic
+        briefed = briefed_positions(self.systems[persona_id], topic, persona_id, self.names[persona_id], TOPIC_KEY)
+        guard = TurnGuard(persona_id, topic, said_of(self.turns, self.names), briefed=briefed)
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=schema, hints=hints, cache_system=True,
             validation=guard.context(),
