@@ -33,7 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from crux_lab.analysis.restates import topic_coverage_of, within_topic
+from crux_lab.analysis.restates import content_words, topic_coverage_of, within_topic
 from crux_lab.engines.base import TurnReply
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
@@ -211,6 +211,36 @@ def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> 
     return {key: Said(me, name, line, stance, None, (key,), from_brief=True)}
 
 
+_FLIPS = re.compile(r"^## What Changes .*?Mind\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+
+
+def brief_flips(system: str) -> str:
+    """What the persona's own system prompt says would change its mind ("What Changes Your
+    Mind"); empty when it has no such section.
+
+    >>> brief_flips("## Identity\\nA trader.\\n\\n## What Changes Your Mind\\nA rate cut.\\n\\n## Your Voice\\nPlain.")
+    'A rate cut.'
+    """
+    m = _FLIPS.search(system)
+    return m[1].strip() if m else ""
+
+
+def reason_heard(reason: str, heard: Sequence[str], flips: str, topic: str) -> bool:
+    """Whether a named reason names something the persona heard from another speaker, or one of
+    its own conditions for changing its mind: at least two of its words beyond the topic's, and
+    a third of them, are in those texts. Qwen2.5-Coder-1.5B filled the reason with its own
+    argument, or with the round's description, while it switched sides.
+
+    >>> reason_heard("Your point that the supply is fixed at 21 million moved me", ["The supply is fixed at 21 million coins."], "", "Is Bitcoin better than gold?")
+    True
+    >>> reason_heard("The debate points out its decentralized nature and high returns", ["The supply is fixed at 21 million coins."], "", "Is Bitcoin better than gold?")
+    False
+    """
+    words = content_words(reason) - content_words(topic)
+    shared = words & content_words(" ".join([*heard, flips]))
+    return len(shared) >= 2 and len(shared) >= len(words) / 3
+
+
 def declared_positions(earlier: Sequence[Said], me: str, briefed: Mapping[str, Said] | None = None) -> dict[str, Said]:
     """Per claim id, where ``me`` stands on it: the position its ``briefed`` prompt gives it,
     else its first stance on the claim; replaced only by a later stance that named a reason
@@ -226,13 +256,19 @@ def declared_positions(earlier: Sequence[Said], me: str, briefed: Mapping[str, S
 
 
 def role_problem(
-    stance: str | None, named_reason: str | None, addresses: Sequence[str], declared: Mapping[str, Said], *, heard: bool = True
+    stance: str | None,
+    named_reason: str | None,
+    addresses: Sequence[str],
+    declared: Mapping[str, Said],
+    *,
+    heard: bool = True,
+    reason_is_heard: bool = True,
 ) -> str | None:
     """The position a turn contradicts without a named reason, restated; None when it holds.
-    Before the persona has ``heard`` anyone else, no argument can have moved it, so a named
-    reason does not excuse leaving its briefed position (Qwen2.5-Coder-1.5B, told of the escape,
-    opened Schiff with "Yes, Bitcoin is a better store of value" and a "reason" that argued the
-    opposite).
+    Leaving a briefed position takes a reason the persona heard (``reason_is_heard``,
+    :func:`reason_heard`); before it has ``heard`` anyone else, nothing can have moved it
+    (Qwen2.5-Coder-1.5B, told of the escape, opened Schiff with "Yes, Bitcoin is a better
+    store of value" and a "reason" that argued the opposite).
 
     >>> d = {"c1": Said("saylor", "Michael Saylor", "Bitcoin's supply is fixed.", "pro", None, ("c1",))}
     >>> role_problem("con", None, ["c1"], d)
@@ -253,6 +289,12 @@ def role_problem(
             return (
                 f'your stance "{stance}" on [{key}] contradicts your position (your brief says where you stand: {clipped(held.text, 40)}); '
                 "nobody else has spoken yet, so nothing can have changed your mind: keep your own position"
+            )
+        if held is not None and held.from_brief and named_reason and not reason_is_heard and (held.stance, stance) in _OPPOSED:
+            return (
+                f'your stance "{stance}" on [{key}] contradicts your position (your brief says where you stand: {clipped(held.text, 40)}), '
+                "and the reason you name is neither what another speaker said nor one of your conditions for changing your mind: "
+                "keep your own position, or name the argument of theirs that moved you"
             )
         if named_reason:
             continue
@@ -286,8 +328,10 @@ class TurnGuard:
     earlier: Sequence[Said]
     # the claims a reply that names none speaks to (the round's claim on a blackboard)
     default_addresses: tuple[str, ...] = ()
-    # where the persona's own system prompt says it stands (:func:`briefed_positions`)
+    # where the persona's own system prompt says it stands (:func:`briefed_positions`), and
+    # what it says would change its mind (:func:`brief_flips`)
     briefed: Mapping[str, Said] = field(default_factory=dict)
+    flips: str = ""
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
 
@@ -298,9 +342,10 @@ class TurnGuard:
         problem = echo_problem(text, self.earlier, self.topic, self.persona_id)
         if problem is not None:
             return Finding("echo", self.persona_id, problem, text)
-        heard = any(s.persona_id != self.persona_id for s in self.earlier)
+        others = [s.text for s in self.earlier if s.persona_id != self.persona_id]
         declared = declared_positions(self.earlier, self.persona_id, self.briefed)
-        problem = role_problem(stance, named_reason, addresses, declared, heard=heard)
+        grounded = named_reason is not None and reason_heard(named_reason, others, self.flips, self.topic)
+        problem = role_problem(stance, named_reason, addresses, declared, heard=bool(others), reason_is_heard=grounded)
         if problem is not None:
             return Finding("role", self.persona_id, problem, text)
         return None

@@ -20,6 +20,7 @@ from crux_lab.engines.guards import (
     SideGuard,
     TooWeakToPlay,
     TurnGuard,
+    brief_flips,
     briefed_positions,
     echo_problem,
     quote_found,
@@ -105,8 +106,12 @@ def test_the_position_a_persona_is_briefed_on_outranks_its_own_first_turn() -> N
     opening = TurnGuard("peter-schiff", TOPIC, [], briefed=briefed)
     found = opening.check("Yes, Bitcoin is a better long-term store of value than gold.", "pro", "I changed my mind", ["topic"])
     assert found is not None and found.guard == "role" and "nobody else has spoken yet" in found.problem
-    heard = TurnGuard("peter-schiff", TOPIC, EARLIER[:1], briefed=briefed)  # after Saylor spoke, a named reason counts
-    assert heard.check("You convinced me: it is the better store of value.", "pro", "the fixed supply", ["topic"]) is None
+    # after Saylor spoke, a reason counts when it is his argument (or one of Schiff's own conditions)
+    heard = TurnGuard("peter-schiff", TOPIC, EARLIER[:1], briefed=briefed, flips=brief_flips(system))
+    assert heard.check("You convinced me: it is the better store of value.", "pro", "no central bank can print more of it", ["topic"]) is None
+    assert heard.check("It is the better store of value.", "pro", "Bitcoin became widely used to price everyday goods", ["topic"]) is None
+    found = heard.check("It is the better store of value.", "pro", "The debate points out its decentralized nature and high returns", ["topic"])
+    assert found is not None and "neither what another speaker said nor one of your conditions" in found.problem
     # without the brief, the first turn is the anchor (the old behaviour), and the same turn passes
     assert TurnGuard("peter-schiff", TOPIC, wrong_first).check("Bitcoin is still the better store of value.", "pro", None, ["topic"]) is None
     # a topic no line of the brief states gives no position

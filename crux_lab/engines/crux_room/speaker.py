@@ -30,6 +30,7 @@ from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
+    brief_flips,
     briefed_positions,
     clipped,
     my_turn,
@@ -251,8 +252,9 @@ class Speakers:
             extra={"shown": shown},
         )
         topic = self.ctx.config.topic
-        briefed = briefed_positions(self.systems[persona_id], topic, persona_id, self.names[persona_id], TOPIC_KEY)
-        guard = TurnGuard(persona_id, topic, said_of(self.turns, self.names), briefed=briefed)
+        system = self.systems[persona_id]
+        briefed = briefed_positions(system, topic, persona_id, self.names[persona_id], TOPIC_KEY)
+        guard = TurnGuard(persona_id, topic, said_of(self.turns, self.names), briefed=briefed, flips=brief_flips(system))
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=schema, hints=hints, cache_system=True,
             validation=guard.context(),
