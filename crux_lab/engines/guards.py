@@ -285,27 +285,21 @@ def role_problem(
         return None
     for key in addresses:
         held = declared.get(key)
-        if held is not None and held.from_brief and not heard and (held.stance, stance) in _OPPOSED:
-            return (
-                f'your stance "{stance}" on [{key}] contradicts your position (your brief says where you stand: {clipped(held.text, 40)}); '
-                "nobody else has spoken yet, so nothing can have changed your mind: keep your own position"
-            )
-        if held is not None and held.from_brief and named_reason and not reason_is_heard and (held.stance, stance) in _OPPOSED:
-            return (
-                f'your stance "{stance}" on [{key}] contradicts your position (your brief says where you stand: {clipped(held.text, 40)}), '
-                "and the reason you name is neither what another speaker said nor one of your conditions for changing your mind: "
-                "keep your own position, or name the argument of theirs that moved you"
-            )
-        if named_reason:
+        if held is None or (held.stance, stance) not in _OPPOSED:
             continue
-        if held is not None and (held.stance, stance) in _OPPOSED:
-            words = " ".join(held.text.split())
-            words = words if len(words) <= 200 else words[:197].rsplit(" ", 1)[0] + "…"
-            where = f"your brief says where you stand: {words}" if held.from_brief else f'you declared "{held.stance}": "{words}"'
-            return (
-                f'your stance "{stance}" on [{key}] contradicts your position ({where}) '
-                "and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind"
-            )
+        if held.from_brief and not heard:
+            why = "; nobody else has spoken yet, so nothing can have changed your mind: keep your own position"
+        elif held.from_brief and named_reason and not reason_is_heard:
+            why = (", and the reason you name is neither what another speaker said nor one of your conditions for "
+                   "changing your mind: keep your own position, or name the argument of theirs that moved you")
+        elif named_reason:
+            continue
+        else:
+            why = " and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind"
+        words = " ".join(held.text.split())
+        words = words if len(words) <= 200 else words[:197].rsplit(" ", 1)[0] + "…"
+        where = f"your brief says where you stand: {words}" if held.from_brief else f'you declared "{held.stance}": "{words}"'
+        return f'your stance "{stance}" on [{key}] contradicts your position ({where}){why}'
     return None
 
 
