@@ -546,17 +546,25 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
     yes, who says no, by display name), grouped where runs found the same crux
     (:mod:`crux_lab.analysis.crux_groups`), most runs first, with how many runs found each;
     with ``links_to``, each run links to its report."""
+    from crux_lab.analysis.restates import restates_topic
+
     items = []
+    topic_of: dict[str, str] = {}
     for run_dir in (df["run_dir"] if len(df) else []):
         try:
             result = load_result(run_dir)
         except (RunFolderError, OSError, TypeError):
             continue
+        topic_of[result.run_id] = result.config.topic
         items += found_cruxes(result, display_names(result.config.persona_ids))
     groups = group_cruxes(items)
     head = f"<h2>Cruxes found</h2><div>{len(groups)} crux(es) across {len(df)} run(s)"
     if not groups:
         return HTMLBlock(f'<div class="cl-cruxes-across">{head}: none of these runs found a crux.</div></div>')
+    # a "crux" that restates its debate's topic is no premise under it: marked, and listed last
+    restated = [any(restates_topic(g.question, topic_of[r]) for r in g.run_ids if r in topic_of) for g in groups]
+    groups = [g for g, r in sorted(zip(groups, restated, strict=True), key=lambda gr: gr[1])]
+    restated = sorted(restated)
 
     def runs(run_ids: Sequence[str]) -> str:
         if not links_to:
@@ -564,16 +572,19 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
         return ", ".join(run_link(r, links_to, reports, r[:8]) for r in run_ids)
 
     rows = []
-    for g in groups:
+    for g, topic_like in zip(groups, restated, strict=True):
         others = [w for w in g.wordings if w != g.question]
         shown = " / ".join(w if len(w) <= 120 else w[:117].rsplit(" ", 1)[0] + "…" for w in others[:2])
         more = f" (and {len(others) - 2} more)" if len(others) > 2 else ""
         also = f'<div style="color:#666;font-size:90%">also worded: {esc(shown)}{more}</div>' if others else ""
+        if topic_like:
+            also += '<div class="cl-restates" style="color:#a33;font-size:90%">restates the debate topic: not a premise under it</div>'
         sides = (f"<td>{esc(', '.join(g.yes))}</td><td>{esc(', '.join(g.no))}</td>" if g.yes or g.no
                  else '<td colspan="2"><i>sides not known</i></td>')
         rows.append(f"<tr><td><b>{esc(g.question)}</b>{also}</td><td>{esc(g.type or '')}</td>{sides}"
                     f"<td>{g.runs} of {len(df)}<div style=\"font-size:85%\">{esc(', '.join(g.engines))}: {runs(g.run_ids)}</div></td></tr>")
     return HTMLBlock(f'<div class="cl-cruxes-across">{head}, the most often found first; runs found the same crux '
-                     "when their questions say the same thing (matched by text).</div>"
+                     "when their questions say the same thing (matched by text). A crux that restates its debate's "
+                     "topic is marked and listed last.</div>"
                      '<table class="cl-table cl-cruxes-across" style="width:100%"><tr><th>crux</th><th>type</th>'
                      f"<th>yes</th><th>no</th><th>runs</th></tr>{''.join(rows)}</table></div>")

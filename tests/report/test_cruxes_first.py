@@ -92,3 +92,20 @@ def test_the_html_lists_groups_with_run_counts_and_links(tmp_path: Path) -> None
     assert re.findall(r'href="runs/([0-9a-f]{16})\.html"', html) == ["0" * 16, "0" * 15 + "1"]
     empty = wb.cruxes_across_runs_html(pd.DataFrame({"run_dir": []})).html
     assert "none of these runs found a crux" in empty
+
+
+def test_a_crux_that_restates_the_topic_is_marked_and_listed_last(tmp_path: Path) -> None:
+    """The demo sweep's report opened with its topic as a claim ("Bitcoin is a better long-term
+    store of value than gold."): it is no premise under the topic, so it is marked and goes last."""
+    import crux_lab.workbench as wb
+
+    config = CONFIG.model_copy(update={"topic": "Is Bitcoin a better long-term store of value than gold?"})
+    topic, premise = "Bitcoin is a better long-term store of value than gold.", "Does a supply no one can dilute give an asset value without any use?"
+    dirs = []
+    for k in range(2):  # the topic found twice, a premise once: by count alone the topic leads
+        cards = [card(topic, "a", "b")] + ([card(premise, "a", "b")] if k else [])
+        result = DebateResult(run_id=f"{k:016x}", config=config, engine="panel", backend="simulated", crux_cards=cards)
+        dirs.append(str(write_run(result, tmp_path)))
+    html = wb.cruxes_across_runs_html(pd.DataFrame({"run_dir": dirs})).html
+    assert html.index(premise) < html.index(f"<b>{topic}</b>")
+    assert html.count("restates the debate topic") == 1 and html.index("restates the debate topic") > html.index(f"<b>{topic}</b>")
