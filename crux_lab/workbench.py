@@ -562,9 +562,8 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
     if not groups:
         return HTMLBlock(f'<div class="cl-cruxes-across">{head}: none of these runs found a crux.</div></div>')
     # a "crux" that restates its debate's topic is no premise under it: marked, and listed last
-    restated = [any(restates_topic(g.question, topic_of[r]) for r in g.run_ids if r in topic_of) for g in groups]
-    groups = [g for g, r in sorted(zip(groups, restated, strict=True), key=lambda gr: gr[1])]
-    restated = sorted(restated)
+    ranked = sorted(((g, any(restates_topic(g.question, topic_of[r]) for r in g.run_ids if r in topic_of)) for g in groups),
+                    key=lambda gr: gr[1])
 
     def runs(run_ids: Sequence[str]) -> str:
         if not links_to:
@@ -572,7 +571,7 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
         return ", ".join(run_link(r, links_to, reports, r[:8]) for r in run_ids)
 
     rows = []
-    for g, topic_like in zip(groups, restated, strict=True):
+    for g, topic_like in ranked:
         others = [w for w in g.wordings if w != g.question]
         shown = " / ".join(w if len(w) <= 120 else w[:117].rsplit(" ", 1)[0] + "…" for w in others[:2])
         more = f" (and {len(others) - 2} more)" if len(others) > 2 else ""

@@ -38,6 +38,7 @@ from crux_lab.engines.base import TurnReply
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
+from crux_lab.personas.prompt import STANCE_WORDS
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
@@ -185,8 +186,8 @@ def clipped(text: str, words: int) -> str:
 _OPPOSED = {("pro", "con"), ("con", "pro")}
 
 
-_STANCE_LINE = re.compile(r'^- (Holds|Rejects|Undecided on) \([0-9.]+\): "(.+?)"(?: — (.*))?$', re.MULTILINE)
-_BRIEF_STANCE = {"Holds": "pro", "Rejects": "con", "Undecided on": "uncertain"}
+_BRIEF_STANCE = {word: stance for stance, word in STANCE_WORDS.items()}
+_STANCE_LINE = re.compile(rf'^- ({"|".join(_BRIEF_STANCE)}) \([0-9.]+\): "(.+?)"(?: — (.*))?$', re.MULTILINE)
 
 
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:

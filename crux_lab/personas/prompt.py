@@ -124,12 +124,16 @@ def _voice(persona: Persona, framing: Framing) -> _Voice:
     return _Voice("You", "Your", "are")
 
 
+# How a "Where You Stand" line words a stance (the role guard reads the lines back).
+STANCE_WORDS = {"pro": "Holds", "con": "Rejects", "uncertain": "Undecided on"}
+
+
 def _stance_line(persona: Persona, prop: Proposition | None, proposition_id: str) -> str | None:
     stance = persona.stance_on(proposition_id)
     if stance is None:
         return None
     claim = prop.text if prop is not None else proposition_id
-    word = {"pro": "Holds", "con": "Rejects", "uncertain": "Undecided on"}[stance.stance]
+    word = STANCE_WORDS[stance.stance]
     return f"- {word} ({stance.confidence:.2f}): \"{claim.rstrip('.')}\" — {stance.reason}"
 
 

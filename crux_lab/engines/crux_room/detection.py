@@ -58,11 +58,15 @@ def _valid(item: DetectionItem, speakers: set[str]) -> bool:
     return item.positive and len(set(item.personas)) == 2 and set(item.personas) <= speakers and bool(item.claim.strip())
 
 
-def _named(replies: Sequence[DetectionReply | None], names: dict[str, str], sp: Speakers) -> list[DetectionReply | None]:
-    """The replies with each speaker reference resolved to a persona id (:func:`persona_ref`);
-    a reference that names no one speaker is kept as written (so the item is not valid) and
-    warned about once, quoted."""
+def _read(replies: Sequence[DetectionReply | None], names: dict[str, str], topic: str, sp: Speakers) -> list[DetectionReply | None]:
+    """The replies with each speaker reference resolved to a persona id (:func:`persona_ref`),
+    and without the disagreements whose claim is the debate topic itself: a room on it would
+    only repeat the debate, and its card would restate the topic (Qwen2.5-Coder-1.5B named "No,
+    Bitcoin is not a better long-term store of value than gold" as the claim). A reference that
+    names no one speaker is kept as written (so the item is not valid). Each refused name and
+    each dropped claim is warned about once, quoted."""
     refused: list[str] = []
+    dropped: list[str] = []
     out: list[DetectionReply | None] = []
     for reply in replies:
         if reply is None:
@@ -70,30 +74,15 @@ def _named(replies: Sequence[DetectionReply | None], names: dict[str, str], sp: 
             continue
         items = []
         for item in reply.disagreements:
-            ids = [persona_ref(ref, names) or ref for ref in item.personas]
+            if item.positive and restates_topic(item.claim, topic):
+                dropped.append(item.claim)
+                continue
             refused += [ref for ref in item.personas if persona_ref(ref, names) is None and item.positive]
-            items.append(item.model_copy(update={"personas": ids}))
+            items.append(item.model_copy(update={"personas": [persona_ref(ref, names) or ref for ref in item.personas]}))
         out.append(reply.model_copy(update={"disagreements": items}))
     if refused:
         shown = ", ".join(quote(r) for r in dict.fromkeys(refused))
         sp.warn("detect_disagreement", f"a disagreement naming {shown} dropped: no one speaker of {', '.join(names)} goes by that name")
-    return out
-
-
-def _without_topic(replies: Sequence[DetectionReply | None], topic: str, sp: Speakers) -> list[DetectionReply | None]:
-    """The replies without the disagreements whose claim is the debate topic itself: a room on
-    it would only repeat the debate, and its card would restate the topic (Qwen2.5-Coder-1.5B
-    named "No, Bitcoin is not a better long-term store of value than gold" as the claim). Each
-    dropped claim is warned about once, quoted."""
-    dropped: list[str] = []
-    out: list[DetectionReply | None] = []
-    for reply in replies:
-        if reply is None:
-            out.append(None)
-            continue
-        keep = [i for i in reply.disagreements if not (i.positive and restates_topic(i.claim, topic))]
-        dropped += [i.claim for i in reply.disagreements if i not in keep]
-        out.append(reply.model_copy(update={"disagreements": keep}))
     if dropped:
         shown = ", ".join(quote(c) for c in dict.fromkeys(dropped))
         sp.warn("detect_disagreement", f"a disagreement on {shown} dropped: it is the debate topic itself, not a point under it")
@@ -128,8 +117,7 @@ async def detect(
         "detect", [sp.structured(Purpose.detect_disagreement, user, DetectionReply, hints) for _ in range(votes)]
     )
     speakers = {t.persona_id for t in turns}
-    replies = _named(replies, {pid: sp.names.get(pid, pid) for pid in speakers}, sp)
-    replies = _without_topic(replies, sp.ctx.config.topic, sp)
+    replies = _read(replies, {pid: sp.names.get(pid, pid) for pid in speakers}, sp.ctx.config.topic, sp)
     claims.prepare([i.claim for r in replies if r is not None for i in r.disagreements if _valid(i, speakers)])
     tally: dict[tuple[Pair, str], int] = {}
     first: dict[tuple[Pair, str], DetectionItem] = {}
