@@ -3,7 +3,7 @@ whatever they still refuse is a warning that quotes it."""
 
 from __future__ import annotations
 
-from crux_lab.engines.crux_room.detection import _named
+from crux_lab.engines.crux_room.detection import _read
 from crux_lab.engines.crux_room.room import _card_entries
 from crux_lab.engines.crux_room.schemas import CardReply as RoomCardReply
 from crux_lab.engines.crux_room.schemas import DetectionReply
@@ -62,7 +62,7 @@ def test_detection_resolves_speaker_names_and_warns_once_about_the_unknown() -> 
         {**item, "personas": ["Schiff", "Michael Saylor"]}, {**item, "personas": ["Schiff", "Hayes"]},
     ]})
     sp = _Warned()
-    out = _named([reply, reply], NAMES, sp)  # type: ignore[arg-type]
+    out = _read([reply, reply], NAMES, "Is gold money?", sp)  # type: ignore[arg-type]
     assert out[0] is not None
     assert [i.personas for i in out[0].disagreements] == [["schiff", "saylor"], ["schiff", "Hayes"]]
     assert len(sp.warnings) == 1 and '"Hayes"' in sp.warnings[0]
