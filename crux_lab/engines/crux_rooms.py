@@ -83,7 +83,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             # that a persuaded persona stays persuaded (the offline backend reads stances from them).
             seen = self.memory.turns
             t = await sp.speak(
-                Purpose.channel_message, pid, prompts.CHANNEL.format(topic=ctx.config.topic), self.channel_context(pid),
+                Purpose.channel_message, pid, prompts.CHANNEL if seen else prompts.CHANNEL_FIRST, self.channel_context(pid),
                 phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
                 claims=self.memory.open_claims(),
             )

@@ -31,7 +31,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from crux_lab.analysis.restates import content_words, topic_coverage_of, within_topic
 from crux_lab.engines.base import TurnReply
@@ -190,26 +190,46 @@ _BRIEF_STANCE = {word: stance for stance, word in STANCE_WORDS.items()}
 _STANCE_LINE = re.compile(rf'^- ({"|".join(_BRIEF_STANCE)}) \([0-9.]+\): "(.+?)"(?: — (.*))?$', re.MULTILINE)
 
 
+class BriefSide(NamedTuple):
+    """A "Where You Stand" line of a persona prompt, read back."""
+
+    stance: str
+    claim: str
+    reason: str
+    line: str  # as the prompt shows it, without the bullet
+
+
+def topic_side(system: str, topic: str) -> BriefSide | None:
+    """The "Where You Stand" line (:mod:`crux_lab.personas.prompt`)
+    of a persona's own system prompt whose claim is the debate topic in its own words (only
+    topic words, and most of them). None when the prompt states none, or states it more than
+    once with different stances.
+
+    >>> brief = '## Where You Stand\\n- Rejects (0.95): "Bitcoin is a better long-term store of value than gold" — It has no intrinsic value.'
+    >>> topic_side(brief, "Is Bitcoin a better long-term store of value than gold?").claim
+    'Bitcoin is a better long-term store of value than gold'
+    >>> topic_side(brief, "Should the US create a strategic Bitcoin reserve?") is None
+    True
+    """
+    found = [
+        BriefSide(_BRIEF_STANCE[m[1]], m[2], m[3] or "", m[0][2:]) for m in _STANCE_LINE.finditer(system)
+        if within_topic(m[2], topic) and topic_coverage_of(m[2], topic) >= 0.8
+    ]
+    return found[0] if len({s.stance for s in found}) == 1 else None
+
+
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:
-    """The position on the debate topic that ``me``'s own system prompt gives it, under the
-    topic's claim id ``key``: a "Where You Stand" line (:mod:`crux_lab.personas.prompt`) whose
-    claim is the topic in its own words (only topic words, and most of them). Empty when the
-    prompt states none, or states it more than once with different stances.
+    """The position on the debate topic that ``me``'s own system prompt gives it
+    (:func:`topic_side`), under the topic's claim id ``key``; empty when it gives none.
 
     >>> brief = '## Where You Stand\\n- Rejects (0.95): "Bitcoin is a better long-term store of value than gold" — It has no intrinsic value.'
     >>> briefed_positions(brief, "Is Bitcoin a better long-term store of value than gold?", "schiff", "Peter Schiff", "topic")["topic"].stance
     'con'
-    >>> briefed_positions(brief, "Should the US create a strategic Bitcoin reserve?", "schiff", "Peter Schiff", "topic")
-    {}
     """
-    found = [
-        (_BRIEF_STANCE[m[1]], m[0][2:]) for m in _STANCE_LINE.finditer(system)
-        if within_topic(m[2], topic) and topic_coverage_of(m[2], topic) >= 0.8
-    ]
-    if len({stance for stance, _ in found}) != 1:
+    side = topic_side(system, topic)
+    if side is None:
         return {}
-    stance, line = found[0]
-    return {key: Said(me, name, line, stance, None, (key,), from_brief=True)}
+    return {key: Said(me, name, side.line, side.stance, None, (key,), from_brief=True)}
 
 
 _FLIPS = re.compile(r"^## What Changes .*?Mind\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)

@@ -122,7 +122,8 @@ def test_rooms_are_conversations_with_exit_checks_and_cards_posted_back(default:
     assert len(guarded) < len(msgs)  # at least one room shows the whole shape
     assert backend.counts["exit_check"] >= len(msgs)
     cards = [e.card for e in res.events if e.type == "crux_card_posted"]  # type: ignore[union-attr]
-    assert cards and res.crux_cards == cards
+    # the result holds the posted cards (tidied: a "resolved" card whose sides still disagree is not)
+    assert cards and [(c.id, c.question) for c in res.crux_cards] == [(c.id, c.question) for c in cards]
     # the channel sees posted cards afterwards, as evidence
     first_card_seq = next(e.seq for e in res.events if e.type == "crux_card_posted")
     later = [m for m in res.events if m.type == "message_posted" and m.seq > first_card_seq]

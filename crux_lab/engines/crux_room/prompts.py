@@ -57,7 +57,11 @@ ROOM_AFTER_EXCHANGE = (
     "Did anything in this exchange give you specific reason to update? Name the exact claim and why "
     "it affects your position - or state why it doesn't."
 )
-CHANNEL = "Group chat about: {topic}. Reply naturally to what was just said, in 1-2 sentences."
+CHANNEL = "Reply to what was just said, in 1-2 sentences: answer one specific point of it, or raise one nobody has made."
+CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
+
+YOUR_SIDE = 'Your side of this debate: you {verb} the claim "{claim}"{why}. Argue from your side.'
+SIDE_VERBS = {"pro": "hold", "con": "reject", "uncertain": "are undecided on"}
 
 POSITION_STATEMENT = (
     "Before answering, commit: your current position is what you last said{last}. If you update, "

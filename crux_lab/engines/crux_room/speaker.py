@@ -35,6 +35,7 @@ from crux_lab.engines.guards import (
     clipped,
     my_turn,
     said_of,
+    topic_side,
     turn_outcome,
 )
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
@@ -124,6 +125,7 @@ class Speakers:
         props = propositions_for(ctx.persona_ids)
         self.systems = {pid: prompts.persona_system_prompt(p, props) for pid, p in ctx.personas.items()}
         self.names = {pid: p.name for pid, p in ctx.personas.items()}
+        self.sides = {pid: topic_side(system, ctx.config.topic) for pid, system in self.systems.items()}
         self.tracker = PositionTracker(enforce=antisyc.update_rule)
         self.stats = SycophancyStats()
         self.pending: list[EngineError] = []
@@ -207,9 +209,22 @@ class Speakers:
             blocks.append(prompts.POSITION_STATEMENT.format(last=last_words))
         if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
+        blocks.append(self.side_line(persona_id))
         blocks.append(instruction)
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
+
+    def side_line(self, persona_id: str) -> str:
+        """The persona's side on the topic as its own brief states it, while it still holds that
+        side (after an update the commitment line speaks for it). Qwen2.5-Coder-1.5B, with the
+        side only in the system prompt and beliefs about gold in the anchor, opened Saylor's
+        turns with "I think gold is still the better long-term store of value than Bitcoin"."""
+        side = self.sides.get(persona_id)
+        now = self.tracker.committed.get((persona_id, TOPIC_KEY))
+        if side is None or (now is not None and now != side.stance):
+            return ""
+        why = f" ({side.reason.rstrip('.')})" if side.reason else ""
+        return prompts.YOUR_SIDE.format(verb=prompts.SIDE_VERBS[side.stance], claim=side.claim, why=why)
 
     async def speak(
         self,
