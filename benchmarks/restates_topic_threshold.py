@@ -12,7 +12,9 @@ import argparse
 from pathlib import Path
 
 from crux_lab.analysis.restates import (
+    CLOSE_AT,
     COVERAGE_AT,
+    EXTRA_AT,
     RESTATES_AT,
     calibrate,
     calibration_pairs,
@@ -37,7 +39,7 @@ def main() -> None:
         "fit F1": cal.fit_f1,
         "held-out": cal.held_out,
         "real-model questions (labelled by hand, constants in use)": score_pairs(real_model_pairs()),
-        "constants in use": {"RESTATES_AT": RESTATES_AT, "COVERAGE_AT": COVERAGE_AT},
+        "constants in use": {"RESTATES_AT": RESTATES_AT, "COVERAGE_AT": COVERAGE_AT, "EXTRA_AT": EXTRA_AT, "CLOSE_AT": CLOSE_AT},
     }
     from _report import print_and_save  # benchmarks/ is on sys.path when run as a script
 

@@ -5,7 +5,12 @@ years?"), not the topic again ("Will building more housing make the city afforda
 :func:`restates_topic` flags a question as restating the topic when
 
 - its MiniLM embedding (:mod:`crux_lab.embed`) has cosine similarity with the topic's at or
-  above :data:`RESTATES_AT`, or
+  above :data:`RESTATES_AT`, unless it adds more than :data:`EXTRA_AT` content words to the
+  topic's and stays below :data:`CLOSE_AT` (a claim that names the topic's nouns and then its
+  own reason is a point under the topic: Qwen's "Bitcoin has no intrinsic value, while gold has
+  real demand and five thousand years as money" is 0.76 from "Is Bitcoin a better long-term
+  store of value than gold?" and adds 7 words; the deck's long restatements that add as many
+  are 0.78 and above), or
 - it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap), or
 - it says nothing beyond the topic: every one of its content words (at least two) is a topic
   word (:func:`within_topic`). A real model's "Is Bitcoin a store of value?" on "Is Bitcoin a
@@ -42,6 +47,8 @@ from crux_lab.personas.loader import load_decks
 # docstring.
 RESTATES_AT = 0.71
 COVERAGE_AT = 0.67
+EXTRA_AT = 4  # chosen on the fit decks with CLOSE_AT (fit F1 unchanged at 0.976, held out 1.0)
+CLOSE_AT = 0.77
 
 _TOKEN = re.compile(r"[a-z][a-z'-]*|\d+")
 _STOP = frozenset(
@@ -141,10 +148,20 @@ def restates_topic_flags(
     if not topic.strip():
         return [False for _ in questions]
     sims = topic_similarities(questions, topic, encoder)
-    return [
-        s >= threshold or topic_coverage_of(q, topic) >= coverage or within_topic(q, topic)
-        for q, s in zip(questions, sims, strict=True)
-    ]
+    return [_restates(q, topic, s, threshold, coverage) for q, s in zip(questions, sims, strict=True)]
+
+
+def _restates(question: str, topic: str, sim: float, threshold: float, coverage: float) -> bool:
+    """The rule of the module docstring, given the question's similarity with the topic.
+
+    >>> _restates("Bitcoin has no intrinsic value, while gold has real demand and five thousand years as money.",
+    ...           "Is Bitcoin a better long-term store of value than gold?", 0.76, 0.71, 0.67)
+    False
+    >>> _restates("Is Bitcoin really digital gold?", "Bitcoin is digital gold", 0.9, 0.71, 0.67)
+    True
+    """
+    beyond = len(content_words(question) - content_words(topic))
+    return (sim >= threshold and (beyond <= EXTRA_AT or sim >= CLOSE_AT)) or topic_coverage_of(question, topic) >= coverage or within_topic(question, topic)
 
 
 def restates_topic(question: str, topic: str, *, encoder: Any = None) -> bool:
@@ -275,17 +292,19 @@ def calibrate(pairs: Sequence[Pair] | None = None, held_out_deck: str = "housing
     best = (-1.0, 1.0, 1.0)
     for t in np.arange(0.5, 0.96, 0.01):
         for c in (0.5, 0.6, 0.67, 0.75, 0.8, 1.0):
-            flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c or within_topic(p.question, p.topic) for p, s in fit]
+            flags = [_restates(p.question, p.topic, s, t, c) for p, s in fit]
             f1 = _scores(flags, [p.restates for p, _ in fit])["f1"]
             if f1 > best[0]:
                 best = (f1, round(float(t), 2), c)
     f1, t, c = best
-    flags = [s >= t or topic_coverage_of(p.question, p.topic) >= c or within_topic(p.question, p.topic) for p, s in held]
+    flags = [_restates(p.question, p.topic, s, t, c) for p, s in held]
     return Calibration(t, c, f1, _scores(flags, [p.restates for p, _ in held]), len(fit), len(held))
 
 
 __all__ = [
+    "CLOSE_AT",
     "COVERAGE_AT",
+    "EXTRA_AT",
     "RESTATES_AT",
     "Calibration",
     "Pair",

@@ -60,7 +60,7 @@ ROOM_AFTER_EXCHANGE = (
 CHANNEL = "Reply to what was just said, in 1-2 sentences: answer one specific point of it, or raise one nobody has made."
 CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
 
-YOUR_SIDE = 'Your side of this debate: you {verb} the claim "{claim}"{why}. Argue from your side.'
+YOUR_SIDE = 'Your side of this debate (for you to argue in your own words, not to quote): you {verb} the claim "{claim}"{why}.'
 SIDE_VERBS = {"pro": "hold", "con": "reject", "uncertain": "are undecided on"}
 
 POSITION_STATEMENT = (

@@ -43,7 +43,7 @@ from crux_lab.engines.crux_room.schemas import (
     ExitCheckReply,
 )
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
-from crux_lab.engines.guards import Side, SideGuard, side_outcome
+from crux_lab.engines.guards import Side, SideGuard, clipped, side_outcome
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.purposes import Phase, Purpose
 from crux_lab.models.domain import Aspect, CruxCard, CruxCardPosition, DialogueTurn, GroundingQuote
@@ -261,6 +261,9 @@ def _card_entries(reply: CardReply, names: Mapping[str, str]) -> tuple[dict[str,
     return entries, refused
 
 
+DIAGNOSIS_WORDS = 40  # words of a card's diagnosis quoted back when its question restated the topic
+
+
 def _card_problem(
     reply: CardReply, names: Mapping[str, str], topic: str, claims: ClaimIndex, conversation: str = ""
 ) -> str | None:
@@ -273,7 +276,14 @@ def _card_problem(
     if missing:
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
-        return "its question restates the debate topic; name the premise buried under the disagreement instead"
+        # The model's own diagnosis, quoted back when it names something beyond the topic: Qwen
+        # 1.5B diagnosed "Schiff argues that ... scarcity alone does not create value" and, told
+        # only that its question restated the topic, asked the topic again.
+        named = reply.diagnosis.strip()
+        if named and not restates_topic(named, topic) and content_words(named) - content_words(topic):
+            return (f"its question {quote(reply.question)} restates the debate topic, while your diagnosis names what "
+                    f"lies under it: {quote(clipped(named, DIAGNOSIS_WORDS))}; ask the claim your diagnosis names, as the yes/no question")
+        return f"its question {quote(reply.question)} restates the debate topic; name the premise buried under the disagreement instead"
     substance = content_words(reply.question) - content_words(prompts.CARD)
     if within_topic(reply.question, prompts.CARD) or (conversation and not substance & content_words(conversation)):
         return ("its question repeats the instruction and names nothing from this conversation; ask about "
