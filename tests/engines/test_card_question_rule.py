@@ -14,7 +14,7 @@ TOPIC = "Is Bitcoin a better long-term store of value than gold?"
 
 def card(question: str) -> CardReply:
     return CardReply.model_validate({
-        "question": question, "disagreement_type": "premise",
+        "diagnosis": "Saylor holds that fixed supply makes value; Schiff denies it.", "question": question, "disagreement_type": "premise",
         "personas": [{"persona_id": "Michael Saylor", "position": "YES"}, {"persona_id": "Schiff", "position": "NO"}],
     })
 
@@ -33,3 +33,13 @@ def test_a_card_question_must_name_a_premise_of_its_own(question: str, problem: 
     conversation = "[michael-saylor] A supply no one can dilute is what gives Bitcoin value.\n[peter-schiff] Gold has use; Bitcoin has none."
     found = _card_problem(card(question), NAMES, TOPIC, ClaimIndex(encode=None), conversation)
     assert (found is None) if problem is None else (found is not None and problem in found)
+
+
+def test_a_card_that_asks_the_topic_hears_its_own_diagnosis_back() -> None:
+    reply = card(TOPIC).model_copy(update={"diagnosis": "Schiff argues that scarcity alone does not create value; Saylor holds that a fixed supply does."})
+    found = _card_problem(reply, NAMES, TOPIC, ClaimIndex(encode=None))
+    assert found is not None and "restates the debate topic" in found and "scarcity alone does not create value" in found
+    # a diagnosis that is itself the topic is not offered as the way out
+    bare = card(TOPIC).model_copy(update={"diagnosis": "Bitcoin is a better long-term store of value than gold."})
+    found = _card_problem(bare, NAMES, TOPIC, ClaimIndex(encode=None))
+    assert found is not None and "your diagnosis" not in found

@@ -40,7 +40,7 @@ def test_direct_cards_keep_positions_named_by_display_name_and_quote_the_refused
 
 def test_room_card_positions_named_by_display_name() -> None:
     reply = RoomCardReply.model_validate({
-        "question": "Q?", "disagreement_type": "premise",
+        "diagnosis": "D.", "question": "Q?", "disagreement_type": "premise",
         "personas": [{"persona_id": "Michael Saylor", "position": "YES"}, {"persona_id": "schiff", "position": "NO"},
                      {"persona_id": "Hayes", "position": "NO"}],
     })

@@ -60,8 +60,8 @@ ROOM_AFTER_EXCHANGE = (
 CHANNEL = "Reply to what was just said, in 1-2 sentences: answer one specific point of it, or raise one nobody has made."
 CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
 
-YOUR_SIDE = 'Your side of this debate (for you to argue in your own words, not to quote): you {verb} the claim "{claim}"{why}.'
-SIDE_VERBS = {"pro": "hold", "con": "reject", "uncertain": "are undecided on"}
+YOUR_SIDE = 'Your side of this debate: you {verb} that {claim}.'
+SIDE_VERBS = {"pro": "hold", "con": "deny", "uncertain": "are undecided whether"}
 
 POSITION_STATEMENT = (
     "Before answering, commit: your current position is what you last said{last}. If you update, "
@@ -115,14 +115,16 @@ CARD_QUESTION_RULE = (
 )
 # The diagnosis comes first, in the prompt and in the reply's fields (which a JSON schema makes
 # the order of writing): Qwen2.5-Coder-1.5B, asked for the question first, asked the
-# instruction back, while its diagnosis named the real claim.
+# instruction back, while its diagnosis named the real claim. The debate topic is not shown:
+# with it on the first line, Qwen asked the topic itself as the card's question in every one of
+# its replies, told or not that it must not; without it, the same conversation gave "Is it true
+# that Bitcoin has no intrinsic value?" (the engine still refuses a question that restates it).
 CARD = (
-    "Debate topic: {topic}\nAspect: {aspect}\n{setting} between {names} discussed: {question}\n\n"
+    "Aspect: {aspect}\n{setting} between {names} discussed: {question}\n\n"
     "Full conversation:\n{transcript}\n\nCorpus chunks each participant may cite, by id:\n{chunks}\n\n"
     "Extract the crux card. diagnosis: 1-2 sentences in your own words: the one specific claim "
     "in the conversation above that one of them holds and the other denies, and why they part ways "
-    "on it. question: " + CARD_QUESTION_RULE + ". It must NOT be the debate topic or a rewording "
-    "of it: name what lies underneath the topic (not 'they disagree about X'). disagreement_type: "
+    "on it. question: " + CARD_QUESTION_RULE + ": the specific point, not 'they disagree about X'. disagreement_type: "
     "one of premise, evidence, values, definition, horizon, claim. resolved and resolution: what "
     "changed and why, or why it is irreducible. For each participant (persona_id as given in "
     "brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "

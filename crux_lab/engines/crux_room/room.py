@@ -312,7 +312,7 @@ async def extract_card(
     transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
     chunks = "\n".join(f"{pid}:\n{_chunk_menu(sp, pid, question)}" for pid in (a, b))
     user = prompts.CARD.format(
-        topic=topic, aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
+        aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
         question=question, transcript=transcript, chunks=chunks,
     )
     hints = sp.hints(

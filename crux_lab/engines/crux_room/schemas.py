@@ -92,7 +92,7 @@ class CardReply(Reply):
     """Crux card extraction (provenance fields are added by the engine).
     ``question`` is the buried premise under the disagreement, not the debate topic."""
 
-    diagnosis: str = ""  # first: a JSON schema makes the field order the order of writing
+    diagnosis: str = Field(min_length=1)  # first: a JSON schema makes the field order the order of writing
     question: str = Field(min_length=1)
     disagreement_type: DisagreementType
     resolved: bool = False

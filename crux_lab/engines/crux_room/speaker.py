@@ -194,7 +194,7 @@ class Speakers:
         return "\n\n".join(b for b in (anchor, grounding, rest) if b)
 
     def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str]) -> str:
-        blocks = [context]
+        blocks = [self.side_line(persona_id), context]
         blocks.append(self.claims_block(claims))
         # Commitment and the update rule only once the persona has said something: before its
         # first turn there is nothing to hold, and a small model told to keep or update a
@@ -209,7 +209,6 @@ class Speakers:
             blocks.append(prompts.POSITION_STATEMENT.format(last=last_words))
         if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
-        blocks.append(self.side_line(persona_id))
         blocks.append(instruction)
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
@@ -223,8 +222,7 @@ class Speakers:
         now = self.tracker.committed.get((persona_id, TOPIC_KEY))
         if side is None or (now is not None and now != side.stance):
             return ""
-        why = f" ({side.reason.rstrip('.')})" if side.reason else ""
-        return prompts.YOUR_SIDE.format(verb=prompts.SIDE_VERBS[side.stance], claim=side.claim, why=why)
+        return prompts.YOUR_SIDE.format(verb=prompts.SIDE_VERBS[side.stance], claim=side.claim.rstrip("."))
 
     async def speak(
         self,
