@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from pydantic import Field, model_validator
 
+from crux_lab.analysis.restates import restates_topic
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, turn_hints
 from crux_lab.engines.crux_room import prompts
@@ -38,6 +39,7 @@ from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import AspectsReply, OpeningReply, SpeechReply, SummaryReply
 from crux_lab.engines.crux_room.speaker import spoken
+from crux_lab.engines.names import quote
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Aspect, DialogueTurn, Move
 from crux_lab.models.events import (
@@ -83,16 +85,21 @@ class PanelParams(CruxParams):
         return self
 
 
-def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> list[Aspect]:
-    """Validated aspects: non-empty, distinct labels (by content words), at most ``n`` (≤ 4),
-    fresh ids ``a1..``. Falls back to the whole topic as one aspect.
+def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> tuple[list[Aspect], list[str]]:
+    """Validated aspects: non-empty, distinct labels (by content words), none that restates the
+    topic, at most ``n`` (≤ 4), fresh ids ``a1..``; and the labels refused as the topic itself.
+    Qwen2.5-Coder-1.5B gave the topic back as its
+    one aspect, and the round then asked each persona the topic a second time: each repeated
+    its opening word for word.
 
     >>> r = AspectsReply.model_validate({"aspects": [{"label": "Cost"}, {"label": "cost "},
-    ...     {"label": "Risk", "description": "d"}]})
-    >>> [(a.id, a.label) for a in clean_aspects(r, 3, "T")]
-    [('a1', 'Cost'), ('a2', 'Risk')]
+    ...     {"label": "Risk", "description": "d"}, {"label": "Is T good?"}]})
+    >>> aspects, refused = clean_aspects(r, 3, "Is T good?")
+    >>> [(a.id, a.label) for a in aspects], refused
+    ([('a1', 'Cost'), ('a2', 'Risk')], ['Is T good?'])
     """
     out: list[Aspect] = []
+    refused: list[str] = []
     seen: set[frozenset[str]] = set()
     for item in reply.aspects if reply else []:
         label = item.label.strip()
@@ -100,10 +107,12 @@ def clean_aspects(reply: AspectsReply | None, n: int, topic: str) -> list[Aspect
         if not label or key in seen:
             continue
         seen.add(key)
-        out.append(Aspect(id=f"a{len(out) + 1}", label=label, description=item.description.strip() or label))
-        if len(out) >= min(n, MAX_ASPECTS):
-            break
-    return out or [Aspect(id="a1", label=topic, description="The topic as a whole.")]
+        if restates_topic(label, topic):
+            refused.append(label)
+            continue
+        if len(out) < min(n, MAX_ASPECTS):
+            out.append(Aspect(id=f"a{len(out) + 1}", label=label, description=item.description.strip() or label))
+    return out, refused
 
 
 class _PanelRun(CruxRun[PanelParams]):
@@ -126,11 +135,18 @@ class _PanelRun(CruxRun[PanelParams]):
         ctx, sp, topic = self.ctx, self.sp, self.ctx.config.topic
         ids = ctx.persona_ids
 
-        reply = await sp.structured(
-            Purpose.decompose, prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic), AspectsReply,
-            sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose"),
-        )
-        aspects = clean_aspects(reply, self.p.n_aspects, topic)
+        user = prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic)
+        hints = sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose")
+        reply = await sp.structured(Purpose.decompose, user, AspectsReply, hints)
+        aspects, refused = clean_aspects(reply, self.p.n_aspects, topic)
+        if refused and not aspects:
+            # asked once more, naming what was wrong
+            shown = ", ".join(quote(r) for r in refused)
+            retry = f"{user}\n\nYour previous aspects were unusable: {shown} restates the debate topic. Give sub-questions under it."
+            aspects, refused = clean_aspects(await sp.structured(Purpose.decompose, retry, AspectsReply, hints), self.p.n_aspects, topic)
+        if refused:
+            sp.warn("decompose", f"aspect {', '.join(quote(r) for r in refused)} left out: it is the debate topic itself, not a part of it")
+        aspects = aspects or [Aspect(id="a1", label=topic, description="The topic as a whole.")]
         self.memory.aspects = [a.label for a in aspects]
         ctx.result.aspects = aspects
         yield DebateStart(topic=topic, aspects=aspects, personas=ids)

@@ -315,8 +315,8 @@ async def extract_card(
         aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
         question=question, transcript=transcript, chunks=chunks,
     )
-    hints = sp.hints(
-        turns=turn_hints(turns), focus=question,
+    hints = sp.hints(  # the prompt does not show the topic, so neither do the hints
+        topic="", turns=turn_hints(turns), focus=question,
         aspect=aspect.label if aspect else None, phase="card",
     )
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}

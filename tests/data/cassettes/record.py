@@ -40,7 +40,7 @@ def config_for(engine: str, backend: str = "replay") -> DebateConfig:
     for extra in ("direct_cards", "cot_cards", "worldview_positions", "crux_pairs"):  # purposes outside the table
         cap[extra] = {"tier": "strong", "max_tokens": spec["max_tokens"]}
     return DebateConfig(topic=spec["topic"], persona_ids=spec["personas"], engine=engine, backend=backend,
-                        seed=spec["seed"], max_turns=mine["max_turns"], params=mine["params"], allocation=cap)
+                        seed=mine.get("seed", spec["seed"]), max_turns=mine["max_turns"], params=mine["params"], allocation=cap)
 
 
 async def record(engine: str, base_url: str, model: str) -> None:
