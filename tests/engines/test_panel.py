@@ -17,7 +17,9 @@ import pytest
 from crux_lab.analysis.restates import same_wording
 from crux_lab.analysis.sides import cards_agree
 from crux_lab.engines.base import EngineConfigError
+from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import DebateMemory, turn_context
+from crux_lab.engines.crux_room.detection import detect
 from crux_lab.engines.crux_room.schemas import CardReply
 from crux_lab.engines.panel import PanelEngine
 from crux_lab.llm.base import LLMRequest
@@ -209,6 +211,16 @@ async def test_one_detection_call_per_round_by_default() -> None:
     backend = ScriptedBackend(sim())
     r = await run({"n_aspects": 3}, backend=backend)
     assert backend.counts["detect_disagreement"] == 3 and r.result.complete
+
+
+async def test_a_round_with_one_speaker_left_asks_no_detection() -> None:
+    """Takes a guard kept out can leave one speaker in a round: nothing to oppose, so no call.
+    (The speakers object is never touched: any call on it would fail.)"""
+    one = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id="maximalist", dialogue="Scarcity is value.", phase="take") for i in range(2)]
+    assert await detect(None, one, aspect=None, claims=ClaimIndex(encode=None)) == []  # type: ignore[arg-type]
+    with pytest.raises(AttributeError):
+        two = [*one, one[0].model_copy(update={"persona_id": "goldbug", "id": "t9"})]
+        await detect(None, two, aspect=None, claims=ClaimIndex(encode=None))  # type: ignore[arg-type]
 
 
 async def test_booleans_must_all_be_true() -> None:

@@ -102,7 +102,10 @@ async def detect(
     with >= ``threshold`` positive votes, most votes first. A claim is keyed by its text, so
     two votes that word one claim differently count together; a reply that names the id of a
     claim the prompt listed is taken at its word. Unrepairable replies abstain
-    (with a warning)."""
+    (with a warning). Turns of fewer than two speakers hold no disagreement: no call is made
+    (Qwen2.5-Coder-1.5B, shown one speaker's turn, named that speaker and the topic turned round)."""
+    if len({t.persona_id for t in turns}) < 2:
+        return []
     statements = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
     shown = dict(list(claims.texts.items())[-12:])  # the claims found so far, by id
     known = prompts.KNOWN_CLAIMS.format(lines="\n".join(f"[{cid}] {text}" for cid, text in shown.items())) if shown else ""
