@@ -213,6 +213,14 @@ class Speakers:
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
 
+    async def _settled(self, guard: TurnGuard, index: int) -> None:
+        """Wait for the parallel turns started before this one (:func:`my_turn`), then judge
+        against every turn before it. The guard's list taken when the request was made depends
+        on which parallel replies had come back by then: a replay, whose replies come at once,
+        saw a partner's turn that the recording had not, and skipped a turn the recording kept."""
+        await my_turn()
+        guard.earlier = said_of([t for t in self.turns if t.turn_index < index], self.names)
+
     def side_line(self, persona_id: str) -> str:
         """The persona's side on the topic as its own brief states it, while it still holds that
         side (after an update the commitment line speaks for it). Qwen2.5-Coder-1.5B, with the
@@ -275,13 +283,13 @@ class Speakers:
         try:
             response = await self.call(request)
         except LLMOutputError as exc:
-            await my_turn()
+            await self._settled(guard, index)
             self.pending += turn_outcome(self.ctx.scratch, guard, None, self.names)[1]
             self.warn(purpose, f"a {purpose} turn of {self.ctx.personas[persona_id].name} was skipped: its reply "
                                f"could not be repaired ({str(exc)[:240]})")
             return None
         turn = self._turn(response, shown, persona_id, phase, aspect_id, room_id, reply_to, schema)
-        await my_turn()
+        await self._settled(guard, index)
         try:
             kept_out, events = turn_outcome(self.ctx.scratch, guard, self._parsed(response, schema), self.names)
         except TooWeakToPlay as exc:  # the warnings not yet yielded go with the error
