@@ -32,12 +32,14 @@ class ScriptedBackend:
         script: dict[str, Script] | None = None,
         fail: Iterable[str] = (),
         edit: dict[str, Callable[[BaseModel], BaseModel]] | None = None,
+        overlap: bool = True,
     ) -> None:
         self.inner = inner
         self.name = inner.name
         self.script = script or {}
         self.fail = set(fail)
         self.edit = edit or {}
+        self.overlap = overlap  # False: a call answers without yielding, as a replay does
         self.requests: list[LLMRequest] = []
         self.counts: dict[str, int] = {}
         self.in_flight: dict[str, int] = {}
@@ -54,7 +56,8 @@ class ScriptedBackend:
         self.in_flight[p] = self.in_flight.get(p, 0) + 1
         self.peak[p] = max(self.peak.get(p, 0), self.in_flight[p])
         try:
-            await asyncio.sleep(0)  # let sibling tasks of a gather start, so overlap is visible
+            if self.overlap:
+                await asyncio.sleep(0)  # let sibling tasks of a gather start, so overlap is visible
             if p in self.fail:
                 raise LLMOutputError(p, "scripted unrepairable reply")
             if p in self.script:

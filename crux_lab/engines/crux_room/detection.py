@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from crux_lab.analysis.restates import restates_topic
+from crux_lab.analysis.restates import content_words, restates_topic
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.claims import ClaimIndex
@@ -55,7 +55,9 @@ class Voted:
 
 
 def _valid(item: DetectionItem, speakers: set[str]) -> bool:
-    return item.positive and len(set(item.personas)) == 2 and set(item.personas) <= speakers and bool(item.claim.strip())
+    """Positive, between two of the speakers, on a claim with words in it (Qwen2.5-Coder-1.5B
+    copied the prompt's placeholder "..." as the claim, and a room opened on it)."""
+    return item.positive and len(set(item.personas)) == 2 and set(item.personas) <= speakers and bool(content_words(item.claim))
 
 
 def _read(replies: Sequence[DetectionReply | None], names: dict[str, str], topic: str, sp: Speakers) -> list[DetectionReply | None]:
