@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from crux_lab.analysis.restates import restates_topic
 from crux_lab.llm.replay import load_cassette
 from crux_lab.models import DebateEvent, DebateResult, EngineError
 from crux_lab.runner import run_debate
@@ -33,11 +34,11 @@ RERECORD: dict[str, str] = {}
 # What the recorded model did not do on the current recording, so a test of it cannot hold there.
 # These are findings about the model's text, kept visible as strict expected failures.
 NOT_ON_THIS_RECORDING = {
-    "panel": "no room opened, so no card was asked for: Qwen's one detection named only Saylor, with a claim "
-             "that is the topic turned round ('Gold is a better long-term store of value than Bitcoin due to its "
-             "stability and historical performance.'), dropped with that reason",
-    "crux_rooms": "both of Qwen's card replies asked the topic itself ('Is Bitcoin a better long-term store of value "
-                  "than gold?'), so the card was dropped with that reason",
+    "panel": "no room opened, so no card was asked for: each persona's take repeated its opening and was kept out "
+             "by the echo guard, which left one speaker per round and nothing to detect",
+    "crux_rooms": "the room's card named a real premise ('Is Peter Schiff's claim that Bitcoin lacks intrinsic value a "
+                  "valid argument?', Saylor NO, Schiff YES) but both sides quoted Schiff's corpus, not what either "
+                  "speaker said, so the grounded-sides guard dropped them and the card with them",
 }
 
 
@@ -142,24 +143,27 @@ async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -
     assert found(result), f"{engine}: its validated '{purpose}' replies left nothing in the result"
 
 
-async def test_a_card_that_restates_the_topic_is_sent_back_with_its_reason_then_dropped() -> None:
-    """Qwen's crux_rooms card asked the debate topic itself. Replay answers only a request sent
-    exactly as recorded, so the engine did send it back once naming why; the card, still the
-    topic, is dropped with a warning, and no card is posted."""
+async def test_a_card_is_sent_back_with_its_problem_then_dropped_when_its_sides_quote_no_one() -> None:
+    """Qwen's first card gave a position for Schiff only: the engine sent it back once, naming
+    the missing participant (replay answers only a request sent exactly as recorded). The
+    second named a premise under the topic, but both sides quoted Schiff's corpus rather than
+    anything said in the room: both are dropped with warnings that quote them, and the card."""
     cassette = HERE / "crux_rooms.jsonl"
     result = await run_debate(config_for("crux_rooms"), cassette=cassette)
     rows = [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines() if line.strip()]
-    sent_back = [r["request"]["messages"][-1]["content"] for r in rows if r["purpose"] == "card"]
-    assert any("restates the debate topic" in m for m in sent_back)
-    assert result.complete and result.error is None
-    dropped = [e for e in result.events if isinstance(e, EngineError) and e.purpose == "card"]
-    assert dropped and "dropped" in dropped[0].error and not result.crux_cards
+    sent = [r["request"]["messages"][-1]["content"] for r in rows if r["purpose"] == "card"]
+    assert len(sent) == 2 and "it gives no position for michael-saylor" in sent[1] and "debate topic" not in sent[0].split("Full conversation")[0]
+    assert result.complete and result.error is None and not result.crux_cards
+    warned = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose in ("card", "guard_sides")]
+    assert any("fewer than two of its sides quote" in w for w in warned)
+    assert sum("the side was dropped" in w for w in warned) == 2
 
 
 async def test_a_detected_claim_that_is_the_topic_opens_no_room() -> None:
-    """Qwen's panel detection named the topic turned round as the disputed claim: it is dropped
-    with a warning that quotes it, and no room opens on it."""
-    result = await run_debate(config_for("panel"), cassette=HERE / "panel.jsonl")
-    dropped = [e for e in result.events if isinstance(e, EngineError) and e.purpose == "detect_disagreement"]
-    assert dropped and "it is the debate topic itself" in dropped[0].error and "Gold is a better" in dropped[0].error
-    assert not any(e.type == "crux_room_spawning" for e in result.events)
+    """Qwen's detections named Schiff's whole case, the topic included, as the disputed claim:
+    each is dropped with a warning that quotes it, and the one room opened on another claim."""
+    result = await run_debate(config_for("crux_rooms"), cassette=HERE / "crux_rooms.jsonl")
+    dropped = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose == "detect_disagreement"]
+    assert dropped and all("it is the debate topic itself" in d for d in dropped)
+    rooms = [e.question for e in result.events if e.type == "crux_room_spawning"]  # type: ignore[union-attr]
+    assert rooms and not any(restates_topic(q, result.config.topic) for q in rooms)
