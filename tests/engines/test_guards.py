@@ -145,6 +145,7 @@ def _card_guard() -> SideGuard:
 
 def _card(saylor_quote: str, schiff_quote: str) -> dict[str, Any]:
     return {
+        "diagnosis": "Saylor holds that a fixed supply gives value; Schiff denies it.",
         "question": "Does scarcity alone make an asset hold value?", "disagreement_type": "premise",
         "personas": [
             {"persona_id": "Saylor", "position": "YES", "reasoning": "Supply is fixed.", "quote": saylor_quote},
