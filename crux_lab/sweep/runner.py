@@ -54,6 +54,9 @@ INJECTED = ("run_id", "run_dir", "sweep")
 # encryption", a KeyboardInterrupt logged at shutdown) would interleave with the progress bar
 # on every cell; cell errors still reach papermill.
 KERNEL_ARGS = ("--IPKernelApp.log_level=CRITICAL",)
+# A cell whose kernel died before replying to its first request is started again, this often.
+KERNEL_STARTS = 2
+KERNEL_DIED = "Kernel died before replying to kernel_info"  # jupyter_client's words
 # How long an ingest waits for readers to release the database before leaving the cell
 # done-on-disk for a later ingest.
 INGEST_WAIT_S = 120.0
@@ -147,19 +150,26 @@ def execute_cell(notebook: str, output: str, params: dict[str, Any], run_id: str
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
-    try:
-        papermill.execute_notebook(
-            notebook,
-            output,
-            parameters={**params, "run_id": run_id, "run_dir": run_dir, "sweep": sweep},
-            kernel_name="python3",
-            progress_bar=False,
-            cwd=cwd,
-            execution_timeout=int(timeout_s),
-            extra_arguments=list(KERNEL_ARGS),
-        )
-    finally:
-        scrub_file(Path(output))  # an error output may quote a key; the notebook is kept
+    for attempt in range(KERNEL_STARTS):
+        try:
+            papermill.execute_notebook(
+                notebook,
+                output,
+                parameters={**params, "run_id": run_id, "run_dir": run_dir, "sweep": sweep},
+                kernel_name="python3",
+                progress_bar=False,
+                cwd=cwd,
+                execution_timeout=int(timeout_s),
+                extra_arguments=list(KERNEL_ARGS),
+            )
+            break
+        except RuntimeError as exc:
+            # A kernel that died before it answered has run nothing, so starting another is
+            # safe (two kernels started at once can be given the same port).
+            if KERNEL_DIED not in str(exc) or attempt + 1 == KERNEL_STARTS:
+                raise
+        finally:
+            scrub_file(Path(output))  # an error output may quote a key; the notebook is kept
     wall = time.perf_counter() - started
     nb = nbformat.read(output, as_version=4)
     cells = sum(float(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0) for c in nb.cells)

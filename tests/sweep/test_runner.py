@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from crux_lab.store import connect, ingest, query
 from crux_lab.sweep.runner import CellOutcome, Manifest, run_sweep
 from crux_lab.sweep.spec import SweepSpec, load_sweep
@@ -212,3 +214,33 @@ def test_an_ingest_waits_for_readers_to_let_go(tmp_path: Path) -> None:
 
     report = run_sweep(spec, ingest=busy_twice, on_launch=lambda c: attempts.append("LAUNCH"))
     assert attempts == [cell.run_id] * 3 and report.caught_up == [cell.run_id]
+
+
+def test_a_kernel_that_died_at_start_is_started_once_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel that died before its first reply ran nothing: the cell starts another once;
+    any other error, or a second death, is the cell's error."""
+    import nbformat
+    import papermill
+
+    from crux_lab.sweep.runner import KERNEL_DIED, execute_cell
+
+    out = tmp_path / "out.ipynb"
+    calls: list[int] = []
+
+    def flaky(fails: int, error: str = KERNEL_DIED):  # type: ignore[no-untyped-def]
+        def run(notebook: str, output: str, **_: object) -> None:
+            calls.append(1)
+            if len(calls) <= fails:
+                raise RuntimeError(error)
+            nbformat.write(nbformat.v4.new_notebook(), output)
+        return run
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky(1))
+    assert execute_cell("nb.ipynb", str(out), {}, "r", str(tmp_path), 60, str(tmp_path))["wall_s"] >= 0
+    assert len(calls) == 2
+    for fails, error in ((2, KERNEL_DIED), (1, "Kernel didn't respond in 60 seconds")):
+        calls.clear()
+        monkeypatch.setattr(papermill, "execute_notebook", flaky(fails, error))
+        with pytest.raises(RuntimeError, match="Kernel"):
+            execute_cell("nb.ipynb", str(out), {}, "r", str(tmp_path), 60, str(tmp_path))
+        assert len(calls) == min(fails, 2)
