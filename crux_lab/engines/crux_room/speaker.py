@@ -125,7 +125,12 @@ class Speakers:
         props = propositions_for(ctx.persona_ids)
         self.systems = {pid: prompts.persona_system_prompt(p, props) for pid, p in ctx.personas.items()}
         self.names = {pid: p.name for pid, p in ctx.personas.items()}
+        # read once from each persona's own prompt: its side on the topic, and what would change its mind
         self.sides = {pid: topic_side(system, ctx.config.topic) for pid, system in self.systems.items()}
+        self.briefed = {
+            pid: briefed_positions(system, ctx.config.topic, pid, self.names[pid], TOPIC_KEY) for pid, system in self.systems.items()
+        }
+        self.flips = {pid: brief_flips(system) for pid, system in self.systems.items()}
         self.tracker = PositionTracker(enforce=antisyc.update_rule)
         self.stats = SycophancyStats()
         self.pending: list[EngineError] = []
@@ -273,9 +278,9 @@ class Speakers:
             extra={"shown": shown},
         )
         topic = self.ctx.config.topic
-        system = self.systems[persona_id]
-        briefed = briefed_positions(system, topic, persona_id, self.names[persona_id], TOPIC_KEY)
-        guard = TurnGuard(persona_id, topic, said_of(self.turns, self.names), briefed=briefed, flips=brief_flips(system))
+        guard = TurnGuard(
+            persona_id, topic, said_of(self.turns, self.names), briefed=self.briefed[persona_id], flips=self.flips[persona_id]
+        )
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=schema, hints=hints, cache_system=True,
             validation=guard.context(),
