@@ -1,5 +1,5 @@
-"""JupyterLab and headless Chromium for the browser tests: one lab server on 127.0.0.1 (a free
-port, a token, its own config, runtime and workspace folders) and one Chromium driven through
+"""JupyterLab and headless Chromium for the browser tests: one lab server on 127.0.0.1 (the port
+it reports binding, a token, its own config, runtime and workspace folders) and one Chromium driven through
 chromedriver (Debian's ``chromium`` and ``chromium-driver``; never a downloaded build).
 
 Waits are on page state (WebDriverWait on a condition) with generous overall limits, never on
@@ -8,6 +8,7 @@ fixed sleeps: the machine may be loaded.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import secrets
@@ -57,6 +58,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def bound_url(runtime: Path) -> str | None:
+    """The URL JupyterLab's server wrote in its info file once it had bound its port, else None.
+
+    The port asked for is only a start: another test worker's kernel may take it between
+    ``free_port`` and the server binding (its ZeroMQ greeting then answers an HTTP request), so
+    the server may move on to the next port, and this file is where it says which.
+    """
+    try:  # the runtime folder is this lab's own: one server writes there
+        info = next(runtime.glob("jpserver-*.json"))
+        url = json.loads(info.read_text(encoding="utf-8"))["url"]
+    except (StopIteration, OSError, ValueError, KeyError):
+        return None
+    return str(url).rstrip("/")
+
+
 def wait_until(check: Callable[[], Any], timeout: float, what: str, poll: float = 0.25) -> Any:
     """Poll ``check`` until it returns something truthy; fail naming ``what`` after ``timeout``."""
     deadline = time.monotonic() + timeout
@@ -87,7 +103,7 @@ class Lab:
                 return reply.status, reply.read()
         except urllib.error.HTTPError as exc:
             return exc.code, b""
-        except OSError:
+        except (OSError, http.client.HTTPException):
             return 0, b""
 
 
@@ -111,18 +127,19 @@ def jupyter_lab(workdir: Path, notebooks: list[Path], env: dict[str, str]) -> It
         json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
     log = workdir / "lab.log"
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+           "--ServerApp.port_retries=50", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
            "--LabApp.news_url=", "--LabApp.extension_manager=readonly", "--ServerApp.terminals_enabled=False"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI containers run as root
         cmd.append("--allow-root")
     with log.open("wb") as out:
         process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=jenv, cwd=root)
-    lab = Lab(f"http://127.0.0.1:{port}", token, root, process, log)
+    lab = Lab("", token, root, process, log)
     try:
         def up() -> bool:
             if process.poll() is not None:
                 raise AssertionError(f"JupyterLab exited ({process.returncode}): {log.read_text(errors='replace')[-2000:]}")
-            return lab.get("/api/status")[0] == 200
+            lab.url = lab.url or bound_url(Path(jenv["JUPYTER_RUNTIME_DIR"])) or ""
+            return bool(lab.url) and lab.get("/api/status")[0] == 200
 
         wait_until(up, SERVER_START_S, "JupyterLab to answer on /api/status")
         yield lab
