@@ -391,6 +391,23 @@ class TurnGuard:
         return found
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def quotable_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` a side may quote: each of at least :data:`MIN_QUOTE_WORDS`
+    words, as written (so each is :func:`quote_found` in ``text``); the whole text when none is.
+
+    >>> quotable_sentences("Gold has been money for millennia!  Is Bitcoin?  It is not, yet.")
+    ['Gold has been money for millennia!', 'It is not, yet.']
+    >>> quotable_sentences("Never.")
+    ['Never.']
+    """
+    parts = [p.strip() for p in _SENTENCE_END.split(text.strip())]
+    kept = [p for p in parts if len(norm_words(p)) >= MIN_QUOTE_WORDS]
+    return kept or ([text.strip()] if text.strip() else [])
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of a card or dispute as a guard sees it: whose (as the reply named it, and

@@ -124,6 +124,19 @@ _ABOUT_DEBATE = re.compile(
     r"\s+(?:their|the)\s+(?:disagreement|debate|dispute)\s*\??\s*$",
     re.IGNORECASE,
 )
+# "Is Schiff correct in asserting that S?", "Is Schiff's claim that S valid?": asks for a verdict
+# on a person, where the claim S is the question, with the same answer (not "wrong": a yes to
+# "Is Schiff wrong that S?" is a no to S, and the card's positions would then read backwards).
+_PERSON_RIGHT = re.compile(
+    r"^\s*(?:is|are)\s+(?P<who>.{1,80}?)\s+(?:correct|right)\s+(?:in|to|when)\s+\w+\s+"
+    r"(?P<that>that\s+)(?P<claim>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+_PERSON_CLAIM_VALID = re.compile(
+    r"^\s*is\s+(?P<who>.{1,80}?)['’]s?\s+(?:claim|argument|view|belief|assertion|premise|point)\s+(?P<that>that\s+)"
+    r"(?P<claim>[^?]+?),?\s+(?:a\s+)?(?:valid|true|correct|right|sound)(?:\s+(?:argument|claim|point|one))?\s*\??\s*$",
+    re.IGNORECASE,
+)
 
 
 def world_question(question: str, names: Mapping[str, str]) -> str | None:
@@ -134,7 +147,9 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or a
     group believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
     clause, or agrees or disagrees with "the premise that" it, or asks whether "the claim that"
-    it is a premise of (or relevant to) their disagreement, that clause becomes the question: "Is it true that
+    it is a premise of (or relevant to) their disagreement, or whether a persona is right (or
+    correct) in asserting "that" it, or whether a persona's claim "that" it is valid (true), that
+    clause becomes the question: "Is it true that
     Bitcoin is a bubble?". Anything else (no such verb, a subject that is no persona, "believe
     in", a verb other than believe or think without "that") is None: the question is kept as it
     was written.
@@ -154,6 +169,10 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     'Is it true that football will keep attracting players?'
     >>> world_question("Is the premise that Bitcoin became widely used to price goods, relevant to their disagreement?", names)
     'Is it true that Bitcoin became widely used to price goods?'
+    >>> world_question("Is Peter-Schiff correct in asserting that Bitcoin has no intrinsic value?", names)
+    'Is it true that Bitcoin has no intrinsic value?'
+    >>> world_question("Is Peter Schiff's claim that Bitcoin lacks intrinsic value a valid argument?", names)
+    'Is it true that Bitcoin lacks intrinsic value?'
     >>> [world_question(q, names) for q in ["Is Bitcoin's supply fixed?", "Does Schiff believe in Bitcoin?",
     ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?",
     ...  "Does the first group favor higher taxes?"]]
@@ -161,7 +180,7 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     """
     if (m := _ABOUT_DEBATE.match(question)) is not None:
         return f"Is it true that {m.group('claim').strip().rstrip('.')}?"
-    m = _ABOUT_PERSON.match(question)
+    m = _ABOUT_PERSON.match(question) or _PERSON_RIGHT.match(question) or _PERSON_CLAIM_VALID.match(question)
     if m is None:
         return None
     who = " ".join(m.group("who").lower().split())

@@ -142,6 +142,16 @@ async def test_same_pair_and_claim_never_spawns_twice() -> None:
     assert types(r).count("crux_room_spawning") == 1
 
 
+async def test_a_detected_claim_that_is_the_topic_opens_no_room() -> None:
+    """Qwen 1.5B named a persona's whole case, the topic included, as the disputed claim: a room
+    on the topic would only restate it, so the detection is dropped with a warning quoting it."""
+    backend = ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: _same(["maximalist", "goldbug"], TOPIC)})
+    r = await run({"max_rooms": 5, "cooldown_messages": 0}, backend=backend, max_turns=12)
+    dropped = [e.error for e in r.result.events if e.type == "engine_error" and e.purpose == "detect_disagreement"]  # type: ignore[union-attr]
+    assert dropped and all("it is the debate topic itself" in d for d in dropped)
+    assert "crux_room_spawning" not in types(r)
+
+
 async def test_one_off_quibbles_do_not_spawn() -> None:
     # positive only in every other window: never 3 consecutive
     def script(req: LLMRequest, n: int) -> dict[str, Any]:

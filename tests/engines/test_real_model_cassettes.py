@@ -7,9 +7,10 @@ code paths they must: the engine finishes; the event log validates; a reply that
 off-schema after its repair takes the documented path (a warning event, the debate goes on);
 what the model's valid replies did state (turns, arguments, disputes, detections, cards) ends
 up in the result; and the extractors' own replies, not only persona turns, reach it: a card
-from a validated ``card`` reply in panel, a dispute from a validated ``crystallize`` reply in
-dcg. Where the recorded model did not get that far (its sides quoted words nobody said, or a
-guard ended the debate early), the test is a strict expected failure that says so.
+from a validated ``card`` reply in panel and crux_rooms, a dispute from a validated
+``crystallize`` reply in dcg. Where a recorded model does not get that far (its sides quote
+words nobody said, or a guard ends the debate early), the test is a strict expected failure
+that says so (``NOT_ON_THIS_RECORDING``).
 """
 
 from __future__ import annotations
@@ -33,13 +34,7 @@ from tests.data.cassettes.record import HERE, config_for
 RERECORD: dict[str, str] = {}
 # What the recorded model did not do on the current recording, so a test of it cannot hold there.
 # These are findings about the model's text, kept visible as strict expected failures.
-NOT_ON_THIS_RECORDING = {
-    "panel": "no room opened, so no card was asked for: each persona's take repeated its opening and was kept out "
-             "by the echo guard, which left one speaker per round and nothing to detect",
-    "crux_rooms": "the room's card named a real premise ('Is Peter Schiff's claim that Bitcoin lacks intrinsic value a "
-                  "valid argument?', Saylor NO, Schiff YES) but both sides quoted Schiff's corpus, not what either "
-                  "speaker said, so the grounded-sides guard dropped them and the card with them",
-}
+NOT_ON_THIS_RECORDING: dict[str, str] = {}
 
 
 def _rerecord(engine: str, missing: dict[str, str] | None = None) -> Any:
@@ -143,27 +138,35 @@ async def test_an_extractor_reply_of_real_text_reaches_the_result(engine: str) -
     assert found(result), f"{engine}: its validated '{purpose}' replies left nothing in the result"
 
 
-async def test_a_card_is_sent_back_with_its_problem_then_dropped_when_its_sides_quote_no_one() -> None:
-    """Qwen's first card gave a position for Schiff only: the engine sent it back once, naming
-    the missing participant (replay answers only a request sent exactly as recorded). The
-    second named a premise under the topic, but both sides quoted Schiff's corpus rather than
-    anything said in the room: both are dropped with warnings that quote them, and the card."""
-    cassette = HERE / "crux_rooms.jsonl"
-    result = await run_debate(config_for("crux_rooms"), cassette=cassette)
-    rows = [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines() if line.strip()]
-    sent = [r["request"]["messages"][-1]["content"] for r in rows if r["purpose"] == "card"]
-    assert len(sent) == 2 and "it gives no position for michael-saylor" in sent[1] and "debate topic" not in sent[0].split("Full conversation")[0]
-    assert result.complete and result.error is None and not result.crux_cards
-    warned = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose in ("card", "guard_sides")]
-    assert any("fewer than two of its sides quote" in w for w in warned)
-    assert sum("the side was dropped" in w for w in warned) == 2
+def _cards(engine: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(the schema sent, the reply) of each recorded card call."""
+    return [(e.request["schema"], json.loads(e.response.text)) for e in load_cassette(HERE / f"{engine}.jsonl")
+            if e.purpose == "card" and e.response is not None]
 
 
-async def test_a_detected_claim_that_is_the_topic_opens_no_room() -> None:
-    """Qwen's detections named Schiff's whole case, the topic included, as the disputed claim:
-    each is dropped with a warning that quotes it, and the one room opened on another claim."""
-    result = await run_debate(config_for("crux_rooms"), cassette=HERE / "crux_rooms.jsonl")
-    dropped = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose == "detect_disagreement"]
-    assert dropped and all("it is the debate topic itself" in d for d in dropped)
-    rooms = [e.question for e in result.events if e.type == "crux_room_spawning"]  # type: ignore[union-attr]
-    assert rooms and not any(restates_topic(q, result.config.topic) for q in rooms)
+@pytest.mark.parametrize("engine", ["panel", "crux_rooms"])
+async def test_a_card_offered_only_its_speakers_sentences_quotes_them_and_is_posted(engine: str) -> None:
+    """Free to write any string, Qwen quoted a corpus chunk for both sides, and the grounded-sides
+    guard dropped the card. Its schema now offers each participant only the sentences they said:
+    each side quotes one of its own speaker's, and the card reaches the result, on its first reply."""
+    [(schema, reply)] = _cards(engine)
+    offered = {v["properties"]["persona_id"]["enum"][0]: v["properties"]["quote"]["enum"]
+               for v in schema["properties"]["personas"]["items"]["anyOf"]}
+    assert sorted(offered) == sorted(p["persona_id"] for p in reply["personas"]) == ["michael-saylor", "peter-schiff"]
+    assert all(p["quote"] in offered[p["persona_id"]] for p in reply["personas"])
+    result = await run_debate(config_for(engine), cassette=HERE / f"{engine}.jsonl")
+    assert [c.question for c in result.crux_cards] == [reply["question"]]
+    assert not [e for e in result.events if isinstance(e, EngineError) and e.purpose == "guard_sides"]
+
+
+async def test_aspects_that_restate_the_topic_are_sent_back_and_the_rest_debated() -> None:
+    """Asked for three aspects, Qwen gave the topic three times; sent back once, the topic and two
+    narrower questions. The topic is left out with a warning, and the panel debates the other two."""
+    cassette = HERE / "panel.jsonl"
+    sent = [e.request["messages"][-1]["content"] for e in load_cassette(cassette) if e.purpose == "decompose"]
+    assert len(sent) == 2 and "restates the debate topic" in sent[1]
+    result = await run_debate(config_for("panel"), cassette=cassette)
+    debated = [e.aspect.label for e in result.events if e.type == "round_start"]  # type: ignore[union-attr]
+    assert len(debated) == 2 and not any(restates_topic(label, result.config.topic) for label in debated)
+    warned = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose == "decompose"]
+    assert len(warned) == 1 and "it is the debate topic itself" in warned[0]

@@ -129,8 +129,8 @@ CARD = (
     "changed and why, or why it is irreducible. For each participant (persona_id as given in "
     "brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
     "('I would change my mind if...'), grounding_quotes: ids of the corpus chunks above that support "
-    "the position (only ids listed above), quote: a few words this participant said in the conversation "
-    "above, copied exactly.\n"
+    "the position (only ids listed above), quote: the sentence this participant said in the "
+    "conversation above that shows the position, copied exactly.\n"
     'Output ONLY JSON: {{"diagnosis": "...", "question": "...", "disagreement_type": "...", '
     '"resolved": false, "resolution": null, "personas": [{{"persona_id": "...", "position": "YES", '
     '"reasoning": "...", "falsifier": "...", "grounding_quotes": ["chunk-id"], "quote": "..."}}]}}'

@@ -41,9 +41,10 @@ from crux_lab.engines.crux_room.schemas import (
     CardReply,
     ConvergenceReply,
     ExitCheckReply,
+    card_reply_for,
 )
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
-from crux_lab.engines.guards import Side, SideGuard, clipped, side_outcome
+from crux_lab.engines.guards import Side, SideGuard, clipped, quotable_sentences, side_outcome
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.purposes import Phase, Purpose
 from crux_lab.models.domain import Aspect, CruxCard, CruxCardPosition, DialogueTurn, GroundingQuote
@@ -237,14 +238,14 @@ async def run_room(
 CHUNK_CHARS = 240
 
 
-def _chunk_menu(sp: Speakers, pid: str, focus: str, limit: int = 6) -> str:
+def _chunk_menu(sp: Speakers, pid: str, focus: str, limit: int = 6) -> list[tuple[str, str]]:
+    """The corpus chunks shown for ``pid`` on a card prompt: (id, the line that shows it)."""
     persona = sp.ctx.personas[pid]
     node_chunks = [c for n in relevant_nodes(persona, focus, k=3) for c in n.grounding]
     ordered = list(dict.fromkeys(node_chunks + [c.id for c in persona.corpus]))[:limit]
     chunks = {c.id: c for c in persona.corpus}
-    return "\n".join(
-        f"  [{cid}] {clip(chunks[cid].text, CHUNK_CHARS)} (source: {chunks[cid].source})" for cid in ordered if cid in chunks
-    )
+    return [(cid, f"  [{cid}] {clip(chunks[cid].text, CHUNK_CHARS)} (source: {chunks[cid].source})")
+            for cid in ordered if cid in chunks]
 
 
 def _card_entries(reply: CardReply, names: Mapping[str, str]) -> tuple[dict[str, CardPersonaReply], list[str]]:
@@ -310,7 +311,8 @@ async def extract_card(
     a, b = personas
     topic = sp.ctx.config.topic
     transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
-    chunks = "\n".join(f"{pid}:\n{_chunk_menu(sp, pid, question)}" for pid in (a, b))
+    menus = {pid: _chunk_menu(sp, pid, question) for pid in (a, b)}
+    chunks = "\n".join(f"{pid}:\n" + "\n".join(line for _, line in menus[pid]) for pid in (a, b))
     user = prompts.CARD.format(
         aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
         question=question, transcript=transcript, chunks=chunks,
@@ -320,16 +322,17 @@ async def extract_card(
         aspect=aspect.label if aspect else None, phase="card",
     )
     pair_names = {pid: sp.names.get(pid, pid) for pid in (a, b)}
+    said = {pid: [t.dialogue for t in turns if t.persona_id == pid] for pid in (a, b)}
     guard = SideGuard(
-        lambda r: [Side(e.persona_id, persona_ref(e.persona_id, pair_names), e.quote) for e in r.personas],
-        {pid: [t.dialogue for t in turns if t.persona_id == pid] for pid in (a, b)},
-        pair_names,
+        lambda r: [Side(e.persona_id, persona_ref(e.persona_id, pair_names), e.quote) for e in r.personas], said, pair_names,
     )
-    reply = await sp.structured(Purpose.card, user, CardReply, hints, validation=guard.context())
+    schema = card_reply_for({pid: [s for text in said[pid] for s in quotable_sentences(text)] for pid in (a, b)},
+                            {pid: [cid for cid, _ in menus[pid]] for pid in (a, b)})
+    reply = await sp.structured(Purpose.card, user, schema, hints, validation=guard.context())
     problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
-        reply = await sp.structured(Purpose.card, retry, CardReply, hints.model_copy(update={"phase": Phase.card_repair}), validation=guard.context())
+        reply = await sp.structured(Purpose.card, retry, schema, hints.model_copy(update={"phase": Phase.card_repair}), validation=guard.context())
         problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")

@@ -7,6 +7,10 @@ named reason); everything else is optional so a terse real reply still validates
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, TypeVar, cast
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from crux_lab.engines.base import TurnReply, TurnText
@@ -17,6 +21,9 @@ from crux_lab.models.domain import CardPosition, DisagreementType
 
 class Reply(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+R = TypeVar("R", bound=Reply)
 
 
 class AspectItem(Reply):
@@ -104,6 +111,81 @@ class CardReply(Reply):
         """Sends a side whose quote is not its persona's own words back once (:func:`check_sides`)."""
         check_sides(self, info.context)
         return self
+
+
+# One participant of a card's conversation: id, the sentences they said there, the corpus chunk
+# ids the prompt showed for them.
+Participant = tuple[str, tuple[str, ...], tuple[str, ...]]
+MAX_QUOTABLE = 40  # sentences per participant offered as a quote (the latest)
+
+
+def card_reply_for(
+    said: Mapping[str, Sequence[str]], chunk_ids: Mapping[str, Sequence[str]]
+) -> type[CardReply]:
+    """The card reply for one conversation: it validates as :class:`CardReply` does, and its
+    JSON schema, which a server that enforces schemas makes the model write to, takes one entry
+    per participant (``said``: persona id -> the sentences they said there), each naming one
+    participant by id, quoting one of that participant's sentences and citing only that
+    participant's chunk ids. Qwen2.5-Coder-1.5B, free to write any string, gave one side only,
+    then quoted a corpus chunk for both sides, and the card was dropped.
+
+    >>> R = card_reply_for({"a": ["Gold is money."], "b": ["Bitcoin is money."]}, {"a": ["a-c1"]})
+    >>> items = R.model_json_schema()["properties"]["personas"]
+    >>> items["minItems"], [v["properties"]["persona_id"]["enum"] for v in items["items"]["anyOf"]]
+    (2, [['a'], ['b']])
+    >>> items["items"]["anyOf"][0]["properties"]["quote"]["enum"]
+    ['Gold is money.']
+    >>> R.model_validate({"diagnosis": "d", "question": "q?", "disagreement_type": "claim",
+    ...     "personas": [{"persona_id": "a", "position": "YES", "quote": "any words"}]}).personas[0].quote
+    'any words'
+    """
+    key = tuple((pid, tuple(dict.fromkeys(said[pid]))[-MAX_QUOTABLE:], tuple(chunk_ids.get(pid, ()))) for pid in said)
+    return _card_reply_for(key)
+
+
+@lru_cache(maxsize=64)
+def _card_reply_for(participants: tuple[Participant, ...]) -> type[CardReply]:
+    def sides(schema: dict[str, Any]) -> None:
+        personas = schema["properties"]["personas"]
+        personas["items"] = {"anyOf": [_side_schema(p) for p in participants]}
+        personas["minItems"] = personas["maxItems"] = len(participants)
+
+    return shaped(CardReply, sides)
+
+
+@lru_cache(maxsize=8)
+def aspects_reply_for(n: int) -> type[AspectsReply]:
+    """The decomposition reply for ``n`` aspects: it validates as :class:`AspectsReply` does, and
+    its JSON schema takes exactly ``n``. Qwen2.5-Coder-1.5B, asked for two, gave one: the topic.
+
+    >>> s = aspects_reply_for(3).model_json_schema()["properties"]["aspects"]
+    >>> s["minItems"], s["maxItems"]
+    (3, 3)
+    """
+    def count(schema: dict[str, Any]) -> None:
+        schema["properties"]["aspects"]["minItems"] = schema["properties"]["aspects"]["maxItems"] = n
+
+    return shaped(AspectsReply, count)
+
+
+def shaped(reply: type[R], shape: Callable[[dict[str, Any]], None]) -> type[R]:
+    """``reply`` under its own name, validating as it does, with ``shape`` applied to its JSON
+    schema: what a server that enforces schemas makes the model write, narrowed to one call."""
+    config = ConfigDict(extra="ignore", title=reply.__name__, json_schema_extra=shape)
+    return cast(type[R], type(reply.__name__, (reply,), {"model_config": config, "__module__": __name__}))
+
+
+def _side_schema(participant: Participant) -> dict[str, Any]:
+    pid, sentences, ids = participant
+    props: dict[str, Any] = {
+        "persona_id": {"type": "string", "enum": [pid]},
+        "position": {"type": "string", "enum": [p.value for p in CardPosition]},
+        "reasoning": {"type": "string"},
+        "falsifier": {"type": "string"},
+        "grounding_quotes": {"type": "array", "items": {"type": "string", **({"enum": list(ids)} if ids else {})}},
+        "quote": {"type": "string", **({"enum": list(sentences)} if sentences else {})},
+    }
+    return {"type": "object", "properties": props, "required": ["persona_id", "position", "reasoning", "quote"]}
 
 
 class SummaryReply(Reply):

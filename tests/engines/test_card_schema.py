@@ -1,0 +1,59 @@
+"""The JSON schema of a card request narrows the reply to the conversation it is about: one
+entry per participant, each naming that participant, quoting one sentence that participant
+said there, and citing only the corpus chunks shown for them. A server that enforces schemas
+(llama.cpp does) then cannot write a side that quotes a corpus chunk or the other speaker, as
+Qwen2.5-Coder-1.5B did when the quote was any string. The reply still validates as before, so
+a backend that ignores the schema gets the grounded-sides guard's repair instead."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from crux_lab.engines.guards import quote_found
+from tests.engines.scripted import ScriptedBackend
+from tests.engines.test_panel import run, sim
+
+pytestmark = pytest.mark.usefixtures("use_test_deck")
+
+
+def said_in(user: str) -> dict[str, list[str]]:
+    """Each speaker's turns in a card prompt's conversation."""
+    conversation = user.split("Full conversation:\n", 1)[1].split("\n\nCorpus chunks", 1)[0]
+    out: dict[str, list[str]] = {}
+    for line in conversation.splitlines():
+        if (m := re.match(r"\[([^\]]+)\] (.*)", line)) is not None:
+            out.setdefault(m.group(1), []).append(m.group(2))
+    return out
+
+
+def variants(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    personas = schema["properties"]["personas"]
+    assert personas["minItems"] == personas["maxItems"] == len(personas["items"]["anyOf"])
+    return [v["properties"] for v in personas["items"]["anyOf"]]
+
+
+async def test_a_card_request_offers_each_participant_only_their_own_sentences() -> None:
+    backend = ScriptedBackend(sim())
+    r = await run({"n_aspects": 2}, backend=backend)
+    cards = [q for q in backend.requests if q.purpose == "card"]
+    assert cards and r.result.crux_cards
+    for request in cards:
+        said = said_in(request.user)
+        sides = variants(request.schema_json() or {})
+        assert sorted(s["persona_id"]["enum"][0] for s in sides) == sorted(said)
+        for side in sides:
+            me = side["persona_id"]["enum"][0]
+            assert side["quote"]["enum"] and all(quote_found(s, said[me]) for s in side["quote"]["enum"])
+            shown = set(re.findall(r"\[([\w-]+)\] ", request.user.split("Corpus chunks", 1)[1]))
+            assert set(side["grounding_quotes"]["items"]["enum"]) <= shown
+
+
+async def test_a_decomposition_request_asks_for_as_many_aspects_as_the_panel_debates() -> None:
+    backend = ScriptedBackend(sim())
+    await run({"n_aspects": 3}, backend=backend)
+    [decompose] = [q for q in backend.requests if q.purpose == "decompose"]
+    aspects = (decompose.schema_json() or {})["properties"]["aspects"]
+    assert aspects["minItems"] == aspects["maxItems"] == 3
