@@ -167,7 +167,9 @@ def report(
     from crux_lab.workbench import UnknownRunError
 
     name = Path(ref).stem if ref.endswith((".yaml", ".yml")) else ref
-    if (experiments / name / "manifest.json").is_file() or (experiments / f"{name}.yaml").is_file():
+    # a run folder has a manifest.json too: its result or event log says it is a run
+    a_run = any((Path(ref) / f).is_file() for f in ("result.json", "events.jsonl"))
+    if not a_run and ((experiments / name / "manifest.json").is_file() or (experiments / f"{name}.yaml").is_file()):
         _report_sweep(name, experiments, db)
         return
     try:

@@ -42,6 +42,24 @@ def test_unknown_run_id_lists_the_nearest(tmp_path: Path) -> None:
     assert "Nearest known run ids: abc123def4560000, abc123def4561111" in " ".join(result.output.split())
 
 
+def test_a_run_folder_given_by_its_path_makes_the_run_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run folder holds a manifest.json, as a sweep folder does: given by its path, it was
+    reported as an empty sweep ("sweep ... has no runs")."""
+    fake_run_folder(tmp_path / "runs", "abc123def4560000")
+    run = tmp_path / "runs" / "abc123def4560000"
+    (run / "result.json").write_text("{}")
+    made: list[str] = []
+
+    def fake_report(ref: str, out: Path | None, **kw: object) -> object:
+        made.append(ref)
+        raise UnknownRunError(ref, [])
+
+    monkeypatch.setattr("crux_lab.report.run_report", fake_report)
+    monkeypatch.setattr("crux_lab.sweep.cli._report_sweep", lambda *a: made.append("a sweep report"))
+    CliRunner().invoke(app, ["report", str(run), "--experiments", str(tmp_path / "experiments")])
+    assert made == [str(run)]
+
+
 def test_report_for_an_unknown_sweep_name_is_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="no sweep 'nope' has run"):
         sweep_report("nope", experiments=tmp_path)
