@@ -271,7 +271,7 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
 
 CRUX_SOURCES = {"proposed": "proposed by a persona", "symmetric_difference": "where the camps' accepted arguments differ",
                 "assumption": "an assumption under the disputed positions", "dispute": "a dispute with both sides held",
-                "card": "a crux room's card", "blackboard": "the blackboard's stances", "pivot": "a pivotal argument"}
+                "card": "a crux card", "blackboard": "the blackboard's stances", "pivot": "a pivotal argument"}
 
 
 def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) -> HTMLBlock:
