@@ -146,13 +146,12 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     Schiff believe that Bitcoin is a bubble?" and a reader would answer it about Schiff. When the
     question asks whether a persona (any reference :func:`persona_ref` resolves), "you" or a
     group believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
-    clause, or agrees or disagrees with "the premise that" it, or asks whether "the claim that"
-    it is a premise of (or relevant to) their disagreement, or whether a persona is right (or
-    correct) in asserting "that" it, or whether a persona's claim "that" it is valid (true), that
-    clause becomes the question: "Is it true that
+    clause, or asks whether "the claim that" it is a premise of (or relevant to) their
+    disagreement, or whether a persona is right (or correct) in asserting "that" it, or whether a
+    persona's claim "that" it is valid (true), that clause becomes the question: "Is it true that
     Bitcoin is a bubble?". Anything else (no such verb, a subject that is no persona, "believe
-    in", a verb other than believe or think without "that") is None: the question is kept as it
-    was written.
+    in", a verb other than believe or think without "that", "disagrees with", whose yes is a no
+    to the clause) is None: the question is kept as it was written.
 
     >>> names = {"schiff": "Peter Schiff", "saylor": "Michael Saylor"}
     >>> world_question("Does Peter Schiff believe that Bitcoin will underperform treasuries? ", names)
@@ -163,8 +162,8 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     'Is it true that Bitcoin is a better store of value than gold?'
     >>> world_question("Does the group believe that the crisis is permanent?", names)
     'Is it true that the crisis is permanent?'
-    >>> world_question("Does the second group disagree with the premise that squatters rights should be protected?", names)
-    'Is it true that squatters rights should be protected?'
+    >>> world_question("Does the second group disagree with the premise that squatters rights should be protected?", names) is None
+    True
     >>> world_question("Is the claim that football will keep attracting players a premise of their disagreement?", names)
     'Is it true that football will keep attracting players?'
     >>> world_question("Is the premise that Bitcoin became widely used to price goods, relevant to their disagreement?", names)
@@ -187,6 +186,8 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     if not _GENERIC_HOLDERS.fullmatch(who) and persona_ref(who, names) is None:
         return None
     claim = m.group("claim").strip().rstrip(".")
+    if m.groupdict().get("verb", "").lower().startswith("disagree"):
+        return None  # a yes to it is a no to the claim: the card's positions would read backwards
     if not m.group("that") and (m.group("verb").lower() not in ("believe", "think") or _words(claim)[:1] in (["in"], ["about"], ["of"], ["so"])):
         return None
     if len(_words(claim)) < 2:
