@@ -143,13 +143,14 @@ class _PanelRun(CruxRun[PanelParams]):
 
         user = prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic)
         hints = sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose")
-        reply = await sp.structured(Purpose.decompose, user, aspects_reply_for(self.p.n_aspects), hints)
+        schema = aspects_reply_for(self.p.n_aspects)
+        reply = await sp.structured(Purpose.decompose, user, schema, hints)
         aspects, refused = clean_aspects(reply, self.p.n_aspects, topic)
         if refused and not aspects:
             # asked once more, naming what was wrong
             shown = ", ".join(quote(r) for r in refused)
             retry = f"{user}\n\nYour previous aspects were unusable: {shown} restates the debate topic. Give sub-questions under it."
-            aspects, refused = clean_aspects(await sp.structured(Purpose.decompose, retry, aspects_reply_for(self.p.n_aspects), hints), self.p.n_aspects, topic)
+            aspects, refused = clean_aspects(await sp.structured(Purpose.decompose, retry, schema, hints), self.p.n_aspects, topic)
         if refused:
             sp.warn("decompose", f"aspect {', '.join(quote(r) for r in refused)} left out: it is the debate topic itself, not a part of it")
         aspects = aspects or [Aspect(id="a1", label=topic, description="The topic as a whole.")]

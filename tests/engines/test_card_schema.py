@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from crux_lab.engines.crux_room.schemas import CardPersonaReply, card_reply_for
 from crux_lab.engines.guards import quote_found
 from tests.engines.scripted import ScriptedBackend
 from tests.engines.test_panel import run, sim
@@ -57,3 +58,12 @@ async def test_a_decomposition_request_asks_for_as_many_aspects_as_the_panel_deb
     [decompose] = [q for q in backend.requests if q.purpose == "decompose"]
     aspects = (decompose.schema_json() or {})["properties"]["aspects"]
     assert aspects["minItems"] == aspects["maxItems"] == 3
+
+
+def test_a_side_of_the_narrowed_schema_has_every_field_a_card_side_has() -> None:
+    """The side schema is written out by hand (each participant's own id, sentences and chunk
+    ids): a field added to a card side must be added there too, or a server that enforces the
+    schema would never let the model write it."""
+    schema = card_reply_for({"a": ["Gold is money."], "b": ["Bitcoin is money."]}, {}).model_json_schema()
+    for side in schema["properties"]["personas"]["items"]["anyOf"]:
+        assert set(side["properties"]) == set(CardPersonaReply.model_fields)
