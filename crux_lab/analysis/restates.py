@@ -11,7 +11,12 @@ years?"), not the topic again ("Will building more housing make the city afforda
   real demand and five thousand years as money" is 0.76 from "Is Bitcoin a better long-term
   store of value than gold?" and adds 7 words; the deck's long restatements that add as many
   are 0.78 and above), or
-- it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap), or
+- it covers at least :data:`COVERAGE_AT` of the topic's content words (word overlap) and its
+  cosine is at least :data:`COVERED_AT` (a short topic's words are easily all used: Qwen's "I
+  stand for the principle that drivers choose their hours and work for several apps, which I
+  consider an important aspect of Northgate's work policy" uses every word of "Work policy in
+  Northgate" at cosine 0.59, a premise under it; the deck restatements the word rule catches
+  are 0.65 and above), or
 - it says nothing beyond the topic: every one of its content words (at least two) is a topic
   word (:func:`within_topic`). A real model's "Is Bitcoin a store of value?" on "Is Bitcoin a
   better long-term store of value than gold?" drops half the topic, so neither test above
@@ -49,6 +54,7 @@ RESTATES_AT = 0.71
 COVERAGE_AT = 0.67
 EXTRA_AT = 4  # chosen on the fit decks with CLOSE_AT (fit F1 unchanged at 0.976, held out 1.0)
 CLOSE_AT = 0.77
+COVERED_AT = 0.62  # between the real-model premise at 0.59 and the deck restatements at 0.65 and above
 
 _TOKEN = re.compile(r"[a-z][a-z'-]*|\d+")
 _STOP = frozenset(
@@ -159,9 +165,15 @@ def _restates(question: str, topic: str, sim: float, threshold: float, coverage:
     False
     >>> _restates("Is Bitcoin really digital gold?", "Bitcoin is digital gold", 0.9, 0.71, 0.67)
     True
+    >>> _restates("Drivers choose their hours and work for several apps, an important aspect of Northgate's work policy.",
+    ...           "Work policy in Northgate", 0.59, 0.71, 0.67)  # every topic word, and a claim of its own
+    False
+    >>> _restates("Should Northgate change its work policy?", "Work policy in Northgate", 0.83, 0.71, 0.67)
+    True
     """
     beyond = len(content_words(question) - content_words(topic))
-    return (sim >= threshold and (beyond <= EXTRA_AT or sim >= CLOSE_AT)) or topic_coverage_of(question, topic) >= coverage or within_topic(question, topic)
+    covers = topic_coverage_of(question, topic) >= coverage and sim >= COVERED_AT
+    return (sim >= threshold and (beyond <= EXTRA_AT or sim >= CLOSE_AT)) or covers or within_topic(question, topic)
 
 
 def restates_topic(question: str, topic: str, *, encoder: Any = None) -> bool:
@@ -303,6 +315,7 @@ def calibrate(pairs: Sequence[Pair] | None = None, held_out_deck: str = "housing
 
 __all__ = [
     "CLOSE_AT",
+    "COVERED_AT",
     "COVERAGE_AT",
     "EXTRA_AT",
     "RESTATES_AT",

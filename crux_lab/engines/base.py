@@ -8,9 +8,9 @@ An engine is an object with a ``run(ctx)`` async generator that yields typed eve
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator, Collection, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -119,6 +119,25 @@ class EngineContext:
         if key not in self.scratch:
             self.scratch[key] = grounding_for(persona, query, opponent=opponent)
         return str(self.scratch[key])
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def shaped(reply: type[M], shape: Callable[[dict[str, Any]], None]) -> type[M]:
+    """``reply`` under its own name, validating as it does, with ``shape`` applied to its JSON
+    schema: what a server that enforces schemas makes the model write, narrowed to one call.
+
+    >>> class Ask(BaseModel):
+    ...     n: int
+    >>> Narrow = shaped(Ask, lambda s: s["properties"]["n"].update(maximum=3))
+    >>> Narrow.model_json_schema()["properties"]["n"]["maximum"], Narrow.__name__
+    (3, 'Ask')
+    >>> Narrow.model_validate({"n": 9}).n  # the schema guides the writing; validation is Ask's
+    9
+    """
+    config = ConfigDict(**{**reply.model_config, "title": reply.__name__, "json_schema_extra": shape})  # type: ignore[typeddict-item]
+    return cast(type[M], type(reply.__name__, (reply,), {"model_config": config, "__module__": reply.__module__}))
 
 
 P = TypeVar("P", bound=EngineParams)

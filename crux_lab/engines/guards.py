@@ -42,6 +42,7 @@ from crux_lab.personas.prompt import STANCE_WORDS
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
+MAX_QUOTABLE = 40  # sentences per participant a narrowed schema offers as a quote (the latest)
 QUOTE_AT = 0.8  # containment of a longer quote's word triples in one turn that grounds it
 GIVE_UP_AFTER = 4  # persona turns in a row kept out by a guard before the debate ends
 GUARDS = ("echo", "role", "sides")
@@ -403,9 +404,30 @@ def quotable_sentences(text: str) -> list[str]:
     >>> quotable_sentences("Never.")
     ['Never.']
     """
+    return _sentences(text, MIN_QUOTE_WORDS)
+
+
+POSITION_WORDS = 6  # a sentence offered as the one that shows a position: at least this many words
+
+
+def position_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that can show a position: each of at least
+    :data:`POSITION_WORDS` words; :func:`quotable_sentences` when none is. Offered whole sentences
+    of any length, Qwen2.5-Coder-1.5B quoted each speaker's opener ("I disagree with you.",
+    "I'm afraid you're incorrect, Peter.") as the words that showed the side.
+
+    >>> position_sentences("I disagree with you. Gold's supply keeps growing every year.")
+    ["Gold's supply keeps growing every year."]
+    >>> position_sentences("I disagree with you.")
+    ['I disagree with you.']
+    """
+    return _sentences(text, POSITION_WORDS) or quotable_sentences(text)
+
+
+def _sentences(text: str, least: int) -> list[str]:
     parts = [p.strip() for p in _SENTENCE_END.split(text.strip())]
-    kept = [p for p in parts if len(norm_words(p)) >= MIN_QUOTE_WORDS]
-    return kept or ([text.strip()] if text.strip() else [])
+    kept = [p for p in parts if len(norm_words(p)) >= least]
+    return kept or ([text.strip()] if text.strip() and least == MIN_QUOTE_WORDS else [])
 
 
 @dataclass(frozen=True)

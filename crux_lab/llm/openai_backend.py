@@ -24,14 +24,15 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
   becomes ``cache_read_tokens``; ``input_tokens`` is the uncached rest, as the Anthropic
   backend records it. A server that reports neither leaves ``cache_read_tokens`` unknown
   (None), never 0.
-- **Prefix cache on llama.cpp.** When ``/props`` shows a llama.cpp server with several slots,
-  a request that marks its system block for caching (a persona's turn) carries
+- **Prefix cache on llama.cpp.** When ``/props`` shows a llama.cpp server with three or more
+  slots, a request that marks its system block for caching (a persona's turn) carries
   ``"cache_prompt": true`` and an ``"id_slot"`` of its own for that system block (first come,
   first served while the server's ``total_slots`` last), so a persona's calls reuse the slot
-  whose KV cache already holds its prefix. With three or more slots the last is kept for the
-  other requests, so an extractor's long prompt never evicts a persona's prefix
-  (``crux-lab local-model start`` opens five: four personas and the rest). Other servers get
-  neither field.
+  whose KV cache already holds its prefix. The last slot is kept for the other requests, so
+  an extractor's long prompt never evicts a persona's prefix (``crux-lab local-model start``
+  opens five: four personas and the rest). One request at a time goes to a slot: llama.cpp
+  answered a request that waited for its slot about the prompt of the one before it. So two
+  processes must not share a local server at once. Other servers get neither field.
 - **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
   (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
 - **Context.** When the context size is known (``context_tokens``, or a llama.cpp server's
@@ -288,6 +289,7 @@ class OpenAIBackend:
         # slot each cached system block was given (its KV cache keeps that prefix).
         self.slots: int | None = None
         self._slot_of: dict[str, int] = {}
+        self._slot_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Lock]] = weakref.WeakKeyDictionary()
         # Models that rejected a response_format schema: they get the prompt contract only.
         self._no_schema: set[str] = set()
         client = http_client or openai.DefaultAsyncHttpxClient()
@@ -480,35 +482,54 @@ class OpenAIBackend:
 
     def slot_for(self, request: LLMRequest) -> int | None:
         """The llama.cpp slot a request goes to. Each cached system block (a persona's) gets a
-        slot of its own, in order of first use. On a server with three or more slots the last
-        one is kept for everything else (extractors, and personas beyond the slots), so those
-        never evict a persona's prefix. With fewer slots, other requests get None (the server
-        picks an idle slot, preferring one whose cache shares the prompt's prefix), and so do
-        all requests to other servers. Two personas never share a pinned slot: they would evict
-        each other's prefix and queue their parallel turns.
+        slot of its own, in order of first use, and the last slot is kept for everything else
+        (extractors, and personas beyond the slots), so those never evict a persona's prefix.
+        Two personas never share a pinned slot: they would evict each other's prefix and queue
+        their parallel turns. A server with fewer than three slots, or that is not llama.cpp,
+        gets None for every request (the server picks an idle slot, preferring one whose cache
+        shares the prompt's prefix): a request pinned to a slot that an unpinned one holds
+        would wait for it, and a waiting request can be answered about the other's prompt
+        (:meth:`_send`).
 
         >>> b = OpenAIBackend(models={"strong": "m", "fast": "m"}, base_url="http://127.0.0.1:8080/v1")
         >>> ask = lambda s, cache=True: b.slot_for(LLMRequest(purpose="take", system=s, user="u", cache_system=cache))
         >>> b.slots = 2
-        >>> [ask("Ada"), ask("Bo"), ask("Ada"), ask("Cy"), ask("Reader", cache=False)]
-        [0, 1, 0, None, None]
-        >>> b = OpenAIBackend(models={"strong": "m", "fast": "m"}, base_url="http://127.0.0.1:8080/v1")
+        >>> [ask("Ada"), ask("Bo"), ask("Reader", cache=False)]
+        [None, None, None]
         >>> b.slots = 3
         >>> [ask("Ada"), ask("Reader", cache=False), ask("Bo"), ask("Cy"), ask("Ada")]
         [0, 2, 1, 2, 0]
         """
-        if not self.slots:
+        if not self.slots or self.slots < 3:
             return None
-        rest = self.slots - 1 if self.slots >= 3 else None
+        rest = self.slots - 1
         if not request.cache_system or not request.system.strip():
             return rest
         slot = self._slot_of.get(request.system)
-        if slot is None and len(self._slot_of) < (rest if rest is not None else self.slots):
+        if slot is None and len(self._slot_of) < rest:
             slot = self._slot_of[request.system] = len(self._slot_of)
         return slot if slot is not None else rest
 
+    def _slot_lock(self, slot: int) -> asyncio.Lock:
+        """The lock that keeps one request at a time on ``slot`` (per event loop: a lock
+        belongs to the loop it first waited in)."""
+        locks = self._slot_locks.setdefault(asyncio.get_running_loop(), {})
+        return locks.setdefault(slot, asyncio.Lock())
+
     async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
+        """One request's exchange. A request pinned to a llama.cpp slot waits here while another
+        request of this backend is on that slot: sent together, the server made the second wait
+        for the slot and then answered it about the first one's prompt (two debates' extractor
+        calls on the spare slot; one scenario's card reply named another scenario's personas).
+        Two processes that share a server cannot see each other's locks: run one at a time."""
         params = self.request_params(request, model, messages)
+        slot = params.get("extra_body", {}).get("id_slot")
+        if slot is None:
+            return await self._send_params(request, model, params)
+        async with self._slot_lock(slot):
+            return await self._send_params(request, model, params)
+
+    async def _send_params(self, request: LLMRequest, model: str, params: dict[str, Any]) -> Reply:
         try:
             return await self._exchange(request, model, params)
         except openai.BadRequestError as exc:

@@ -14,6 +14,9 @@ import pytest
 
 from crux_lab.engines.crux_room.schemas import CardPersonaReply, card_reply_for
 from crux_lab.engines.guards import quote_found
+from crux_lab.models import DebateConfig
+from crux_lab.runner import DebateRun
+from tests.engines.crux_deck import PERSONA_IDS, TOPIC
 from tests.engines.scripted import ScriptedBackend
 from tests.engines.test_panel import run, sim
 
@@ -67,3 +70,34 @@ def test_a_side_of_the_narrowed_schema_has_every_field_a_card_side_has() -> None
     schema = card_reply_for({"a": ["Gold is money."], "b": ["Bitcoin is money."]}, {}).model_json_schema()
     for side in schema["properties"]["personas"]["items"]["anyOf"]:
         assert set(side["properties"]) == set(CardPersonaReply.model_fields)
+
+
+def cluster_said(user: str) -> dict[str, list[str]]:
+    """Each speaker's lines in a DCG crystallization prompt's cluster, by persona id."""
+    cluster = user.split("## Recent Dialogue (cluster)\n", 1)[1].split("\n\n## ", 1)[0]
+    out: dict[str, list[str]] = {}
+    for line in cluster.splitlines():
+        if (m := re.match(r"\[turn \d+\] .*? \(([^)]+)\) [^:]*: (.*)", line)) is not None:
+            out.setdefault(m.group(1), []).append(m.group(2))
+    return out
+
+
+async def test_a_dcg_crystallization_lets_a_stance_quote_only_its_speakers_sentences_in_the_cluster() -> None:
+    """A stance names a speaker of the cluster and quotes that speaker's words there, written
+    before its side; the reply still validates as a crystallization (the guard checks the rest)."""
+    backend = ScriptedBackend(sim())
+    config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine="dcg", max_turns=10)
+    r = DebateRun(config, backend=backend)
+    async for _ in r.events():
+        pass
+    crystallizations = [q for q in backend.requests if q.purpose == "crystallize"]
+    assert crystallizations and r.result.transcript
+    for request in crystallizations:
+        said = cluster_said(request.user)
+        items = (request.schema_json() or {})["properties"]["upsert_stances"]["items"]["anyOf"]
+        assert sorted(i["properties"]["speaker_id"]["enum"][0] for i in items) == sorted(said)
+        for item in items:
+            props = item["properties"]
+            me = props["speaker_id"]["enum"][0]
+            assert props["quote"]["enum"] and all(quote_found(s, said[me]) for s in props["quote"]["enum"])
+            assert list(props).index("quote") < list(props).index("side") and "quote" in item["required"]

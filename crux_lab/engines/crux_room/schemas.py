@@ -7,14 +7,14 @@ named reason); everything else is optional so a terse real reply still validates
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from crux_lab.engines.base import TurnReply, TurnText
-from crux_lab.engines.guards import check_sides
+from crux_lab.engines.base import TurnReply, TurnText, shaped
+from crux_lab.engines.guards import MAX_QUOTABLE, check_sides
 from crux_lab.engines.worldview import Position
 from crux_lab.models.domain import CardPosition, DisagreementType
 
@@ -116,7 +116,6 @@ class CardReply(Reply):
 # One participant of a card's conversation: id, the sentences they said there, the corpus chunk
 # ids the prompt showed for them.
 Participant = tuple[str, tuple[str, ...], tuple[str, ...]]
-MAX_QUOTABLE = 40  # sentences per participant offered as a quote (the latest)
 
 
 def card_reply_for(
@@ -166,13 +165,6 @@ def aspects_reply_for(n: int) -> type[AspectsReply]:
         schema["properties"]["aspects"]["minItems"] = schema["properties"]["aspects"]["maxItems"] = n
 
     return shaped(AspectsReply, count)
-
-
-def shaped(reply: type[R], shape: Callable[[dict[str, Any]], None]) -> type[R]:
-    """``reply`` under its own name, validating as it does, with ``shape`` applied to its JSON
-    schema: what a server that enforces schemas makes the model write, narrowed to one call."""
-    config = ConfigDict(extra="ignore", title=reply.__name__, json_schema_extra=shape)
-    return cast(type[R], type(reply.__name__, (reply,), {"model_config": config, "__module__": __name__}))
 
 
 def _side_schema(participant: Participant) -> dict[str, Any]:

@@ -28,8 +28,9 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DCGCrystallizationResult,
     DCGDiscoveryResult,
     DiscoveryResult,
+    crystallization_reply_for,
 )
-from crux_lab.engines.guards import Side, SideGuard
+from crux_lab.engines.guards import Side, SideGuard, position_sentences
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models.domain import (
@@ -90,6 +91,10 @@ class Crystallizer(ABC):
 
     def without_sides(self, reply: Any, drop: set[tuple[str, str]]) -> Any:
         return reply
+
+    def reply_schema(self, cluster: Sequence[DialogueTurn]) -> type[BaseModel]:
+        """The schema a crystallization of ``cluster`` is asked for and read with."""
+        return self.schema
 
     schema: type[BaseModel]
     discovery_schema: type[BaseModel]
@@ -492,15 +497,25 @@ class DCGCrystallizer(Crystallizer):
         ins = self.insights()
         return DCGUpdate(dcg=self.holder.state, cruxes=ins.cruxes, common_ground=ins.common_ground, regime=ins.regime)
 
-    def side_guard(self, turns: Sequence[DialogueTurn]) -> SideGuard | None:
-        """The grounded-sides guard of a crystallization: each stance quotes its speaker's turns."""
+    def said(self, turns: Sequence[DialogueTurn]) -> dict[str, list[str]]:
+        """Persona id -> what the crystallizer is shown of their ``turns``: the words and the
+        reason each named (:func:`~crux_lab.engines.dialogue_v2.prompts.turn_line`)."""
         said: dict[str, list[str]] = {pid: [] for pid in self.persona_ids}
         for t in turns:
-            # the crystallizer is shown a turn's words and the reason it named (turn_line)
             said.setdefault(t.persona_id, []).extend([t.dialogue, *([t.named_reason] if t.named_reason else [])])
+        return said
+
+    def reply_schema(self, cluster: Sequence[DialogueTurn]) -> type[BaseModel]:
+        """A stance may quote only its speaker's sentences in ``cluster`` (what the prompt shows)
+        that can show a position (:func:`~crux_lab.engines.guards.position_sentences`)."""
+        said = self.said(cluster)
+        return crystallization_reply_for({pid: [s for text in said[pid] for s in position_sentences(text)] for pid in said})
+
+    def side_guard(self, turns: Sequence[DialogueTurn]) -> SideGuard | None:
+        """The grounded-sides guard of a crystallization: each stance quotes its speaker's turns."""
         return SideGuard(
             lambda r: [Side(u.speaker_id, persona_ref(u.speaker_id, self.names), u.quote, u.dispute_id) for u in r.upsert_stances],
-            said,
+            self.said(turns),
             self.names,
             more=self.undeclared,
         )

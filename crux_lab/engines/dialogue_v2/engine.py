@@ -243,11 +243,12 @@ class DialogueRun:
     async def _crystallize(self, cluster: list[DialogueTurn], trigger: str) -> AsyncIterator[DebateEvent]:
         phase = PHASE_NAMES[self.control.phase]
         guard = self.cryst.side_guard(self.turns)
+        schema = self.cryst.reply_schema(cluster)
         req = self.ctx.request(
             Purpose.crystallize,
             prompts.NEUTRAL_SYSTEM,
             self.cryst.user_prompt(cluster, final=trigger == "final"),
-            output_schema=self.cryst.schema,
+            output_schema=schema,
             hints=self.cryst.hints(cluster, phase),
             validation=guard.context() if guard is not None else None,
         )
@@ -255,7 +256,7 @@ class DialogueRun:
         resp, warning = await self.ctx.call_or_warn(req)
         if resp is not None:
             try:
-                reply = parse_reply(Purpose.crystallize, resp, self.cryst.schema)
+                reply = parse_reply(Purpose.crystallize, resp, schema)
             except LLMOutputError as exc:
                 warning = self._warning("crystallize", f"skipped: {exc}")
         if guard is not None:

@@ -260,9 +260,9 @@ Update the dispute graph based ONLY on the dialogue cluster.
   definition, horizon, premise or claim: your own classification), resolution_criteria,
   created_from_turns}}. A divergence the cluster shows goes under the dispute already in the
   graph when it is the same question.
-- upsert_stances: {{dispute_id (graph id or provisional), speaker_id, side (YES|NO), statement
-  (the speaker's position in your words), quote (a few of that speaker's own words from its
-  turns, copied exactly), confidence, derived_from_turns}}, one per speaker
+- upsert_stances: {{dispute_id (graph id or provisional), speaker_id, quote (the sentence that
+  speaker said in the cluster that shows their side, copied exactly), side (YES|NO), statement
+  (the speaker's position in your words), confidence, derived_from_turns}}, one per speaker
   and dispute; a later one for the same pair replaces it. side is YES when that speaker's own
   words answer the dispute's question yes, NO when they answer no: read each speaker's turns
   again before you choose. A new dispute needs a stance from each speaker, on opposite sides.

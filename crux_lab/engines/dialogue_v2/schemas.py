@@ -7,12 +7,14 @@ extra keys and about move spelling, and the engine maps them onto :mod:`crux_lab
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from crux_lab.engines.base import TurnReply, TurnText
-from crux_lab.engines.guards import check_sides
+from crux_lab.engines.base import TurnReply, TurnText, shaped
+from crux_lab.engines.guards import MAX_QUOTABLE, check_sides
 from crux_lab.models.domain import AttackType, ConcessionKind, Move, Side
 
 
@@ -224,3 +226,43 @@ class DCGDiscoveryResult(LLMOutput):
     """Reason-layer attacks inside each dispute (Dung within a dispute)."""
 
     reason_attacks: list[ReasonAttack] = Field(default_factory=list)
+
+
+# The stance fields in the order a schema-following model writes them: the quote first, so the
+# side and the statement are read from the words chosen.
+_STANCE_ORDER = ("dispute_id", "speaker_id", "quote", "side", "statement", "confidence", "derived_from_turns")
+
+
+def crystallization_reply_for(said: Mapping[str, Sequence[str]]) -> type[DCGCrystallizationResult]:
+    """The DCG crystallization reply for one cluster: it validates as
+    :class:`DCGCrystallizationResult` does, and its JSON schema, which a server that enforces
+    schemas makes the model write to, lets a stance name only a speaker of the cluster
+    (``said``: persona id -> the sentences they said there) and quote one of that speaker's
+    sentences, written before its side. Qwen2.5-Coder-1.5B, free to write any string, quoted its
+    own paraphrase ("The Skeptic argues that ..."), and the grounded-sides guard dropped every
+    side it gave. With nobody to quote the reply is left as it is.
+
+    >>> R = crystallization_reply_for({"a": ["Gold is money.", "Gold is money."], "b": []})
+    >>> item = R.model_json_schema()["properties"]["upsert_stances"]["items"]["anyOf"][0]
+    >>> item["properties"]["speaker_id"]["enum"], item["properties"]["quote"]["enum"], list(item["properties"])[:4]
+    (['a'], ['Gold is money.'], ['dispute_id', 'speaker_id', 'quote', 'side'])
+    >>> crystallization_reply_for({"a": []}) is DCGCrystallizationResult
+    True
+    """
+    key = tuple((pid, tuple(dict.fromkeys(s))[-MAX_QUOTABLE:]) for pid, s in said.items() if s)
+    return _crystallization_reply_for(key) if key else DCGCrystallizationResult
+
+
+@lru_cache(maxsize=64)
+def _crystallization_reply_for(speakers: tuple[tuple[str, tuple[str, ...]], ...]) -> type[DCGCrystallizationResult]:
+    def stances(schema: dict[str, Any]) -> None:
+        base = StanceUpsert.model_json_schema()["properties"]
+        items = []
+        for pid, sentences in speakers:
+            props = {**base, "side": {"type": "string", "enum": [x.value for x in Side]},
+                     "speaker_id": {"type": "string", "enum": [pid]}, "quote": {"type": "string", "enum": list(sentences)}}
+            items.append({"type": "object", "properties": {k: props[k] for k in _STANCE_ORDER if k in props},
+                          "required": ["dispute_id", "speaker_id", "quote", "side", "statement"]})
+        schema["properties"]["upsert_stances"]["items"] = {"anyOf": items}
+
+    return shaped(DCGCrystallizationResult, stances)
