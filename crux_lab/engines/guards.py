@@ -404,7 +404,7 @@ def quotable_sentences(text: str) -> list[str]:
     >>> quotable_sentences("Never.")
     ['Never.']
     """
-    return _sentences(text, MIN_QUOTE_WORDS)
+    return _sentences(text, MIN_QUOTE_WORDS) or ([text.strip()] if text.strip() else [])
 
 
 POSITION_WORDS = 6  # a sentence offered as the one that shows a position: at least this many words
@@ -426,8 +426,7 @@ def position_sentences(text: str) -> list[str]:
 
 def _sentences(text: str, least: int) -> list[str]:
     parts = [p.strip() for p in _SENTENCE_END.split(text.strip())]
-    kept = [p for p in parts if len(norm_words(p)) >= least]
-    return kept or ([text.strip()] if text.strip() and least == MIN_QUOTE_WORDS else [])
+    return [p for p in parts if len(norm_words(p)) >= least]
 
 
 @dataclass(frozen=True)

@@ -170,3 +170,21 @@ async def test_aspects_that_restate_the_topic_are_sent_back_and_the_rest_debated
     assert len(debated) == 2 and not any(restates_topic(label, result.config.topic) for label in debated)
     warned = [e.error for e in result.events if isinstance(e, EngineError) and e.purpose == "decompose"]
     assert len(warned) == 1 and "it is the debate topic itself" in warned[0]
+
+
+async def test_a_dcg_stance_offered_only_its_speakers_sentences_quotes_them_and_is_kept() -> None:
+    """Free to write any string, Qwen's crystallizer quoted its own paraphrase ("Saylor argues
+    that ...") and the grounded-sides guard dropped every stance. Its schema now offers each
+    speaker only the sentences they said in the cluster: every recorded stance quotes one of its
+    own speaker's, and the stances reach the dispute graph with no side dropped."""
+    replies = [(e.request["schema"], json.loads(e.response.text)) for e in load_cassette(HERE / "dcg.jsonl")
+               if e.purpose == "crystallize" and e.response is not None]
+    stances = [(schema, u) for schema, reply in replies for u in reply["upsert_stances"]]
+    assert stances
+    for schema, stance in stances:
+        offered = {i["properties"]["speaker_id"]["enum"][0]: i["properties"]["quote"]["enum"]
+                   for i in schema["properties"]["upsert_stances"]["items"]["anyOf"]}
+        assert stance["quote"] in offered[stance["speaker_id"]]
+    result = await run_debate(config_for("dcg"), cassette=HERE / "dcg.jsonl")
+    assert sorted(s.speaker_id for s in result.dcg.stances) == sorted(u["speaker_id"] for _, u in stances)
+    assert not [e for e in result.events if isinstance(e, EngineError) and e.purpose == "guard_sides"]
