@@ -136,7 +136,7 @@ def shaped(reply: type[M], shape: Callable[[dict[str, Any]], None]) -> type[M]:
     >>> Narrow.model_validate({"n": 9}).n  # the schema guides the writing; validation is Ask's
     9
     """
-    config = ConfigDict(**{**reply.model_config, "title": reply.__name__, "json_schema_extra": shape})  # type: ignore[typeddict-item]
+    config = ConfigDict(**{**reply.model_config, "title": reply.__name__, "json_schema_extra": shape})
     return cast(type[M], type(reply.__name__, (reply,), {"model_config": config, "__module__": reply.__module__}))
 
 

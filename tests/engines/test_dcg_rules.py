@@ -143,3 +143,20 @@ def test_common_ground_only_from_a_recorded_side_change(replies: list[dict]) -> 
             assert c.dispute_id not in {g.dispute_id for g in common}
         if not flipped:
             assert common == [] and regime.value != "consensus"
+
+
+def test_a_new_dispute_that_restates_the_topic_is_refused_with_its_stances() -> None:
+    """Qwen's first dispute on the Bitcoin debate was the topic word for word; it names no premise."""
+    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+
+    topic = "Is Bitcoin a better long-term store of value than gold?"
+    c = DCGCrystallizer(topic, ["a", "b"], {"a": "Ann", "b": "Bo"})
+    r = reply(
+        new_disputes=[{"id": "new-1", "question": topic}, {"id": "new-2", "question": "Does scarcity always imply value?"}],
+        upsert_stances=[stance("new-1", "a", "YES"), stance("new-1", "b", "NO"),
+                        stance("new-2", "a", "YES"), stance("new-2", "b", "NO")],
+    )
+    applied = c.apply(r, [], (0, 1))
+    assert [d.question for d in c.holder.state.disputes] == ["Does scarcity always imply value?"]
+    assert len(c.holder.state.stances) == 2
+    assert any("restates the debate topic" in x and topic in x for x in applied.refused)

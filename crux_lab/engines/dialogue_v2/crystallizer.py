@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from crux_lab.analysis.restates import restates_topic
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import gist
@@ -538,9 +539,27 @@ class DCGCrystallizer(Crystallizer):
         kept = [u for u in reply.upsert_stances if (u.dispute_id, persona_ref(u.speaker_id, self.names)) not in drop]
         return reply.model_copy(update={"upsert_stances": kept})
 
+    def off_topic(self, reply: DCGCrystallizationResult) -> tuple[DCGCrystallizationResult, list[str]]:
+        """``reply`` without the new disputes whose question restates the debate topic, and
+        without the stances and reasons on them; the refusals, quoted. A dispute on the topic
+        names no premise under it (Qwen's first dispute on the Bitcoin debate was "Is Bitcoin a
+        better long-term store of value than gold?", the topic word for word)."""
+        topical = {d.id for d in reply.new_disputes if restates_topic(d.question, self.topic)}
+        if not topical:
+            return reply, []
+        refused = [f"dispute {quote(d.question)}: it restates the debate topic, not a point under it"
+                   for d in reply.new_disputes if d.id in topical]
+        return reply.model_copy(update={
+            "new_disputes": [d for d in reply.new_disputes if d.id not in topical],
+            "upsert_stances": [u for u in reply.upsert_stances if u.dispute_id not in topical],
+            "new_reasons": [r for r in reply.new_reasons if r.dispute_id not in topical],
+        }), refused
+
     def apply(self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
         before = {s.id: s for s in self.holder.state.stances}
+        reply, topical = self.off_topic(reply)
         reply, refused = self.named(reply)
+        refused = topical + refused
         change = self.holder.apply(reply, known_turns=self.known_turns or None)
         out = Applied(crux=reply.crux, refused=refused + list(change.refused))
         index = self.count

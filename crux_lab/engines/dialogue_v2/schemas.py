@@ -240,17 +240,45 @@ def crystallization_reply_for(said: Mapping[str, Sequence[str]]) -> type[DCGCrys
     (``said``: persona id -> the sentences they said there) and quote one of that speaker's
     sentences, written before its side. Qwen2.5-Coder-1.5B, free to write any string, quoted its
     own paraphrase ("The Skeptic argues that ..."), and the grounded-sides guard dropped every
-    side it gave. With nobody to quote the reply is left as it is.
+    side it gave. Free text is written at most :data:`WRITE_AT_MOST` long. With nobody to quote
+    the reply is left as it is.
 
     >>> R = crystallization_reply_for({"a": ["Gold is money.", "Gold is money."], "b": []})
     >>> item = R.model_json_schema()["properties"]["upsert_stances"]["items"]["anyOf"][0]
     >>> item["properties"]["speaker_id"]["enum"], item["properties"]["quote"]["enum"], list(item["properties"])[:4]
     (['a'], ['Gold is money.'], ['dispute_id', 'speaker_id', 'quote', 'side'])
+    >>> R.model_json_schema()["properties"]["new_disputes"]["items"]["properties"]["question"]["maxLength"]
+    240
     >>> crystallization_reply_for({"a": []}) is DCGCrystallizationResult
     True
     """
     key = tuple((pid, tuple(dict.fromkeys(s))[-MAX_QUOTABLE:]) for pid, s in said.items() if s)
     return _crystallization_reply_for(key) if key else DCGCrystallizationResult
+
+
+# The longest a free-text field of a crystallization may be written (characters): Qwen's
+# crystallizations on the generated scenarios ran a question or criterion on for 1,900
+# characters until the token cap cut the JSON, and none of them could be read.
+WRITE_AT_MOST = {"question": 240, "resolution_criteria": 240, "horizon": 80, "statement": 300, "claim": 300, "notes": 300}
+# The most items a list field of a crystallization may hold (a list of turn numbers ran on too).
+LIST_AT_MOST = {"resolution_criteria": 3, "created_from_turns": 12, "derived_from_turns": 12, "assumptions": 3,
+                "evidence": 3, "attacks": 6}
+
+
+def _capped(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema``'s properties with :data:`WRITE_AT_MOST` as their ``maxLength`` (a list's items)
+    and :data:`LIST_AT_MOST` as their ``maxItems``."""
+    props = {}
+    for name, prop in schema["properties"].items():
+        if name in LIST_AT_MOST and prop.get("type") == "array":
+            prop = {**prop, "maxItems": LIST_AT_MOST[name]}
+        most = WRITE_AT_MOST.get(name)
+        if most is not None and prop.get("type") == "array":
+            prop = {**prop, "items": {**prop["items"], "maxLength": most}}
+        elif most is not None and prop.get("type") == "string":
+            prop = {**prop, "maxLength": most}
+        props[name] = prop
+    return {**schema, "properties": props}
 
 
 @lru_cache(maxsize=64)
@@ -261,8 +289,13 @@ def _crystallization_reply_for(speakers: tuple[tuple[str, tuple[str, ...]], ...]
         for pid, sentences in speakers:
             props = {**base, "side": {"type": "string", "enum": [x.value for x in Side]},
                      "speaker_id": {"type": "string", "enum": [pid]}, "quote": {"type": "string", "enum": list(sentences)}}
-            items.append({"type": "object", "properties": {k: props[k] for k in _STANCE_ORDER if k in props},
-                          "required": ["dispute_id", "speaker_id", "quote", "side", "statement"]})
+            items.append(_capped({"type": "object", "properties": {k: props[k] for k in _STANCE_ORDER if k in props},
+                                  "required": ["dispute_id", "speaker_id", "quote", "side", "statement"]}))
         schema["properties"]["upsert_stances"]["items"] = {"anyOf": items}
+        for field, model in (("new_disputes", NewDispute), ("new_reasons", NewReason)):
+            one = model.model_json_schema()
+            one.pop("description", None)
+            schema["properties"][field]["items"] = _capped(one)
+        schema["properties"].update(_capped({"properties": {"notes": schema["properties"]["notes"]}})["properties"])
 
     return shaped(DCGCrystallizationResult, stances)
