@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from crux_lab.analysis.restates import restates_topic
+from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import gist
@@ -544,7 +544,8 @@ class DCGCrystallizer(Crystallizer):
         without the stances and reasons on them; the refusals, quoted. A dispute on the topic
         names no premise under it (Qwen's first dispute on the Bitcoin debate was "Is Bitcoin a
         better long-term store of value than gold?", the topic word for word)."""
-        topical = {d.id for d in reply.new_disputes if restates_topic(d.question, self.topic)}
+        flags = restates_topic_flags([d.question for d in reply.new_disputes], self.topic)
+        topical = {d.id for d, restates in zip(reply.new_disputes, flags, strict=True) if restates}
         if not topical:
             return reply, []
         refused = [f"dispute {quote(d.question)}: it restates the debate topic, not a point under it"
