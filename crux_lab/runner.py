@@ -64,8 +64,10 @@ class DebateRun:
         if backend is None:
             backend = backend_for_debate(config, cassette=cassette, realtime=realtime)
         self.ledger = Ledger(backend, run_id=self.run_id)
+        self._names = {pid: p.contract.name for pid, p in self.personas.items()}
         self.result = DebateResult(
-            run_id=self.run_id, config=config, engine=config.engine, backend=live_backend(backend)
+            run_id=self.run_id, config=config, engine=config.engine, backend=live_backend(backend),
+            persona_names=self._names,
         )
         self.ctx = EngineContext(
             config=config,
@@ -78,7 +80,6 @@ class DebateRun:
         )
         self.event_log = event_log
         self._stop = False
-        self._names = {pid: p.contract.name for pid, p in self.personas.items()}
 
     def stop(self) -> None:
         """Ask the engine to stop at its next event; the result is marked incomplete."""

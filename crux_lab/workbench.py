@@ -270,9 +270,12 @@ def load_run(ref: str | Path, db: str | Path | None = None, roots: Iterable[Path
 # ---------------------------------------------------------------------------
 
 
-def persona_names(persona_ids: Iterable[str]) -> dict[str, str]:
-    """Display names of personas (the id itself when a persona cannot be loaded)."""
-    return display_names(persona_ids)
+def persona_names(personas: DebateResult | Iterable[str]) -> dict[str, str]:
+    """Display names of a run's personas (the names the run recorded), or of persona ids
+    (read from the library); the id itself when neither knows the name."""
+    if isinstance(personas, DebateResult):
+        return display_names(personas.config.persona_ids, personas.persona_names)
+    return display_names(personas)
 
 
 def fake_consensus(result: DebateResult) -> float:
@@ -556,7 +559,7 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
         except (RunFolderError, OSError, TypeError):
             continue
         topic_of[result.run_id] = result.config.topic
-        items += found_cruxes(result, display_names(result.config.persona_ids))
+        items += found_cruxes(result, persona_names(result))
     groups = group_cruxes(items)
     head = f"<h2>Cruxes found</h2><div>{len(groups)} crux(es) across {len(df)} run(s)"
     if not groups:

@@ -78,6 +78,9 @@ class DebateResult(Model):
     config: DebateConfig
     engine: str
     backend: str
+    # Each persona's display name as the run saw it, so a report read later names the
+    # personas even when their library is gone (an eval's scenarios live in a temporary one).
+    persona_names: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
     complete: bool = False
     transcript: list[DialogueTurn] = Field(default_factory=list)
     events: list[DebateEvent] = Field(default_factory=list)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -181,13 +181,22 @@ def load_persona(persona_id: str) -> Persona:
     return load_persona_dir(folder)
 
 
-def display_names(persona_ids: Iterable[str]) -> dict[str, str]:
-    """Display names of personas, for what a reader sees: each read from its contract alone
-    (no beliefs or corpus loaded), the id itself when it cannot be read (e.g. a run read on a
-    machine without its persona library)."""
+def display_names(persona_ids: Iterable[str], known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Display names of personas, for what a reader sees: ``known`` names first (those a run
+    recorded), then each read from its contract alone (no beliefs or corpus loaded), the id
+    itself when it cannot be read (e.g. a run read on a machine without its persona library).
+
+    >>> display_names(["x-nobody"], {"x-nobody": "The Nobody"})
+    {'x-nobody': 'The Nobody'}
+    >>> display_names(["x-nobody"])
+    {'x-nobody': 'x-nobody'}
+    """
     root = persona_root()
     out = {}
     for pid in persona_ids:
+        if known and known.get(pid):
+            out[pid] = known[pid]
+            continue
         try:
             out[pid] = read_json_model(PersonaContract, root / pid / "contract.json").name
         except (PersonaError, OSError, ValueError):

@@ -110,7 +110,7 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
     with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
         for event in result.events:
             fh.write(scrub(event.model_dump_json()) + "\n")
-    write_scrubbed(folder / "transcript.md", render_transcript(result, display_names(result.config.persona_ids)))
+    write_scrubbed(folder / "transcript.md", render_transcript(result, display_names(result.config.persona_ids, result.persona_names)))
     if result.metrics:  # per-debate metrics; ingest loads them into the metrics table
         write_scrubbed(folder / METRICS, json.dumps(result.metrics, indent=1, sort_keys=True))
     tables = folder / "tables"
