@@ -10,7 +10,8 @@ folders go to ``benchmarks/results/recovery_real-<backend>/runs/`` and a rerun s
 debates (stop it with Ctrl-C whenever; run it again to go on), scores into
 ``benchmarks/results/recovery_real-<backend>.duckdb`` and ``.json``, and the Markdown table
 into ``.md`` (printed too, for ``benchmarks/README.md``), with how often each guard fired. ``--scenarios-dir DIR`` debates your
-own scenarios instead of generated ones. Numbers, not asserts. On the simulator, speakers say
+own scenarios instead of generated ones; ``--tag T`` names the results
+``recovery_real-<backend>-T`` (runs of another turn budget kept apart). Numbers, not asserts. On the simulator, speakers say
 what their stances say and extractors read turns against the deck's wording, so its table
 checks the plumbing, not the engines.
 """
@@ -75,8 +76,9 @@ def main() -> int:
     ap.add_argument("--seeds", default="0,1")
     ap.add_argument("--max-turns", type=int, default=10)
     ap.add_argument("--cassettes")
+    ap.add_argument("--tag", default="", help="suffix of the results' names, to keep runs of another budget apart")
     args = ap.parse_args()
-    out = ROOT / "benchmarks" / "results" / f"recovery_real-{args.backend}"
+    out = ROOT / "benchmarks" / "results" / f"recovery_real-{args.backend}{'-' + args.tag if args.tag else ''}"
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = ["crux-lab", "eval", "recovery", "--engines", args.engines, "--seeds", args.seeds,
            "--max-turns", str(args.max_turns), "--backend", args.backend]

@@ -48,6 +48,25 @@ class CruxRoomsParams(CruxParams):
     cooldown_messages: int = Field(9, ge=0, le=200, description="Channel messages between rooms of one pair.")
 
 
+def no_room_fits(messages: int, detect_every: int, min_seen: int) -> str | None:
+    """Why no room can open in a channel of ``messages`` messages, or None when one can: the
+    detector runs every ``detect_every`` messages, and a room needs its disagreement seen in
+    ``min_seen`` windows in a row.
+
+    >>> no_room_fits(12, 3, 3) is None
+    True
+    >>> print(no_room_fits(8, 3, 3))
+    8 channel messages hold 2 detection windows, but a room opens only on a disagreement seen in 3 in a row: no room can open. Give the debate at least 9 turns, or set min_seen to 2 or less.
+    """
+    windows = messages // detect_every
+    if windows >= min_seen:
+        return None
+    fix = f" or set min_seen to {windows} or less" if windows else ""
+    return (f"{messages} channel messages hold {windows} detection window{'s' * (windows != 1)}, but a room opens only "
+            f"on a disagreement seen in {min_seen} in a row: no room can open. "
+            f"Give the debate at least {detect_every * min_seen} turns,{fix}.".replace(",.", "."))
+
+
 class _ChannelRun(CruxRun[CruxRoomsParams]):
     def __init__(self, ctx: EngineContext, params: CruxRoomsParams) -> None:
         self.gate = SpawnGate(min_seen=params.min_seen, cooldown_messages=params.cooldown_messages)
@@ -73,6 +92,10 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         ids = ctx.persona_ids
         total = self.p.max_messages or ctx.config.max_turns
         yield DebateStart(topic=ctx.config.topic, aspects=[], personas=ids)
+        if self.p.max_rooms and (why := no_room_fits(total, self.p.detect_every, self.p.min_seen)):
+            sp.warn("detect_disagreement", why)
+            for w in sp.drain():
+                yield w
         async for ev in self.worldview():
             yield ev
         window_index = 0

@@ -229,3 +229,16 @@ def test_registered() -> None:
     from crux_lab.engines import get
 
     assert isinstance(get("crux_rooms"), CruxRoomsEngine)
+
+
+async def test_a_budget_too_short_for_any_room_says_so_and_a_long_enough_one_opens_it() -> None:
+    """Eight messages hold two detection windows, but a room needs its disagreement seen in three
+    in a row: the run warns that no room can open (the Qwen table ran crux_rooms this way)."""
+    detect = {"detect_disagreement": lambda q, n: _same(["maximalist", "goldbug"])}
+    short = await run({"max_rooms": 1}, backend=ScriptedBackend(sim(), script=detect), max_turns=8)
+    warned = [e.error for e in short.result.events if e.type == "engine_error" and "no room can open" in e.error]  # type: ignore[union-attr]
+    assert warned == [warned[0]] and "at least 9 turns" in warned[0]
+    assert "crux_room_spawning" not in types(short)
+    enough = await run({"max_rooms": 1}, backend=ScriptedBackend(sim(), script=detect), max_turns=9)
+    assert not any(e.type == "engine_error" and "no room can open" in e.error for e in enough.result.events)  # type: ignore[union-attr]
+    assert types(enough).count("crux_room_spawning") == 1
