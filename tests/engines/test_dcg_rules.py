@@ -160,3 +160,50 @@ def test_a_new_dispute_that_restates_the_topic_is_refused_with_its_stances() -> 
     assert [d.question for d in c.holder.state.disputes] == ["Does scarcity always imply value?"]
     assert len(c.holder.state.stances) == 2
     assert any("restates the debate topic" in x and topic in x for x in applied.refused)
+
+
+def test_a_new_dispute_worded_like_one_in_the_graph_updates_it() -> None:
+    """Qwen's two crystallizations of a Cedar Falls debate each created "I believe that public
+    money should build a common school open to every child.": one dispute, not twins."""
+    h = DCGHolder()
+    question = "I believe that public money should build a common school open to every child."
+    h.apply(reply(new_disputes=[{"id": "new-1", "question": question}],
+                  upsert_stances=[stance("new-1", "a", "YES"), stance("new-1", "b", "NO")]), known_turns={0, 1, 2})
+    ch = h.apply(reply(new_disputes=[{"id": "new-1", "question": "i believe that Public money should build a common school, open to every child"}],
+                       upsert_stances=[stance("new-1", "a", "YES"), stance("new-1", "b", "YES", [2]), stance("new-1", "c", "NO", [2])]),
+                 known_turns={0, 1, 2})
+    assert [d.question for d in h.state.disputes] == [question]
+    assert not ch.new_dispute_ids and ch.aliases["new-1"] == "d-0"
+    assert {(s.speaker_id, s.side.value) for s in h.state.stances} == {("a", "YES"), ("b", "YES"), ("c", "NO")}
+    assert ch.flipped_stance_ids == [h.stance_of("d-0", "b").id]  # type: ignore[union-attr]
+    check_invariants(h.state)
+
+
+def test_a_no_side_whose_quote_is_the_dispute_itself_is_sent_back_once() -> None:
+    """The Cedar Falls Skeptic said "I believe that public money should build a common school
+    open to every child.", and Qwen made that sentence the dispute with her on NO: the one
+    repair says so; a side that disagrees in its own words passes."""
+    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+    from crux_lab.models.domain import DialogueTurn
+
+    said = "I believe that public money should build a common school open to every child."
+    other = "Parents should decide where their child learns, with the public money that follows them."
+    turns = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id=p, dialogue=d, phase="free_exchange")
+             for i, (p, d) in enumerate([("skeptic", said), ("advocate", other)])]
+    c = DCGCrystallizer("Schools policy in Cedar Falls", ["skeptic", "advocate"], {"skeptic": "The Skeptic", "advocate": "The Advocate"})
+
+    def crystallization(skeptic: str, advocate: str) -> DCGCrystallizationResult:
+        return reply(new_disputes=[{"id": "new-1", "question": said}], upsert_stances=[
+            {**stance("new-1", "skeptic", skeptic, [0]), "quote": said},
+            {**stance("new-1", "advocate", advocate, [1]), "quote": other}])
+
+    guard = c.side_guard(turns)
+    assert guard is not None
+    guard.on_validate(crystallization("YES", "NO"))  # right way round: nothing to repair
+    try:
+        guard.on_validate(crystallization("NO", "YES"))
+    except ValueError as exc:
+        assert "the side of The Skeptic is NO" in str(exc) and "says that very thing" in str(exc)
+    else:
+        raise AssertionError("a swapped side passed")
+    guard.on_validate(crystallization("NO", "YES"))  # one repair only: the second reply is taken

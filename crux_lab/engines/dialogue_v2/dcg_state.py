@@ -12,11 +12,13 @@ Hard rules of the DCG prompt, enforced here as well as asked for in the prompt:
    same reply), a reason an existing stance;
 3. a dispute is created only with real divergence (≥1 YES and ≥1 NO stance);
 4. every stance and reason carries ``derived_from_turns``;
-5. a second stance of the same speaker on a dispute updates the first (upsert, no duplicate).
+5. a second stance of the same speaker on a dispute updates the first (upsert, no duplicate);
+   a new dispute worded like one in the graph is that dispute (its stances update it).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from crux_lab.argumentation.dcg import (
@@ -47,6 +49,15 @@ from crux_lab.models.domain import (
     Side,
     Stance,
 )
+
+
+def wording(text: str) -> str:
+    """A question's words, lower-cased, without punctuation: two disputes worded alike are one.
+
+    >>> wording("Should public money build a common school?") == wording("should public money build a common school")
+    True
+    """
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 @dataclass
@@ -185,6 +196,13 @@ class DCGHolder:
                 change.refused.append(
                     f"dispute {nd.question!r}: more than {self.max_new_disputes} new disputes in one call (hard rule 1)"
                 )
+                continue
+            same = next((d.id for d in self.state.disputes if wording(d.question) == wording(nd.question)), None)
+            if same is not None:
+                # Qwen's second crystallization created again, word for word, a dispute the
+                # first had created: its stances update that dispute instead of a twin.
+                alias[nd.id] = same
+                stances_for[same] = stances_for.get(same, []) + stances_for.pop(nd.id, [])
                 continue
             did = f"d-{self.next_dispute}"
             opening: list[Stance] = []
