@@ -43,6 +43,7 @@ from crux_lab.store import (
     resolve_db_path,
 )
 from crux_lab.store.paths import project_root
+from crux_lab.store.runfiles import run_names
 from crux_lab.sweep.spec import config_from_params
 from crux_lab.viz._text import HTMLBlock, esc, fmt_number, short_title
 from crux_lab.viz.benchmark import mean_ci, metric_bounds
@@ -274,7 +275,7 @@ def persona_names(personas: DebateResult | Iterable[str]) -> dict[str, str]:
     """Display names of a run's personas (the names the run recorded), or of persona ids
     (read from the library); the id itself when neither knows the name."""
     if isinstance(personas, DebateResult):
-        return display_names(personas.config.persona_ids, personas.persona_names)
+        return run_names(personas)
     return display_names(personas)
 
 

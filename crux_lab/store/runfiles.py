@@ -63,6 +63,12 @@ class RunManifest:
         return self.run_dir / "tables" / f"{table}.parquet"
 
 
+def run_names(result: DebateResult) -> dict[str, str]:
+    """Display names of a run's personas: those the run recorded, then the library's, then
+    the ids themselves (:func:`~crux_lab.personas.loader.display_names`)."""
+    return display_names(result.config.persona_ids, result.persona_names)
+
+
 def render_transcript(result: DebateResult, names: Mapping[str, str] | None = None) -> str:
     """The transcript as Markdown (speaker, move and phase on each turn); personas appear by
     their ``names`` (id -> display name), or by id where a name is not given."""
@@ -110,7 +116,7 @@ def _write_files(result: DebateResult, folder: Path, sweep_id: str | None) -> di
     with (folder / "events.jsonl").open("w", encoding="utf-8") as fh:
         for event in result.events:
             fh.write(scrub(event.model_dump_json()) + "\n")
-    write_scrubbed(folder / "transcript.md", render_transcript(result, display_names(result.config.persona_ids, result.persona_names)))
+    write_scrubbed(folder / "transcript.md", render_transcript(result, run_names(result)))
     if result.metrics:  # per-debate metrics; ingest loads them into the metrics table
         write_scrubbed(folder / METRICS, json.dumps(result.metrics, indent=1, sort_keys=True))
     tables = folder / "tables"

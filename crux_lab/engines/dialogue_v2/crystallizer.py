@@ -19,7 +19,7 @@ from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.engines.base import turn_hints
 from crux_lab.engines.dialogue_v2 import prompts
 from crux_lab.engines.dialogue_v2.controller import gist
-from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights, wording
+from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights
 from crux_lab.engines.dialogue_v2.events import Crystallization
 from crux_lab.engines.dialogue_v2.graph import ArgumentGraphState, graph_insights
 from crux_lab.engines.dialogue_v2.schemas import (
@@ -31,7 +31,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     DiscoveryResult,
     crystallization_reply_for,
 )
-from crux_lab.engines.guards import Side, SideGuard, position_sentences
+from crux_lab.engines.guards import Side, SideGuard, norm_words, position_sentences
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models.domain import (
@@ -536,7 +536,7 @@ class DCGCrystallizer(Crystallizer):
 
     def swapped(self, reply: DCGCrystallizationResult) -> list[str]:
         """Sides that contradict their own quote: a NO on a dispute worded as a statement that
-        the speaker's quote makes, word for word (Qwen put the Cedar Falls Skeptic on NO on "I
+        is the speaker's quote, word for word (a quote that only contains it may negate it) (Qwen put the Cedar Falls Skeptic on NO on "I
         believe that public money should build a common school open to every child.", quoting
         her saying exactly that, and the two who disagreed with her on YES), as a problem the
         model can fix in its one repair.
@@ -545,7 +545,7 @@ class DCGCrystallizer(Crystallizer):
         >>> c = DCGCrystallizer("t", ["a", "b"], {"a": "Ann", "b": "Bo"})
         >>> q = "Public money should build a common school open to every child."
         >>> print(*c.swapped(R.model_validate({"new_disputes": [{"id": "n", "question": q}], "upsert_stances": [
-        ...     {"dispute_id": "n", "speaker_id": "a", "side": "NO", "statement": "x", "quote": "I think " + q},
+        ...     {"dispute_id": "n", "speaker_id": "a", "side": "NO", "statement": "x", "quote": q},
         ...     {"dispute_id": "n", "speaker_id": "b", "side": "YES", "statement": "y", "quote": "No."}]})))
         the side of Ann is NO on "Public money should build a common school open to every child.", but Ann's quote says that very thing: a side is YES when its speaker holds the statement; check every side of that dispute
         """
@@ -553,8 +553,8 @@ class DCGCrystallizer(Crystallizer):
         out = []
         for u in reply.upsert_stances:
             question = questions.get(self.holder.dispute_ref(reply, u.dispute_id) or u.dispute_id, "")
-            words = wording(question)
-            if u.side.value != "NO" or question.rstrip().endswith("?") or len(words.split()) < 6 or words not in wording(u.quote):
+            words = norm_words(question)
+            if u.side.value != "NO" or question.rstrip().endswith("?") or len(words) < 6 or words != norm_words(u.quote):
                 continue
             who = self.names.get(u.speaker_id, u.speaker_id)
             out.append(f"the side of {who} is NO on {quote(question)}, but {who}'s quote says that very thing: "

@@ -18,7 +18,6 @@ Hard rules of the DCG prompt, enforced here as well as asked for in the prompt:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from crux_lab.argumentation.dcg import (
@@ -35,6 +34,7 @@ from crux_lab.engines.dialogue_v2.schemas import (
     ReasonAttack,
     StanceUpsert,
 )
+from crux_lab.engines.guards import norm_words
 from crux_lab.engines.names import quote, same_reply_id
 from crux_lab.models.domain import (
     Camp,
@@ -49,15 +49,6 @@ from crux_lab.models.domain import (
     Side,
     Stance,
 )
-
-
-def wording(text: str) -> str:
-    """A question's words, lower-cased, without punctuation: two disputes worded alike are one.
-
-    >>> wording("Should public money build a common school?") == wording("should public money build a common school")
-    True
-    """
-    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 @dataclass
@@ -197,7 +188,7 @@ class DCGHolder:
                     f"dispute {nd.question!r}: more than {self.max_new_disputes} new disputes in one call (hard rule 1)"
                 )
                 continue
-            same = next((d.id for d in self.state.disputes if wording(d.question) == wording(nd.question)), None)
+            same = next((d.id for d in self.state.disputes if norm_words(d.question) == norm_words(nd.question)), None)
             if same is not None:
                 # Qwen's second crystallization created again, word for word, a dispute the
                 # first had created: its stances update that dispute instead of a twin.
