@@ -64,6 +64,27 @@ def persona_ref(ref: str, names: Mapping[str, str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def labels(persona_ids: Iterable[str], names: Mapping[str, str]) -> dict[str, str]:
+    """How a prompt labels each persona: its display name, which :func:`persona_ref` reads back,
+    or its id when a name is missing or two names read alike. A label is what the model copies
+    into a reply: Qwen2.5-Coder-1.5B, shown "[scn001-skeptic]", wrote "The crux room between
+    scn001-skeptic and scn001-organizer" into a card's sides.
+
+    >>> labels(["a", "b"], {"a": "Peter Schiff", "b": "Michael Saylor"})
+    {'a': 'Peter Schiff', 'b': 'Michael Saylor'}
+    >>> labels(["a", "b", "c"], {"a": "The Skeptic", "b": "the skeptic"})  # alike: ids
+    {'a': 'a', 'b': 'b', 'c': 'c'}
+    >>> labels(["x"], {})
+    {'x': 'x'}
+    """
+    ids = list(dict.fromkeys(persona_ids))
+    shown = {pid: names.get(pid) or pid for pid in ids}
+    keys = [_key(v) for v in shown.values()]
+    if len(set(keys)) < len(keys) or any(persona_ref(v, shown) != pid for pid, v in shown.items()):
+        return {pid: pid for pid in ids}
+    return shown
+
+
 def persona_refs(refs: Iterable[str], names: Mapping[str, str]) -> tuple[list[str], list[str]]:
     """``(resolved ids in order without repeats, refused references)``.
 

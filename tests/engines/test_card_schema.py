@@ -16,7 +16,7 @@ from crux_lab.engines.crux_room.schemas import CardPersonaReply, card_reply_for
 from crux_lab.engines.guards import quote_found
 from crux_lab.models import DebateConfig
 from crux_lab.runner import DebateRun
-from tests.engines.crux_deck import PERSONA_IDS, TOPIC
+from tests.engines.crux_deck import NAMES, PERSONA_IDS, TOPIC
 from tests.engines.scripted import ScriptedBackend
 from tests.engines.test_panel import run, sim
 
@@ -28,7 +28,7 @@ def said_in(user: str) -> dict[str, list[str]]:
     conversation = user.split("Full conversation:\n", 1)[1].split("\n\nCorpus chunks", 1)[0]
     out: dict[str, list[str]] = {}
     for line in conversation.splitlines():
-        if (m := re.match(r"\[([^\]]+)\] (.*)", line)) is not None:
+        if (m := re.match(r"([^:]+): (.*)", line)) is not None:
             out.setdefault(m.group(1), []).append(m.group(2))
     return out
 
@@ -48,11 +48,25 @@ async def test_a_card_request_offers_each_participant_only_their_own_sentences()
         said = said_in(request.user)
         sides = variants(request.schema_json() or {})
         assert sorted(s["persona_id"]["enum"][0] for s in sides) == sorted(said)
+        assert set(said) <= set(NAMES.values())  # turns and sides go by display name, never by id
         for side in sides:
             me = side["persona_id"]["enum"][0]
             assert side["quote"]["enum"] and all(quote_found(s, said[me]) for s in side["quote"]["enum"])
             shown = set(re.findall(r"\[([\w-]+)\] ", request.user.split("Corpus chunks", 1)[1]))
             assert set(side["grounding_quotes"]["items"]["enum"]) <= shown
+
+
+async def test_the_detector_and_card_prompts_name_speakers_not_ids() -> None:
+    """Qwen2.5-Coder-1.5B, shown turns labelled "[scn001-skeptic]", copied the ids into the
+    card's sides ("The crux room between scn001-skeptic and scn001-organizer discussed...")."""
+    backend = ScriptedBackend(sim())
+    r = await run({"n_aspects": 2}, backend=backend)
+    asked = [q for q in backend.requests if q.purpose in ("detect_disagreement", "card")]
+    assert {q.purpose for q in asked} == {"detect_disagreement", "card"} and r.result.crux_cards
+    for request in asked:
+        text = re.sub(r"\[[\w-]+\]", "", request.user)  # corpus chunk ids, which a card cites, aside
+        assert not [pid for pid in PERSONA_IDS if re.search(rf"\b{pid}\b", text)], request.user
+        assert any(f"{name}: " in request.user for name in NAMES.values())
 
 
 async def test_a_decomposition_request_asks_for_as_many_aspects_as_the_panel_debates() -> None:

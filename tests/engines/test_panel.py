@@ -28,6 +28,7 @@ from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
 from crux_lab.tokens import count_tokens
 from tests.engines.crux_deck import (
+    NAMES,
     PERSONA_IDS,
     TOPIC,
     planted_contested,
@@ -475,8 +476,8 @@ async def test_card_with_a_bad_field_is_repaired_once_then_dropped(deck: Path) -
     assert len(warnings) == len(repairs) and all("dropped after one repair" in w.error for w in warnings)  # type: ignore[union-attr]
 
     def topic_then_fixed(req: LLMRequest, n: int) -> dict[str, Any]:
-        who = re.search(r" between (\S+) and (\S+) discussed: ", req.user).groups()  # type: ignore[union-attr]  # the pair the prompt names
-        said = {t.speaker_id: " ".join(t.text.split()[:6]) for t in req.hints.turns}  # each side quotes its own words
+        who = re.search(r" between (.+?) and (.+?) discussed: ", req.user).groups()  # type: ignore[union-attr]  # the pair the prompt names
+        said = {NAMES[t.speaker_id]: " ".join(t.text.split()[:6]) for t in req.hints.turns}  # each side quotes its own words
         card = {
             "question": TOPIC if "unusable" not in req.user else "Do drawdowns shrink with each halving cycle?",
             "disagreement_type": "evidence", "diagnosis": "They read the same price history differently.",

@@ -23,6 +23,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from crux_lab.analysis.restates import restates_topic
+from crux_lab.engines.names import world_question
 from crux_lab.llm.replay import load_cassette
 from crux_lab.models import DebateEvent, DebateResult, EngineError
 from crux_lab.runner import run_debate
@@ -155,19 +156,21 @@ async def test_a_card_offered_only_its_speakers_sentences_quotes_them_and_is_pos
     [(schema, reply)] = _cards(engine)
     offered = {v["properties"]["persona_id"]["enum"][0]: v["properties"]["quote"]["enum"]
                for v in schema["properties"]["personas"]["items"]["anyOf"]}
-    assert sorted(offered) == sorted(p["persona_id"] for p in reply["personas"]) == ["michael-saylor", "peter-schiff"]
+    assert sorted(offered) == sorted(p["persona_id"] for p in reply["personas"]) == ["Michael Saylor", "Peter Schiff"]  # labelled by name, as the prompt shows them
     assert all(p["quote"] in offered[p["persona_id"]] for p in reply["personas"])
     result = await run_debate(config_for(engine), cassette=HERE / f"{engine}.jsonl")
-    assert [c.question for c in result.crux_cards] == [reply["question"]]
+    # posted as written, or asked about the claim when it asked about a person ("Is Schiff correct in stating that ...?")
+    assert [c.question for c in result.crux_cards] == [world_question(reply["question"], result.persona_names) or reply["question"]]
     assert not [e for e in result.events if isinstance(e, EngineError) and e.purpose == "guard_sides"]
 
 
-async def test_aspects_that_restate_the_topic_are_sent_back_and_the_rest_debated() -> None:
-    """Asked for three aspects, Qwen gave the topic three times; sent back once, the topic and two
-    narrower questions. The topic is left out with a warning, and the panel debates the other two."""
+async def test_aspects_that_restate_the_topic_are_left_out_and_the_rest_debated() -> None:
+    """Asked for three aspects, Qwen gave the topic as one of them (on an earlier recording, as
+    all three, and the reply was sent back once). The topic is left out with a warning, and the
+    panel debates the narrower questions."""
     cassette = HERE / "panel.jsonl"
     sent = [e.request["messages"][-1]["content"] for e in load_cassette(cassette) if e.purpose == "decompose"]
-    assert len(sent) == 2 and "restates the debate topic" in sent[1]
+    assert len(sent) in (1, 2) and all("restates the debate topic" in repair for repair in sent[1:])
     result = await run_debate(config_for("panel"), cassette=cassette)
     debated = [e.aspect.label for e in result.events if e.type == "round_start"]  # type: ignore[union-attr]
     assert len(debated) == 2 and not any(restates_topic(label, result.config.topic) for label in debated)

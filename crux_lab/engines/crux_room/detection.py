@@ -22,7 +22,7 @@ from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.events import DisagreementCandidate
 from crux_lab.engines.crux_room.schemas import DetectionItem, DetectionReply
 from crux_lab.engines.crux_room.speaker import Speakers
-from crux_lab.engines.names import persona_ref, quote
+from crux_lab.engines.names import labels, persona_ref, quote
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 
@@ -108,14 +108,15 @@ async def detect(
     (Qwen2.5-Coder-1.5B, shown one speaker's turn, named that speaker and the topic turned round)."""
     if len({t.persona_id for t in turns}) < 2:
         return []
-    statements = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
+    shown_as = labels((t.persona_id for t in turns), sp.names)  # names, which the model copies, not ids
+    statements = "\n".join(f"{shown_as[t.persona_id]}: {t.dialogue}" for t in turns)
     shown = dict(list(claims.texts.items())[-12:])  # the claims found so far, by id
     known = prompts.KNOWN_CLAIMS.format(lines="\n".join(f"[{cid}] {text}" for cid, text in shown.items())) if shown else ""
     user = prompts.DETECT.format(
         topic=sp.ctx.config.topic, aspect=aspect or "(whole topic)", statements=statements, known=known,
         claim_id_rule=prompts.KNOWN_CLAIM_ID if shown else "",
         # The example names two real speakers: a small model copied placeholder ids verbatim.
-        pair=json.dumps(list(dict.fromkeys(t.persona_id for t in turns))[:2]),
+        pair=json.dumps(list(dict.fromkeys(shown_as[t.persona_id] for t in turns))[:2]),
     )
     hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns), extra={"shown": shown})
     replies = await sp.timeline.parallel(

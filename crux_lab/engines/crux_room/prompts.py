@@ -89,7 +89,7 @@ DETECT = (
     "{statements}\n\nList every pair of speakers who directly oppose each other. For each, answer "
     "with booleans only: has_direct_opposition (they take opposite sides), has_specific_claim "
     "(on one specific, nameable claim), topic_relevant (is this disagreement relevant to the wider "
-    "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers by id and state "
+    "debate topic '{topic}'? Ignore tangential disputes). Name the two speakers as written before their words and state "
     "the claim they oppose on: a specific point under the topic, never the debate topic itself.{claim_id_rule}\n{known}"
     'Output ONLY JSON: {{"disagreements": [{{"has_direct_opposition": true, "has_specific_claim": '
     'true, "topic_relevant": true, "personas": {pair}, "claim": "...", "claim_id": null}}]}}'
@@ -126,8 +126,8 @@ CARD = (
     "in the conversation above that one of them holds and the other denies, and why they part ways "
     "on it. question: " + CARD_QUESTION_RULE + ": the specific point, not 'they disagree about X'. disagreement_type: "
     "one of premise, evidence, values, definition, horizon, claim. resolved and resolution: what "
-    "changed and why, or why it is irreducible. For each participant (persona_id as given in "
-    "brackets): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
+    "changed and why, or why it is irreducible. For each participant (persona_id: the name written "
+    "before their words): position YES|NO|NUANCED on the question, reasoning (2-3 sentences), falsifier "
     "('I would change my mind if...'), grounding_quotes: ids of the corpus chunks above that support "
     "the position (only ids listed above), quote: the sentence this participant said in the "
     "conversation above that shows the position, copied exactly.\n"

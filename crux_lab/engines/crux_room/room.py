@@ -45,7 +45,7 @@ from crux_lab.engines.crux_room.schemas import (
 )
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
 from crux_lab.engines.guards import Side, SideGuard, clipped, quotable_sentences, side_outcome
-from crux_lab.engines.names import persona_ref, quote, world_question
+from crux_lab.engines.names import labels, persona_ref, quote, world_question
 from crux_lab.llm.purposes import Phase, Purpose
 from crux_lab.models.domain import Aspect, CruxCard, CruxCardPosition, DialogueTurn, GroundingQuote
 from crux_lab.models.events import CruxCardPosted, CruxMessage, DebateEvent
@@ -310,11 +310,12 @@ async def extract_card(
     warning; unknown grounding ids are dropped from the card with a warning."""
     a, b = personas
     topic = sp.ctx.config.topic
-    transcript = "\n".join(f"[{t.persona_id}] {t.dialogue}" for t in turns)
+    shown = labels([a, b, *(t.persona_id for t in turns)], sp.names)  # names, which the model copies, not ids
+    transcript = "\n".join(f"{shown[t.persona_id]}: {t.dialogue}" for t in turns)
     menus = {pid: _chunk_menu(sp, pid, question) for pid in (a, b)}
-    chunks = "\n".join(f"{pid}:\n" + "\n".join(line for _, line in menus[pid]) for pid in (a, b))
+    chunks = "\n".join(f"{shown[pid]}:\n" + "\n".join(line for _, line in menus[pid]) for pid in (a, b))
     user = prompts.CARD.format(
-        aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{a} and {b}",
+        aspect=aspect.label if aspect else "(channel)", setting=setting, names=f"{shown[a]} and {shown[b]}",
         question=question, transcript=transcript, chunks=chunks,
     )
     hints = sp.hints(  # the prompt does not show the topic, so neither do the hints
@@ -326,8 +327,8 @@ async def extract_card(
     guard = SideGuard(
         lambda r: [Side(e.persona_id, persona_ref(e.persona_id, pair_names), e.quote) for e in r.personas], said, pair_names,
     )
-    schema = card_reply_for({pid: [s for text in said[pid] for s in quotable_sentences(text)] for pid in (a, b)},
-                            {pid: [cid for cid, _ in menus[pid]] for pid in (a, b)})
+    schema = card_reply_for({shown[pid]: [s for text in said[pid] for s in quotable_sentences(text)] for pid in (a, b)},
+                            {shown[pid]: [cid for cid, _ in menus[pid]] for pid in (a, b)})
     reply = await sp.structured(Purpose.card, user, schema, hints, validation=guard.context())
     problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
     if reply is not None and problem is not None:
@@ -351,7 +352,7 @@ async def extract_card(
         return None
     if refused:
         sp.warn("card", f"crux card {card_id}: position(s) of {', '.join(quote(r) for r in refused)} dropped: "
-                        f"they name neither {a} nor {b}, or one already given.")
+                        f"they name neither {shown[a]} nor {shown[b]}, or one already given.")
     positions = {}
     for pid, entry in entries.items():
         corpus = {c.id: c for c in sp.ctx.personas[pid].corpus}

@@ -183,8 +183,14 @@ def _premise(ctx: SimContext, room: list[str], avoid: set[str]) -> Proposition |
     return ctx.propositions[ranked[0]] if ranked else focus
 
 
-def _chunk_menu(request: LLMRequest) -> dict[str, dict[str, str]]:
-    """The corpus chunks the card prompt lists, per participant: ``{persona: {chunk id: text}}``."""
+def _chunk_menu(ctx: SimContext, request: LLMRequest) -> dict[str, tuple[str, dict[str, str]]]:
+    """The corpus chunks the card prompt lists, per participant: ``{persona id: (the label the
+    prompt gives them (a display name, or an id), {chunk id: text})}``."""
+    by_label = {key.lower(): pid for pid, p in ctx.personas.items() for key in (pid, p.name)}
+    return {by_label[label.lower()]: (label, chunks) for label, chunks in _labelled_menu(request).items() if label.lower() in by_label}
+
+
+def _labelled_menu(request: LLMRequest) -> dict[str, dict[str, str]]:
     menu: dict[str, dict[str, str]] = {}
     current: str | None = None
     section = request.user.split("Corpus chunks each participant may cite, by id:", 1)[-1]
@@ -268,7 +274,7 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     avoid = {topic.id} if topic is not None else set()
     premise = _premise(ctx, room, avoid)
     vague = ctx.chance(ctx.knobs.vague_crux)
-    menu = _chunk_menu(request)
+    menu = _chunk_menu(ctx, request)
     question = ctx.paraphrase(premise, "question") if premise is not None else ""
     personas = []
     stances: dict[str, str | None] = {}
@@ -276,12 +282,12 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     for pid in room:
         stance, reasoning, falsifier = _own_words(ctx, pid, premise)
         stances[pid], reasons[pid] = stance, reasoning
-        chunks = menu.get(pid, {})
+        label, chunks = menu.get(pid, (pid, {}))
         about = words(f"{reasoning} {question}")
         ranked = sorted(chunks, key=lambda c: (-len(about & words(chunks[c])), c))
         personas.append(
             {
-                "persona_id": pid,
+                "persona_id": label,
                 "position": CARD_POSITION.get(stance or "", "NUANCED"),
                 "reasoning": reasoning or "Did not give a reason on this point.",
                 "falsifier": falsifier,
