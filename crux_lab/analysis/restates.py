@@ -16,7 +16,11 @@ years?"), not the topic again ("Will building more housing make the city afforda
   stand for the principle that drivers choose their hours and work for several apps, which I
   consider an important aspect of Northgate's work policy" uses every word of "Work policy in
   Northgate" at cosine 0.59, a premise under it; the deck restatements the word rule catches
-  are 0.65 and above), or
+  are 0.65 and above), unless the topic is a short label (:data:`LABEL_WORDS` content words
+  or fewer) and the question, as above, adds more than :data:`EXTRA_AT` words of its own below
+  :data:`CLOSE_AT` (Qwen's "Do parents in Cedar Falls want their children to have free
+  school meals, and if so, what is the expected impact on attendance?" uses three of the four
+  words of "Schools policy in Cedar Falls" and asks a premise under it), or
 - it says nothing beyond the topic: every one of its content words (at least two) is a topic
   word (:func:`within_topic`). A real model's "Is Bitcoin a store of value?" on "Is Bitcoin a
   better long-term store of value than gold?" drops half the topic, so neither test above
@@ -54,6 +58,7 @@ RESTATES_AT = 0.71
 COVERAGE_AT = 0.67
 EXTRA_AT = 4  # chosen on the fit decks with CLOSE_AT (fit F1 unchanged at 0.976, held out 1.0)
 CLOSE_AT = 0.77
+LABEL_WORDS = 4  # a topic of this many content words or fewer names a field, not a claim ("Schools policy in Cedar Falls")
 COVERED_AT = 0.62  # between the real-model premise at 0.59 and the deck restatements at 0.65 and above
 
 _TOKEN = re.compile(r"[a-z][a-z'-]*|\d+")
@@ -170,10 +175,15 @@ def _restates(question: str, topic: str, sim: float, threshold: float, coverage:
     False
     >>> _restates("Should Northgate change its work policy?", "Work policy in Northgate", 0.83, 0.71, 0.67)
     True
+    >>> _restates("Do parents in Cedar Falls want their children to have free school meals, and if so, what is "
+    ...           "the expected impact on attendance?", "Schools policy in Cedar Falls", 0.65, 0.71, 0.67)  # its own claim
+    False
     """
     beyond = len(content_words(question) - content_words(topic))
-    covers = topic_coverage_of(question, topic) >= coverage and sim >= COVERED_AT
-    return (sim >= threshold and (beyond <= EXTRA_AT or sim >= CLOSE_AT)) or covers or within_topic(question, topic)
+    own = beyond <= EXTRA_AT or sim >= CLOSE_AT  # says little of its own, or is close anyway
+    label = len(content_words(topic)) <= LABEL_WORDS  # a short label, whose words any premise under it uses
+    covers = topic_coverage_of(question, topic) >= coverage and sim >= COVERED_AT and (own or not label)
+    return (sim >= threshold and own) or covers or within_topic(question, topic)
 
 
 def restates_topic(question: str, topic: str, *, encoder: Any = None) -> bool:

@@ -28,6 +28,10 @@ def test_a_premise_that_uses_every_word_of_a_short_topic_does_not_restate_it() -
                               "which I consider an important aspect of Northgate's work policy.", topic)
     assert restates_topic("Should Northgate change its work policy?", topic)
     assert restates_topic("Is the work policy of Northgate right?", topic)
+    # a question with a claim of its own under a short label topic is a premise, though it uses most of its words
+    assert not restates_topic("Do parents in Cedar Falls want their children to have free school meals, and if so, "
+                              "what is the expected impact on attendance?", "Schools policy in Cedar Falls")
+    assert restates_topic("Should Cedar Falls change its schools policy?", "Schools policy in Cedar Falls")
 
 
 def _rows() -> list[str]:
