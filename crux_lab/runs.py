@@ -101,8 +101,7 @@ def run_or_resume(
     """
     folder = Path(runs_dir)
     run_dir = folder / config.run_id()
-    status = run_folder_status(run_dir)
-    if status is None or (status.startswith("incomplete") and ended_by_guard(load_result(run_dir))):
+    if is_finished(run_dir):
         return Finished(load_result(run_dir), run_dir, True)
     if cassette is not None:
         cassette.parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +112,13 @@ def run_or_resume(
     if not result.complete and not ended_by_guard(result):
         raise DebateStopped(label, result.error)
     return Finished(result, write_run(result, folder, sweep_id=sweep_id), False)
+
+
+def is_finished(run_dir: str | Path) -> bool:
+    """Whether ``run_dir`` holds a finished debate: complete and valid, or ended early by a
+    guard with its named reason (a rerun would only end the same way)."""
+    status = run_folder_status(run_dir)
+    return status is None or (status.startswith("incomplete") and ended_by_guard(load_result(run_dir)))
 
 
 def ended_by_guard(result: DebateResult) -> bool:

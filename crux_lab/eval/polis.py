@@ -29,10 +29,11 @@ from crux_lab.analysis.recovery import _repo_path
 from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
 from crux_lab.models.config import DebateConfig
-from crux_lab.runs import DebateStopped, cassette_path, run_or_resume
+from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resume
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
+from crux_lab.store.runfiles import find_run_dirs, load_result
 
-__all__ = ["conversation_view", "run_polis_eval"]
+__all__ = ["conversation_view", "finished_runs", "run_polis_eval"]
 
 
 def run_polis_eval(
@@ -99,6 +100,29 @@ def run_polis_eval(
     return out
 
 
+def finished_runs(setup: PolisSetup, runs: str | Path, engines: Sequence[str], *, seed: int = 0) -> PolisEvalRun:
+    """The finished debates of one prepared conversation in the folder ``runs`` (those on its
+    persona library, by ``engines``, at ``seed``), scored as :func:`run_polis_eval` scores them;
+    nothing is debated. A folder that is not there or holds no run folder is a
+    :class:`~crux_lab.store.runfiles.RunFolderError` naming it."""
+    out = PolisEvalRun(setup)
+    for run_dir in find_run_dirs([runs]):
+        if not is_finished(run_dir):
+            continue  # unfinished or unreadable: a rerun of the eval redoes these, a view skips them
+        result = load_result(run_dir)
+        if result.config.deck != setup.library.deck_id or result.engine not in engines or result.config.seed != seed:
+            continue
+        score = score_debate(result, setup.truth, setup.library, setup.conversation.group_ids)
+        score.resumed = True
+        out.results.append(result)
+        out.scores.append(score)
+        out.run_dirs.append(run_dir)
+    order = {e: i for i, e in enumerate(engines)}
+    out.scores.sort(key=lambda s: order[s.engine])
+    out.results.sort(key=lambda r: order[r.engine])
+    return out
+
+
 def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
     path = resolve_db_path(db)
     con = connect(path)
@@ -122,10 +146,13 @@ def conversation_view(
     seed: int = 0,
     max_turns: int = 30,
     workdir: str | Path | None = None,
+    runs: str | Path | None = None,
 ) -> dict[str, Any]:
     """Notebook 07's Polis view of one conversation: run the engines (not stored; finished
-    debates in ``workdir`` are reused) and return DataFrames ``divisive``, ``cruxes``,
-    ``camps``, ``summary``, and ``notes`` (skipped groups, failures, or why nothing ran)."""
+    debates in ``workdir`` are reused), or, with ``runs``, read the finished debates of this
+    conversation in that folder (a real model's, from ``benchmarks/polis_eval.py``) without
+    debating; return DataFrames ``divisive``, ``cruxes``, ``camps``, ``summary``, and ``notes``
+    (skipped groups, failures, or why nothing ran)."""
     import pandas as pd  # loaded on use: the CLI imports this module at start
 
     empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
@@ -134,8 +161,13 @@ def conversation_view(
         return {**empty, "notes": [f"no Polis conversation at {str(folder)!r}"]}
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="crux-polis-"))
     setup = prepare(path, work / "library" / path.name)
-    run = run_polis_eval(setup, engines, work, backend=backend, seeds=(seed,), max_turns=max_turns, store=False)
+    if runs:
+        run = finished_runs(setup, runs, engines, seed=seed)
+    else:
+        run = run_polis_eval(setup, engines, work, backend=backend, seeds=(seed,), max_turns=max_turns, store=False)
     notes = list(setup.skipped) + [f"failed {k}: {v}" for k, v in run.failures.items()]
+    if runs and not run.results:
+        notes.append(f"no finished debate of {setup.truth.conversation} by {', '.join(engines)} (seed {seed}) in {runs}")
     summary = pd.DataFrame(summarize(run.scores))
     return {"divisive": divisive_frame(setup.truth), "cruxes": crux_frame(run), "camps": camp_frame(run),
             "summary": summary, "notes": notes, "topic": setup.library.topic}

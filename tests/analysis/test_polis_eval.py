@@ -225,6 +225,24 @@ def test_conversation_view_shows_divisive_statements_cruxes_and_camps(tmp_path: 
     assert conversation_view(None, ["direct"])["notes"] == ["no Polis conversation at 'None'"]
 
 
+def test_conversation_view_reads_finished_debates_without_debating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real model's benchmark runs are viewed offline: ``runs`` reads the finished debates of
+    the conversation, scores them as the eval does, and never starts a debate."""
+    import crux_lab.eval.polis as PE
+
+    ran = PE.conversation_view(BREXIT, ["direct"], workdir=tmp_path / "w")
+
+    def no_debate(*_: object, **__: object) -> None:
+        raise AssertionError("the view debated")
+
+    monkeypatch.setattr(PE, "run_polis_eval", no_debate)
+    read = PE.conversation_view(BREXIT, ["direct", "cot"], runs=tmp_path / "w" / "runs")
+    assert read["notes"] == ran["notes"] and list(read["summary"]["engine"]) == ["direct"]
+    assert read["cruxes"].equals(ran["cruxes"]) and read["camps"].equals(ran["camps"])
+    other = PE.conversation_view(BREXIT, ["cot"], runs=tmp_path / "w" / "runs")
+    assert other["cruxes"].empty and other["notes"][-1].startswith("no finished debate of brexit")
+
+
 def test_notebook_07_shows_one_polis_conversation(tmp_path: Path) -> None:
     import nbformat
     import papermill
