@@ -43,3 +43,14 @@ def test_a_card_that_asks_the_topic_hears_its_own_diagnosis_back() -> None:
     bare = card(TOPIC).model_copy(update={"diagnosis": "Bitcoin is a better long-term store of value than gold."})
     found = _card_problem(bare, NAMES, TOPIC, ClaimIndex(encode=None))
     assert found is not None and "your diagnosis" not in found
+
+
+def test_a_card_whose_diagnosis_repeats_the_instruction_is_sent_back() -> None:
+    """Qwen's card on a Polis debate: a fair question, and the question rule copied as its diagnosis."""
+    question = "Is the statement that BG will invest in The STEAM Factory true?"
+    copied = card(question).model_copy(update={"diagnosis": (
+        "The claim named in diagnosis, as a yes/no question that evidence or argument could settle, in the words of "
+        "this conversation: the specific point, not 'they disagree about X'.")})
+    found = _card_problem(copied, NAMES, TOPIC, ClaimIndex(encode=None))
+    assert found is not None and "diagnosis repeats the instruction" in found
+    assert _card_problem(card(question), NAMES, TOPIC, ClaimIndex(encode=None)) is None

@@ -276,6 +276,11 @@ def _card_problem(
     missing = [pid for pid in names if pid not in given]
     if missing:
         return f"it gives no position for {', '.join(missing)}; give one entry per participant"
+    if within_topic(reply.diagnosis, prompts.CARD):
+        # Qwen2.5-Coder-1.5B (a Polis debate) wrote the question rule as its diagnosis: "The
+        # claim named in diagnosis, as a yes/no question that evidence or argument could settle, ..."
+        return ("its diagnosis repeats the instruction; say in your own words which claim one of them holds and the "
+                "other denies")
     if claims.same(reply.question, topic) or restates_topic(reply.question, topic):
         # The model's own diagnosis, quoted back when it names something beyond the topic: Qwen
         # 1.5B diagnosed "Schiff argues that ... scarcity alone does not create value" and, told
