@@ -29,6 +29,7 @@ from crux_lab.analysis.recovery import _repo_path
 from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
 from crux_lab.models.config import DebateConfig
+from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resume
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 from crux_lab.store.runfiles import find_run_dirs, load_result
@@ -85,11 +86,7 @@ def run_polis_eval(
                     except Exception as exc:  # one engine's failure must not cost the others' runs
                         out.failures[label] = f"{type(exc).__name__}: {exc}"
                         continue
-                    score = score_debate(done.result, setup.truth, lib, setup.conversation.group_ids, encoder=encoder)
-                    score.resumed = done.resumed
-                    out.results.append(done.result)
-                    out.scores.append(score)
-                    out.run_dirs.append(done.run_dir)
+                    score = _add(out, done.result, done.run_dir, resumed=done.resumed, encoder=encoder)
                     if on_result is not None:
                         on_result(score)
         except DebateStopped as stop:
@@ -98,6 +95,17 @@ def run_polis_eval(
         out.db_path = _store(out, db)
     out.wall_s = round(time.perf_counter() - started, 3)
     return out
+
+
+def _add(out: PolisEvalRun, result: DebateResult, run_dir: Path, *, resumed: bool, encoder: Any = None) -> PolisScore:
+    """Score one finished debate of ``out``'s conversation and keep it, with its run folder."""
+    setup = out.setup
+    score = score_debate(result, setup.truth, setup.library, setup.conversation.group_ids, encoder=encoder)
+    score.resumed = resumed
+    out.results.append(result)
+    out.scores.append(score)
+    out.run_dirs.append(run_dir)
+    return score
 
 
 def finished_runs(setup: PolisSetup, runs: str | Path, engines: Sequence[str], *, seed: int = 0) -> PolisEvalRun:
@@ -112,11 +120,7 @@ def finished_runs(setup: PolisSetup, runs: str | Path, engines: Sequence[str], *
         result = load_result(run_dir)
         if result.config.deck != setup.library.deck_id or result.engine not in engines or result.config.seed != seed:
             continue
-        score = score_debate(result, setup.truth, setup.library, setup.conversation.group_ids)
-        score.resumed = True
-        out.results.append(result)
-        out.scores.append(score)
-        out.run_dirs.append(run_dir)
+        _add(out, result, run_dir, resumed=True)
     order = {e: i for i, e in enumerate(engines)}
     out.scores.sort(key=lambda s: order[s.engine])
     out.results.sort(key=lambda r: order[r.engine])
