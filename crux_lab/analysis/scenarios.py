@@ -47,16 +47,19 @@ __all__ = [
     "PlantedProposition",
     "Scenario",
     "ScenarioError",
+    "check_split",
     "check_written",
     "generate_scenario",
     "generate_scenarios",
     "load_scenarios",
     "scenario_digest",
+    "set_digest",
     "use_library",
     "write_library",
 ]
 
 ANSWER_KEY = "answer_key.json"
+FROZEN = "frozen.json"  # beside the answer key of a frozen set: {"sha256": set_digest(root), "note": "..."}
 SOURCE = "synthetic scenario written by crux_lab.analysis.scenarios (archetype, not a real person)"
 
 
@@ -483,12 +486,15 @@ def write_library(scenarios: Sequence[Scenario], root: str | Path) -> Path:
                     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
                 (folder / name).write_text(text, encoding="utf-8")
     (out / "decks.json").write_text(json.dumps({"decks": [_deck(s) for s in scenarios]}, indent=1) + "\n", encoding="utf-8")
-    (out / ANSWER_KEY).write_text(json.dumps({"scenarios": [_answer(s) for s in scenarios]}, indent=1) + "\n", encoding="utf-8")
+    key = [{**_answer(s), "domain": s.domain} if s.domain else _answer(s) for s in scenarios]
+    (out / ANSWER_KEY).write_text(json.dumps({"scenarios": key}, indent=1) + "\n", encoding="utf-8")
     return out
 
 
 def _answer(s: Scenario) -> dict[str, object]:
-    """One scenario's entry in the answer key: what scoring needs, and nothing a model sees."""
+    """One scenario's entry in the answer key: what scoring needs, and nothing a model sees.
+    (Its ``domain`` is added by :func:`write_library`; it is left out here so that
+    :func:`scenario_digest`, and with it the run ids, stay as they were.)"""
     return {
         "id": s.id, "topic": s.topic, "personaIds": list(s.persona_ids),
         "propositions": [
@@ -545,8 +551,9 @@ def _key_error(path: Path, where: str, problem: str) -> ScenarioError:
     return ScenarioError(f"{path}: {where}: {problem} (the format is in README.md, 'Your own scenarios').")
 
 
-def _answer_entry(path: Path, k: int, raw: object) -> tuple[str, str, tuple[str, ...], list[dict[str, object]]]:
-    """One answer-key entry checked field by field: id, topic, persona ids, propositions."""
+def _answer_entry(path: Path, k: int, raw: object) -> tuple[str, str, str, tuple[str, ...], list[dict[str, object]]]:
+    """One answer-key entry checked field by field: id, domain (optional), topic, persona ids,
+    propositions."""
     where = f"scenarios[{k}]"
     if not isinstance(raw, dict):
         raise _key_error(path, where, "each scenario must be an object with id, topic, personaIds and propositions")
@@ -555,6 +562,9 @@ def _answer_entry(path: Path, k: int, raw: object) -> tuple[str, str, tuple[str,
         raise _key_error(path, f"{where}.id", "give the scenario an id, e.g. \"libraries\"")
     if not isinstance(topic, str) or not topic.strip():
         raise _key_error(path, f"{where}.topic", "give the debate topic as text")
+    domain = raw.get("domain", "")
+    if not isinstance(domain, str):
+        raise _key_error(path, f"{where}.domain", "write the domain as text, e.g. \"housing\", or leave the field out")
     if not isinstance(personas, list) or len(personas) < 2 or not all(isinstance(p, str) and p for p in personas):
         raise _key_error(path, f"{where}.personaIds", "list at least two persona ids (folders of this library)")
     if not isinstance(props, list) or not props:
@@ -572,19 +582,96 @@ def _answer_entry(path: Path, k: int, raw: object) -> tuple[str, str, tuple[str,
                              f"{', '.join(t.value for t in DisagreementType)}, or null for planted common ground")
     if not any(p.get("type") is not None for p in props):
         raise _key_error(path, f"{where}.propositions", "no proposition is contested; give at least one a type")
-    return sid, topic.strip(), tuple(personas), props
+    return sid, domain.strip(), topic.strip(), tuple(personas), props
+
+
+def _norm(text: str) -> str:
+    """Text compared case- and space-insensitively: ``"A  b"`` and ``"a b"`` are the same."""
+    return " ".join(text.lower().split())
+
+
+def set_digest(root: str | Path) -> str:
+    """The sha256 (hex) of a scenarios folder: every file in it and below, in sorted order of
+    relative path, each as its path, its size and its bytes. ``frozen.json`` at the top (which
+    holds this digest) and hidden files (names starting with ``.``) are left out.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "answer_key.json").write_text("{}")
+    >>> before = set_digest(d)
+    >>> _ = (d / FROZEN).write_text('{"sha256": "..."}')
+    >>> set_digest(d) == before
+    True
+    >>> _ = (d / "answer_key.json").write_text("{ }")
+    >>> set_digest(d) == before
+    False
+    """
+    folder = Path(root)
+    h = hashlib.sha256()
+    files = sorted(
+        (f.relative_to(folder).as_posix(), f) for f in folder.rglob("*")
+        if f.is_file() and not any(part.startswith(".") for part in f.relative_to(folder).parts)
+    )
+    for rel, file in files:
+        if rel == FROZEN:
+            continue
+        data = file.read_bytes()
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def _check_frozen(folder: Path) -> None:
+    """A folder with ``frozen.json`` must hash to the digest it records."""
+    path = folder / FROZEN
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: not valid JSON ({exc}); restore the file from git.") from None
+    expected = data.get("sha256") if isinstance(data, dict) else None
+    if not isinstance(expected, str) or len(expected) != 64:
+        raise ScenarioError(f"{path}: sha256: missing or not a sha256 hex digest; restore the file from git.")
+    actual = set_digest(folder)
+    if actual != expected:
+        raise ScenarioError(
+            f"{path}: sha256: the test set is frozen: its files changed since it was frozen (they hash to {actual[:12]}..., "
+            f"frozen.json says {expected[:12]}...); do not tune on or edit test/, add scenarios to dev/ "
+            "(restore the files with `git checkout -- <folder>`)."
+        )
+
+
+def _check_own_stances(folder: Path, sid: str, persona_ids: Sequence[str]) -> None:
+    """Each persona's ``stances.json`` is its own: its ``personaId`` is the persona of its folder.
+    (A file that is missing or not JSON is left to the persona loader, which names it.)"""
+    for pid in persona_ids:
+        path = folder / pid / "stances.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        owner = data.get("personaId") if isinstance(data, dict) else None
+        if owner is not None and owner != pid:
+            where = "a persona this scenario does not have" if owner not in persona_ids else "another persona of this scenario"
+            raise ScenarioError(f"{path}: personaId: {owner!r} is {where}, not {pid!r} whose folder this is "
+                                f"(scenario {sid}); set it to {pid!r}.")
 
 
 def load_scenarios(root: str | Path) -> list[Scenario]:
     """The scenarios of a folder in the format :func:`write_library` writes: persona folders,
     ``decks.json`` and ``answer_key.json``. The planted stances are read from each persona's
     ``stances.json`` (its beliefs); the answer key says which propositions are contested and
-    how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix.
+    how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix:
+    among others a contested proposition nobody opposes, a stance file or flip condition naming
+    a persona the scenario does not have, a proposition planted twice, and a frozen folder
+    (one with ``frozen.json``) whose files no longer hash to the digest it records.
     """
     folder = Path(root)
     if not folder.is_dir():
         raise ScenarioError(f"{folder}: not a folder; pass a scenarios folder (persona folders, decks.json and "
                             f"{ANSWER_KEY}, as `crux-lab eval recovery --library DIR` writes them).")
+    _check_frozen(folder)
     path = folder / ANSWER_KEY
     if not path.is_file():
         raise ScenarioError(f"{path}: file missing; a scenarios folder needs its answer key beside the persona "
@@ -597,10 +684,19 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
     if not isinstance(entries, list) or not entries:
         raise _key_error(path, "scenarios", "write {\"scenarios\": [...]} with at least one scenario")
     out: list[Scenario] = []
+    seen: dict[str, str] = {}  # normalised proposition text or question -> where it was first planted
     for k, raw in enumerate(entries):
-        sid, topic, persona_ids, props = _answer_entry(path, k, raw)
+        sid, domain, topic, persona_ids, props = _answer_entry(path, k, raw)
         if sid in {s.id for s in out}:
             raise _key_error(path, f"scenarios[{k}].id", f"{sid!r} is used twice; give each scenario its own id")
+        for j, prop in enumerate(props):
+            for name in ("text", "question"):
+                at = f"scenarios[{k}].propositions[{j}].{name}"
+                first = seen.setdefault(_norm(str(prop[name])), at)
+                if first != at:
+                    raise _key_error(path, at, f"the same words as {first}; a proposition is planted once in a set, "
+                                     "so reword one of them or drop it")
+        _check_own_stances(folder, sid, persona_ids)
         with use_library(folder):
             try:
                 personas = load_personas(persona_ids)
@@ -611,6 +707,13 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
         if missing:
             raise ScenarioError(f"{folder / 'decks.json'}: decks: no deck lists the personas of scenario {sid} with "
                                 f"proposition {missing[0]}; add it (the personas' beliefs are worded from the deck).")
+        for pid, persona in personas.items():
+            for i, st in enumerate(persona.stances.stances):
+                for f, flip in enumerate(st.flip_conditions):
+                    if flip.by != "any" and flip.by not in persona_ids:
+                        raise ScenarioError(
+                            f"{folder / pid / 'stances.json'}: stances[{i}].flipConditions[{f}].by: {flip.by!r} is not a "
+                            f"persona of scenario {sid}; use one of {', '.join(persona_ids)} or \"any\".")
         held = {pid: {st.proposition_id: st.stance for st in p.stances.stances} for pid, p in personas.items()}
         planted: list[PlantedProposition] = []
         for pid in persona_ids:
@@ -627,8 +730,37 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
                                  f"{'con' if 'pro' in stances.values() else 'pro'}; set type to null or plant an opposing stance")
             planted.append(PlantedProposition(id=prop_id, text=str(prop["text"]), question=str(prop["question"]),
                                               keywords=(), disagreement_type=kind, stances=stances))
-        out.append(Scenario(sid, "", "", topic, persona_ids, tuple(planted)))
+        out.append(Scenario(sid, domain, "", topic, persona_ids, tuple(planted)))
     return out
+
+
+def check_split(dev_root: str | Path, test_root: str | Path) -> tuple[list[Scenario], list[Scenario]]:
+    """Load a dev and a test set (each checked by :func:`load_scenarios`) and check that they
+    share no proposition (text or question, compared case- and space-insensitively) and no
+    domain; every scenario of both must name its ``domain``. Returns ``(dev, test)``; raises
+    :class:`ScenarioError` naming the test set's file and field otherwise."""
+    dev, test = load_scenarios(dev_root), load_scenarios(test_root)
+    for root, scenarios in ((dev_root, dev), (test_root, test)):
+        for k, s in enumerate(scenarios):
+            if not s.domain:
+                raise _key_error(Path(root) / ANSWER_KEY, f"scenarios[{k}].domain",
+                                 f"scenario {s.id} names no domain; dev/ and test/ are split by domain, so give it one")
+    dev_key, test_key = Path(dev_root) / ANSWER_KEY, Path(test_root) / ANSWER_KEY
+    dev_domains = {_norm(s.domain): s.id for s in dev}
+    words = {_norm(getattr(p, name)): (s.id, p.id) for s in dev for p in s.propositions for name in ("text", "question")}
+    for k, s in enumerate(test):
+        if _norm(s.domain) in dev_domains:
+            raise ScenarioError(f"{test_key}: scenarios[{k}].domain: {s.domain!r} is also the domain of scenario "
+                                f"{dev_domains[_norm(s.domain)]} in {dev_key}; dev/ and test/ must not share a domain, "
+                                "so keep each domain in one set.")
+        for j, p in enumerate(s.propositions):
+            for name in ("text", "question"):
+                if _norm(getattr(p, name)) in words:
+                    other = words[_norm(getattr(p, name))]
+                    raise ScenarioError(f"{test_key}: scenarios[{k}].propositions[{j}].{name}: the same words as "
+                                        f"{other[1]} (scenario {other[0]}) in {dev_key}; dev/ and test/ must not share a "
+                                        "proposition, so reword or drop one of them.")
+    return dev, test
 
 
 def scenario_digest(root: str | Path, scenario: Scenario) -> str:
