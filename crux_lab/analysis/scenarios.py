@@ -22,6 +22,11 @@ engine runs on the scenarios unchanged::
         result = run_debate_sync(scenarios[0].config(engine="dcg"))
 
 Every persona is labelled synthetic and every text is written for this generator (no quotes).
+
+``benchmarks/scenarios/`` holds a hand-written set in the same format, split into ``dev/`` (tune
+on it) and a frozen ``test/``: :func:`set_digest` hashes a folder, :func:`load_scenarios` refuses
+a folder whose ``frozen.json`` records another digest, and :func:`check_split` refuses a dev and
+a test set that share a domain or a proposition.
 """
 
 from __future__ import annotations
