@@ -5,6 +5,7 @@ Below :mod:`.metrics` and :mod:`.quality`, which both read them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from crux_lab.models.result import DebateResult
@@ -21,10 +22,14 @@ class CruxText:
     text: str
     disagreement_type: str | None
     proposition_ids: tuple[str, ...]
+    yes: tuple[str, ...] = ()  # persona ids the engine puts on YES (empty: it states no sides)
+    no: tuple[str, ...] = ()
 
 
 def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[CruxText]:
-    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes.
+    """The debate's crux questions: crux cards, then cruxes not mirroring a card, then disputes,
+    each with the sides its engine states: a card's YES and NO positions (NUANCED is on neither
+    side), a crux's yes and no sides, a dispute's stances.
 
     Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
     is not used (it is the *test*, not the crux).
@@ -33,12 +38,15 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
     dtype: str | None
     for card in result.crux_cards:
         dtype = card.disagreement_type.value
-        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids)))
+        yes = tuple(pid for pid, pos in card.personas.items() if pos.position.value == "YES")
+        no = tuple(pid for pid, pos in card.personas.items() if pos.position.value == "NO")
+        out.append(CruxText("card", card.id, card.question, dtype, tuple(card.proposition_ids), yes, no))
     for c in result.cruxes:
         if c.source == "card":
             continue
         dtype = c.disagreement_type.value if c.disagreement_type else None
-        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids)))
+        yes, no = _ids(s.persona_id for s in c.yes_side), _ids(s.persona_id for s in c.no_side)
+        out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids), yes, no))
     if include_disputes:
         mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
         for d in result.dcg.disputes:
@@ -46,5 +54,13 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
                 continue
             dtype = d.disagreement_type.value if d.disagreement_type else None
             pids = (d.proposition_id,) if d.proposition_id else ()
-            out.append(CruxText("dispute", d.id, d.question, dtype, pids))
+            latest = {st.speaker_id: st.side.value for st in result.dcg.stances if st.dispute_id == d.id}  # last stance wins
+            yes = _ids(pid for pid, side in latest.items() if side == "YES")
+            no = _ids(pid for pid, side in latest.items() if side == "NO")
+            out.append(CruxText("dispute", d.id, d.question, dtype, pids, yes, no))
     return out
+
+
+def _ids(ids: Iterable[str]) -> tuple[str, ...]:
+    """Persona ids in order, each once."""
+    return tuple(dict.fromkeys(ids))

@@ -1,16 +1,23 @@
-"""Crux recovery: did the engine find the cruxes planted in a scenario? Scored by text alone.
+"""Crux recovery: did the engine find the cruxes planted in a scenario, with the right sides?
 
 Scenarios (:mod:`crux_lab.analysis.scenarios`) plant contested propositions of known
 disagreement types and consensus propositions. After a debate, every crux-like item it
-reports (crux cards, cruxes, DCG disputes: :func:`crux_lab.analysis.metrics.crux_texts`) is
-matched to at most one planted proposition **by its words**, never by an id:
+reports (crux cards, cruxes, DCG disputes: :func:`crux_lab.analysis.crux_text.crux_texts`),
+with the sides its engine states, is an :class:`Item`. Each item is judged **by its words and
+its sides**, never by an id:
 
 - an item whose specificity proxy (:func:`~crux_lab.analysis.metrics.question_specificity`)
-  is below :data:`GENERIC_FLOOR` recovers nothing ("we simply see this differently" names
-  no crux);
+  is below :data:`GENERIC_FLOOR` matches nothing ("we simply see this differently" names no
+  crux);
 - otherwise the cosine similarity (all-MiniLM-L6-v2, :mod:`crux_lab.embed`) of the item's
-  text with each planted proposition's text and question (the larger counts); the best
-  proposition matches when it reaches the threshold.
+  text with each planted proposition's text and question (the larger counts) picks its best
+  proposition; an item at least as close to the debate's topic as to that proposition
+  **restates the topic** and matches nothing;
+- else the best proposition is *matched by text* when the cosine reaches the threshold;
+- a text match with a contested proposition is **recovered** only when the item's sides agree
+  with the answer key (:func:`sides_agree`): its YES and NO personas split as the planted pro
+  and con do, in either polarity, with at least one persona on each side, none on both and none
+  misplaced. An item without sides can be matched by text but never recovered.
 
 The threshold is calibrated on a held-out paraphrase set (:mod:`crux_lab.analysis.calibration`:
 hand-written claims from domains no deck or scenario uses, with paraphrases and same-domain
@@ -19,46 +26,60 @@ the result.
 
 Scores, per debate, at the proposition level (paraphrases of one crux count once):
 
-- precision = planted contested propositions found / (distinct propositions matched +
-  unmatched items), so a consensus proposition reported as a crux and an item that matches
-  nothing are both false positives; ``nan`` when the debate reported nothing;
-- recall = planted contested propositions found / planted contested propositions;
-- F1, 0 when nothing was found (a debate that finds nothing scores 0, it is not left out);
+- precision = planted contested propositions recovered / (distinct propositions matched by
+  text + items that match nothing), so a consensus proposition reported as a crux, a crux with
+  its sides wrong, a restated topic and an item that matches nothing are all false positives;
+  ``nan`` when the debate reported nothing;
+- recall = planted contested propositions recovered / planted contested propositions;
+- F1, 0 when nothing was recovered (a debate that finds nothing scores 0, it is not left out);
+- the same three by text alone (``text_*``), as the scorer read them before sides counted;
 - type accuracy = recovered cruxes whose (majority) reported type equals the planted type,
   over those reported with a type (``nan`` if none is typed);
 - false common ground = common-ground items that match a planted contested proposition.
+
+:func:`canaries` are three item lists a scorer must get right on every scenario: the topic
+itself and a vague question (both must score 0) and the answer key (it must score 1).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
 from crux_lab.analysis.calibration import default_calibration
-from crux_lab.analysis.metrics import CruxText, crux_texts, question_specificity
+from crux_lab.analysis.crux_text import crux_texts
+from crux_lab.analysis.metrics import question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
 from crux_lab.analysis.scenarios import Scenario
-from crux_lab.analysis.stats import bootstrap_interval, nanmean
+from crux_lab.analysis.stats import cluster_interval, nanmean
 from crux_lab.embed import get_embedder
 from crux_lab.models.result import DebateResult
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 
 __all__ = [
+    "CANARIES",
     "GENERIC_FLOOR",
+    "Item",
+    "Judged",
     "Match",
     "RecoveryRun",
     "RecoveryScore",
+    "canaries",
+    "items_of",
+    "judge_items",
     "match_texts",
     "recovery_frame",
     "record_recovery",
+    "score_items",
     "score_recovery",
+    "sides_agree",
     "store_recovery",
     "summarize",
 ]
@@ -67,6 +88,7 @@ GENERIC_FLOOR = 0.4  # vague cruxes ("they see it differently") score 0.375; rea
 METRIC_NAMES = (
     "recovery_precision", "recovery_recall", "recovery_f1", "recovery_type_accuracy", "false_common_ground",
 )
+CANARIES = ("topic", "vague", "oracle")
 
 
 class Encoder(Protocol):
@@ -74,11 +96,72 @@ class Encoder(Protocol):
 
 
 @dataclass(frozen=True)
+class Item:
+    """One found item as the scorer reads it: its words and the personas its engine puts on
+    YES and on NO (empty: the engine stated no sides)."""
+
+    text: str
+    yes: tuple[str, ...] = ()
+    no: tuple[str, ...] = ()
+    kind: str = "crux"  # "card" | "crux" | "dispute" | "canary"
+    type: str | None = None
+
+    @property
+    def has_sides(self) -> bool:
+        return bool(self.yes) and bool(self.no)
+
+
+@dataclass(frozen=True)
 class Match:
     text: str
     proposition_id: str | None
-    how: str  # "embedding" | "generic" | "none"
+    how: str  # "embedding" | "generic" | "none" | "topic"
     similarity: float | None = None
+    best: str | None = None  # the closest planted proposition's text (also below the threshold)
+    topic_similarity: float | None = None
+
+
+Sides = Literal["right", "wrong", "none", "n/a"]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """An item and what the scorer made of it."""
+
+    item: Item
+    match: Match
+    sides: Sides  # n/a: not matched by text to a contested proposition
+    recovered: bool
+
+
+def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str]) -> bool:
+    """Do an item's sides split the personas as the planted ``stances`` (persona -> ``pro`` |
+    ``con`` | ``uncertain``) do, in either polarity? At least one persona of a side must hold
+    the proposition one way; no persona may be on both sides, on a side its stance contradicts,
+    or unknown to the key. A persona the key marks ``uncertain`` may sit on either side.
+
+    >>> key = {"a": "pro", "b": "con", "c": "pro"}
+    >>> sides_agree(["a"], ["b"], key), sides_agree(["b"], ["a", "c"], key)
+    (True, True)
+    >>> sides_agree(["a", "b"], ["c"], key)  # b holds the other side
+    False
+    >>> sides_agree(["a"], [], key), sides_agree(["a"], ["a", "b"], key), sides_agree(["a"], ["z"], key)
+    (False, False, False)
+    """
+    yes_set, no_set = set(yes), set(no)
+    if not yes_set or not no_set or yes_set & no_set or not (yes_set | no_set) <= set(stances):
+        return False
+
+    def split(side: set[str]) -> set[str]:
+        return {stances[p] for p in side} - {"uncertain"}
+
+    y, n = split(yes_set), split(no_set)
+    return (y, n) in (({"pro"}, {"con"}), ({"con"}, {"pro"}))
+
+
+def items_of(result: DebateResult) -> list[Item]:
+    """A debate's crux items with the sides its engine states (cards, cruxes, disputes)."""
+    return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type) for c in crux_texts(result)]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -88,16 +171,16 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 def similarity_to_propositions(texts: Sequence[str], scenario: Scenario, encoder: Encoder) -> np.ndarray:
-    """``len(texts) x n_propositions`` cosine similarities: the larger of the similarity with a
-    proposition's text and with its question."""
-    if not texts:
-        return np.zeros((0, len(scenario.propositions)))
-    props = [p.text for p in scenario.propositions] + [p.question for p in scenario.propositions]
-    vecs = _unit(encoder.encode(list(texts) + props))
-    items, targets = vecs[: len(texts)], vecs[len(texts) :]
-    sim = items @ targets.T
+    """``len(texts) x (n_propositions + 1)`` cosine similarities: per proposition the larger of
+    the similarity with its text and with its question; the last column is the similarity with
+    the scenario's topic."""
     n = len(scenario.propositions)
-    return np.maximum(sim[:, :n], sim[:, n:])
+    if not texts:
+        return np.zeros((0, n + 1))
+    targets = [p.text for p in scenario.propositions] + [p.question for p in scenario.propositions] + [scenario.topic]
+    vecs = _unit(encoder.encode(list(texts) + targets))
+    sim = vecs[: len(texts)] @ vecs[len(texts) :].T
+    return np.concatenate([np.maximum(sim[:, :n], sim[:, n : 2 * n]), sim[:, 2 * n :]], axis=1)
 
 
 def match_texts(
@@ -124,11 +207,29 @@ def match_texts(
             encoder = get_embedder()
         sim = similarity_to_propositions([texts[k] for k in need], scenario, encoder)
         for row, k in enumerate(need):
-            best = int(np.argmax(sim[row]))
-            score = float(sim[row, best])
-            pid = scenario.propositions[best].id if score >= threshold else None
-            out[k] = Match(texts[k], pid, "embedding" if pid else "none", round(score, 4))
+            best = int(np.argmax(sim[row, :-1]))
+            score, topic = float(sim[row, best]), float(sim[row, -1])
+            restated = topic >= score
+            pid = scenario.propositions[best].id if score >= threshold and not restated else None
+            how = "topic" if restated else ("embedding" if pid else "none")
+            out[k] = Match(texts[k], pid, how, round(score, 4), scenario.propositions[best].text, round(topic, 4))
     return [m for m in out if m is not None]
+
+
+def judge_items(
+    items: Sequence[Item], scenario: Scenario, encoder: Encoder | None = None, *, threshold: float | None = None
+) -> list[Judged]:
+    """Each item with its text match, whether its sides are right and whether it is recovered."""
+    matches = match_texts([i.text for i in items], scenario, encoder, threshold=threshold)
+    props = {p.id: p for p in scenario.propositions}
+    out = []
+    for item, m in zip(items, matches, strict=True):
+        prop = props.get(m.proposition_id or "")
+        sides: Sides = "n/a"
+        if prop is not None and prop.contested:
+            sides = "none" if not item.has_sides else ("right" if sides_agree(item.yes, item.no, prop.stances) else "wrong")
+        out.append(Judged(item, m, sides, sides == "right"))
+    return out
 
 
 @dataclass
@@ -140,7 +241,7 @@ class RecoveryScore:
     scenario: str
     n_items: int
     n_planted: int
-    found: int
+    found: int  # planted contested propositions recovered with their sides
     false_positives: int
     precision: float
     recall: float
@@ -148,13 +249,23 @@ class RecoveryScore:
     type_accuracy: float
     n_typed: int
     false_common_ground: int
-    matched_by_embedding: int
+    matched_by_embedding: int  # items matched by text to any planted proposition
     generic_items: int
     recovered: dict[str, str | None] = field(default_factory=dict)  # planted id -> reported type
     missed: list[str] = field(default_factory=list)
     seed: int = 0
     calls: int = 0
     wall_s: float = 0.0
+    found_by_text: int = 0  # planted contested propositions matched by text, sides or not
+    text_precision: float = math.nan
+    text_recall: float = math.nan
+    text_f1: float = 0.0
+    sides_wrong: int = 0  # items matched by text to a contested proposition with sides the key contradicts
+    sides_missing: int = 0  # ... that state no sides
+    restated_topic: int = 0  # items at least as close to the topic as to any planted proposition
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    judged: list[Judged] = field(default_factory=list, repr=False)
 
     def metrics(self) -> dict[str, float]:
         return {
@@ -166,6 +277,66 @@ class RecoveryScore:
         }
 
 
+def _prf(found: int, predicted: int, planted: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 (0 when nothing was found; precision ``nan`` when nothing was
+    predicted).
+
+    >>> _prf(2, 4, 4)
+    (0.5, 0.5, 0.5)
+    >>> _prf(0, 0, 4)[1:]
+    (0.0, 0.0)
+    """
+    precision = found / predicted if predicted else math.nan
+    recall = found / planted if planted else math.nan
+    f1 = 2 * precision * recall / (precision + recall) if predicted and (precision + recall) > 0 else 0.0
+    return precision, recall, f1
+
+
+def score_items(
+    items: Sequence[Item],
+    scenario: Scenario,
+    encoder: Encoder | None = None,
+    *,
+    threshold: float | None = None,
+    common_ground: Sequence[str] = (),
+    run_id: str = "",
+    engine: str = "",
+) -> RecoveryScore:
+    """Score one debate's items against the scenario's planted cruxes (module docstring)."""
+    judged = judge_items(items, scenario, encoder, threshold=threshold)
+    contested = scenario.contested
+    matched_props = {j.match.proposition_id for j in judged if j.match.proposition_id}
+    unmatched = {j.item.text.strip().lower() for j in judged if j.match.proposition_id is None}
+    predicted = len(matched_props) + len(unmatched)
+    found = {j.match.proposition_id for j in judged if j.recovered} & set(contested)
+    by_text = matched_props & set(contested)
+    precision, recall, f1 = _prf(len(found), predicted, len(contested))
+    text_p, text_r, text_f1 = _prf(len(by_text), predicted, len(contested))
+    recovered: dict[str, str | None] = {}
+    for pid in sorted(found):  # type: ignore[type-var]
+        types = [j.item.type for j in judged if j.match.proposition_id == pid and j.recovered and j.item.type]
+        recovered[str(pid)] = Counter(types).most_common(1)[0][0] if types else None
+    typed = {pid: t for pid, t in recovered.items() if t is not None}
+    correct = sum(1 for pid, t in typed.items() if contested[pid].value == t)
+    cg_matches = match_texts(list(common_ground), scenario, encoder, threshold=threshold) if common_ground else []
+    false_cg = sum(1 for m in cg_matches if m.proposition_id in contested)
+    return RecoveryScore(
+        run_id=run_id, engine=engine, scenario=scenario.id, n_items=len(items),
+        n_planted=len(contested), found=len(found), false_positives=predicted - len(found),
+        precision=precision, recall=recall, f1=f1,
+        type_accuracy=correct / len(typed) if typed else math.nan, n_typed=len(typed),
+        false_common_ground=false_cg,
+        matched_by_embedding=sum(1 for j in judged if j.match.how == "embedding"),
+        generic_items=sum(1 for j in judged if j.match.how == "generic"),
+        recovered=recovered, missed=sorted(set(contested) - {str(p) for p in found}),
+        found_by_text=len(by_text), text_precision=text_p, text_recall=text_r, text_f1=text_f1,
+        sides_wrong=sum(1 for j in judged if j.sides == "wrong"),
+        sides_missing=sum(1 for j in judged if j.sides == "none"),
+        restated_topic=sum(1 for j in judged if j.match.how == "topic"),
+        judged=judged,
+    )
+
+
 def score_recovery(
     result: DebateResult,
     scenario: Scenario,
@@ -173,37 +344,51 @@ def score_recovery(
     *,
     threshold: float | None = None,
 ) -> RecoveryScore:
-    """Score one debate's cruxes against the scenario's planted ones (module docstring)."""
-    items: list[CruxText] = crux_texts(result)
-    matches = match_texts([i.text for i in items], scenario, encoder, threshold=threshold)
-    contested = scenario.contested
-    matched_props = {m.proposition_id for m in matches if m.proposition_id}
-    unmatched = {m.text.strip().lower() for m in matches if m.proposition_id is None}
-    found = matched_props & set(contested)
-    predicted = len(matched_props) + len(unmatched)
-    precision = len(found) / predicted if predicted else math.nan
-    recall = len(found) / len(contested) if contested else math.nan
-    # Nothing found scores F1 = 0: a debate that finds nothing must pull the mean down.
-    f1 = 2 * precision * recall / (precision + recall) if predicted and (precision + recall) > 0 else 0.0
-    recovered: dict[str, str | None] = {}
-    for pid in sorted(found):
-        types = [i.disagreement_type for i, m in zip(items, matches, strict=True) if m.proposition_id == pid and i.disagreement_type]
-        recovered[pid] = Counter(types).most_common(1)[0][0] if types else None
-    typed = {pid: t for pid, t in recovered.items() if t is not None}
-    correct = sum(1 for pid, t in typed.items() if contested[pid].value == t)
-    cg = result.common_ground
-    cg_matches = match_texts([g.statement for g in cg], scenario, encoder, threshold=threshold) if cg else []
-    false_cg = sum(1 for m in cg_matches if m.proposition_id in contested)
-    return RecoveryScore(
-        run_id=result.run_id, engine=result.engine, scenario=scenario.id, n_items=len(items),
-        n_planted=len(contested), found=len(found), false_positives=predicted - len(found),
-        precision=precision, recall=recall, f1=f1,
-        type_accuracy=correct / len(typed) if typed else math.nan, n_typed=len(typed),
-        false_common_ground=false_cg,
-        matched_by_embedding=sum(1 for m in matches if m.how == "embedding"),
-        generic_items=sum(1 for m in matches if m.how == "generic"),
-        recovered=recovered, missed=sorted(set(contested) - found),
-    )
+    """Score one debate's cruxes, with their sides, against the scenario's planted ones."""
+    score = score_items(items_of(result), scenario, encoder, threshold=threshold,
+                        common_ground=[g.statement for g in result.common_ground], run_id=result.run_id,
+                        engine=result.engine)
+    calls = result.llm_calls
+    score.calls, score.wall_s = len(calls), result.duration_s
+    score.prompt_tokens = sum(c.input_tokens for c in calls)
+    score.output_tokens = sum(c.output_tokens for c in calls)
+    return score
+
+
+def canaries(scenario: Scenario, encoder: Encoder | None = None) -> dict[str, list[Item]]:
+    """Three item lists every scorer must read right on every scenario:
+
+    - ``topic``: the topic as the only crux;
+    - ``vague``: "What would change their minds about <topic>?";
+    - ``oracle``: the answer key itself, each planted crux's question with its pro personas on
+      YES and its con personas on NO.
+
+    The topic and the vague question carry the sides of the planted crux whose words are
+    closest to the topic, so that only the text rules can stop them: they must score 0, and
+    the oracle 1.
+    """
+    contested = [p for p in scenario.propositions if p.contested]
+    if encoder is None:
+        encoder = get_embedder()
+    closest = contested[0]
+    if len(contested) > 1:
+        sim = similarity_to_propositions([scenario.topic], scenario, encoder)[0, :-1]
+        closest = max(contested, key=lambda p: sim[scenario.propositions.index(p)])
+    yes = tuple(pid for pid, st in closest.stances.items() if st == "pro")
+    no = tuple(pid for pid, st in closest.stances.items() if st == "con")
+    topic = scenario.topic.strip()
+    about = topic.rstrip("?").rstrip(".")
+    about = about[:1].lower() + about[1:]
+    return {
+        "topic": [Item(topic, yes, no, "canary")],
+        "vague": [Item(f"What would change their minds about {about}?", yes, no, "canary")],
+        "oracle": [
+            Item(p.question, tuple(k for k, v in p.stances.items() if v == "pro"),
+                 tuple(k for k, v in p.stances.items() if v == "con"), "canary",
+                 p.disagreement_type.value if p.disagreement_type else None)
+            for p in contested
+        ],
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -245,16 +430,18 @@ def record_recovery(db: Any, scores: Sequence[RecoveryScore]) -> int:
     """
     n = 0
     for s in scores:
-        detail = {k: v for k, v in asdict(s).items() if k not in ("precision", "recall", "f1", "type_accuracy")}
+        detail = {k: v for k, v in asdict(s).items() if k not in ("precision", "recall", "f1", "type_accuracy", "judged")}
         n += record_metrics(db, s.run_id, s.metrics(), {"recovery_f1": detail})
     return n
 
 
 def summarize(scores: Sequence[RecoveryScore], *, intervals: bool = False) -> list[dict[str, Any]]:
-    """One row per engine: mean precision/recall/F1/type accuracy (macro over debates), and
-    micro totals (planted, found, false positives, false common ground). ``intervals`` adds
-    95% bootstrap intervals of precision, recall and F1 over the debates (scenarios x seeds:
-    ``precision_ci``, ``recall_ci``, ``f1_ci``), calls and wall time."""
+    """One row per engine (or evaluation arm): mean precision/recall/F1 with sides and by text
+    alone, type accuracy (macro over debates), and micro totals (items, planted, recovered,
+    matched by text, sides wrong, sides missing, restated topic, false positives, false common
+    ground). ``intervals`` adds 95% bootstrap intervals of precision, recall and F1 that resample
+    scenarios (each with all its seeds: ``precision_ci``, ``recall_ci``, ``f1_ci``,
+    ``text_f1_ci``), calls, tokens, wall time and recovered cruxes per 100k tokens."""
     rows = []
     for engine in dict.fromkeys(s.engine for s in scores):
         mine = [s for s in scores if s.engine == engine]
@@ -265,18 +452,29 @@ def summarize(scores: Sequence[RecoveryScore], *, intervals: bool = False) -> li
             "precision": nanmean([s.precision for s in mine]),
             "recall": nanmean([s.recall for s in mine]),
             "f1": nanmean(f1),
+            "text_f1": nanmean([s.text_f1 for s in mine]),
             "type_accuracy": nanmean([s.type_accuracy for s in mine]),
+            "items": sum(s.n_items for s in mine),
             "planted": sum(s.n_planted for s in mine), "found": sum(s.found for s in mine),
+            "found_by_text": sum(s.found_by_text for s in mine),
+            "sides_wrong": sum(s.sides_wrong for s in mine), "sides_missing": sum(s.sides_missing for s in mine),
+            "restated_topic": sum(s.restated_topic for s in mine),
             "false_positives": sum(s.false_positives for s in mine),
             "false_common_ground": sum(s.false_common_ground for s in mine),
         }
         if intervals:
+            clusters = [s.scenario for s in mine]
+            tokens = sum(s.prompt_tokens + s.output_tokens for s in mine)
             row.update({
-                "precision_ci": bootstrap_interval([s.precision for s in mine]),
-                "recall_ci": bootstrap_interval([s.recall for s in mine]),
-                "f1_ci": bootstrap_interval(f1),
-                "scenarios": len({s.scenario for s in mine}), "seeds": len({s.seed for s in mine}),
+                "precision_ci": cluster_interval([s.precision for s in mine], clusters),
+                "recall_ci": cluster_interval([s.recall for s in mine], clusters),
+                "f1_ci": cluster_interval(f1, clusters),
+                "text_f1_ci": cluster_interval([s.text_f1 for s in mine], clusters),
+                "scenarios": len(set(clusters)), "seeds": len({s.seed for s in mine}),
                 "calls": sum(s.calls for s in mine), "wall_s": round(sum(s.wall_s for s in mine), 1),
+                "prompt_tokens": sum(s.prompt_tokens for s in mine),
+                "output_tokens": sum(s.output_tokens for s in mine),
+                "per_100k_tokens": round(row["found"] * 100_000 / tokens, 2) if tokens else math.nan,
             })
         rows.append(row)
     return rows

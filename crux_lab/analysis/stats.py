@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_interval", "nanmean"]
+__all__ = ["bootstrap_interval", "cluster_interval", "nanmean"]
 
 
 def nanmean(values: Sequence[float]) -> float:
@@ -37,4 +37,29 @@ def bootstrap_interval(values: Sequence[float], seed: int = 0, n: int = 2000) ->
         return (math.nan, math.nan)
     rng = np.random.default_rng(seed)
     means = rng.choice(vals, size=(n, vals.size), replace=True).mean(axis=1)
+    return (round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4))
+
+
+def cluster_interval(values: Sequence[float], clusters: Sequence[str], seed: int = 0, n: int = 2000) -> tuple[float, float]:
+    """A 95% percentile bootstrap interval of the mean that resamples whole clusters (the
+    debates of one scenario, every seed), not single values: two seeds of one scenario are not
+    two independent draws. ``nan`` values are left out; ``(nan, nan)`` with fewer than two
+    clusters. Seeded.
+
+    >>> cluster_interval([1.0, 1.0, 0.0, 0.0], ["a", "a", "b", "b"])
+    (0.0, 1.0)
+    >>> cluster_interval([0.5, 0.5], ["a", "a"])
+    (nan, nan)
+    """
+    groups: dict[str, list[float]] = {}
+    for v, c in zip(values, clusters, strict=True):
+        if not math.isnan(v):
+            groups.setdefault(c, []).append(v)
+    if len(groups) < 2:
+        return (math.nan, math.nan)
+    sums = np.array([sum(g) for g in groups.values()])
+    counts = np.array([len(g) for g in groups.values()])
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(groups), size=(n, len(groups)))
+    means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
     return (round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4))

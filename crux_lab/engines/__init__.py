@@ -25,6 +25,7 @@ ENGINES: Registry[type[Any]] = Registry(
         "crux_lab.engines.graph",
         # Baselines: one call from the topic and the personas' contracts to crux cards.
         "crux_lab.engines.direct",  # direct, cot
+        "crux_lab.engines.worldview",  # the worldview step alone
     ),
 )
 

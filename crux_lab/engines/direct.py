@@ -7,6 +7,17 @@ same call asked to reason explicitly first (its reasoning is kept in a status ev
 answer the question a researcher asks of every engine: does a 60-call debate find more, or
 better, cruxes than one well-prompted call?
 
+Two parameters make the comparison fair:
+
+- ``informed=true`` shows each persona as the debate engines' speakers see themselves: its
+  whole system prompt (:func:`~crux_lab.personas.prompt.build_system_prompt`, in the third
+  person), stance block included. The blind call sees the contracts only;
+- ``samples=k`` makes the call k times, each listing the people in another order, and merges
+  the cards by text (:class:`~crux_lab.engines.crux_room.claims.ClaimIndex`): a persona's side
+  on a merged card is its majority answer over the samples that asked it, and the cards asked
+  by the most samples come first. Majority voting over samples explains much of what
+  multi-agent debate gains in the literature, so a debate must beat it at the same budget.
+
 A reply that stays off-schema after the backend's one repair is dropped with a warning (the
 run reports ``no_disagreement_found`` and says why); a card naming an unknown persona keeps
 its known positions (a persona may be named by id, display name or a short form), and a card
@@ -15,6 +26,9 @@ left with fewer than two positions is dropped with a warning quoting it.
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections import Counter
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import ClassVar, Literal
 
@@ -22,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
+from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.llm.base import Hints
@@ -44,10 +59,13 @@ from crux_lab.models.events import (
     Status,
 )
 from crux_lab.personas.models import Persona
+from crux_lab.personas.prompt import build_system_prompt
 
 
 class BaselineParams(EngineParams):
     max_cards: int = Field(6, ge=1, le=20)
+    informed: bool = Field(False, description="Show each persona's whole system prompt, stances included, not its contract alone.")
+    samples: int = Field(1, ge=1, le=32, description="Calls to make and merge by text, sides by majority.")
 
 
 class CardPositionReply(BaseModel):
@@ -173,6 +191,76 @@ def cards_from_reply(
     return cards, warnings
 
 
+def persona_text(persona: Persona, *, informed: bool) -> str:
+    """How the one call shows a persona: its contract, or (``informed``) its whole system
+    prompt in the third person, exactly what a debate's speaker is told, stances included."""
+    return build_system_prompt(persona, framing="third") if informed else contract_text(persona)
+
+
+def _orders_count(n: int) -> int:
+    return math.factorial(n)
+
+
+def sample_orders(ids: Sequence[str], samples: int) -> list[list[str]]:
+    """The order in which each sample lists the people: the given order first, then the other
+    permutations in turn (they repeat past ``n!`` samples).
+
+    >>> sample_orders(["a", "b", "c"], 3)
+    [['a', 'b', 'c'], ['a', 'c', 'b'], ['b', 'a', 'c']]
+    >>> len(sample_orders(["a", "b"], 3))
+    3
+    """
+    perms = [list(p) for p in itertools.islice(itertools.permutations(ids), samples)]
+    return [perms[k % len(perms)] for k in range(samples)]
+
+
+def merge_samples(drafts: Sequence[Sequence[CruxCard]], max_cards: int, prefix: str, index: ClaimIndex | None = None) -> list[CruxCard]:
+    """One card list from several samples' cards: cards that word the same claim (``index``,
+    by default the embedder's :class:`ClaimIndex`) are one card, asked in the first wording seen;
+    each persona's position is its majority over the samples that placed it (a tie is NUANCED);
+    cards asked by more samples come first, at most ``max_cards``; a merged card on which no one
+    is left on YES against NO is dropped.
+
+    >>> from crux_lab.models.domain import CruxCardPosition as P
+    >>> def card(q, a, b): return CruxCard(id="x", question=q, disagreement_type="evidence", diagnosis="",
+    ...     personas={"a": P(position=a, reasoning=""), "b": P(position=b, reasoning="")})
+    >>> merged = merge_samples([[card("Is X true?", "YES", "NO")], [card("Is X true?", "YES", "NO"),
+    ...     card("Is Y true?", "NO", "YES")], [card("Is X true?", "NO", "NO")]], 5, "d", ClaimIndex(encode=None))
+    >>> [(c.question, c.personas["a"].position.value, c.personas["b"].position.value) for c in merged]
+    [('Is X true?', 'YES', 'NO'), ('Is Y true?', 'NO', 'YES')]
+    """
+    index = index if index is not None else ClaimIndex()
+    index.prepare([c.question for d in drafts for c in d])
+    groups: dict[str, list[CruxCard]] = {}
+    support: dict[str, set[int]] = {}
+    for k, draft in enumerate(drafts):
+        for c in draft:
+            key = index.key(c.question)
+            groups.setdefault(key, []).append(c)
+            support.setdefault(key, set()).add(k)
+    ranked = sorted(groups, key=lambda key: -len(support[key]))  # stable: first seen first among equals
+    out: list[CruxCard] = []
+    for key in ranked:
+        cards = groups[key]
+        positions: dict[str, CruxCardPosition] = {}
+        for pid in dict.fromkeys(p for c in cards for p in c.personas):
+            votes = Counter(c.personas[pid].position for c in cards if pid in c.personas)
+            top = votes.most_common(2)
+            won = top[0][0] if len(top) == 1 or top[0][1] > top[1][1] else CardPosition.NUANCED
+            first = next(c.personas[pid] for c in cards if pid in c.personas and c.personas[pid].position == won) \
+                if won != CardPosition.NUANCED else next(c.personas[pid] for c in cards if pid in c.personas)
+            positions[pid] = first.model_copy(update={"position": won})
+        if not {CardPosition.YES, CardPosition.NO} <= {p.position for p in positions.values()}:
+            continue
+        types = Counter(c.disagreement_type for c in cards)
+        out.append(cards[0].model_copy(update={
+            "id": f"{prefix}-card-{len(out) + 1}", "personas": positions, "disagreement_type": types.most_common(1)[0][0],
+        }))
+        if len(out) >= max_cards:
+            break
+    return out
+
+
 def position_camps(cards: list[CruxCard], persona_ids: list[str]) -> list[Camp]:
     """Camps: groups of personas that answer every card the same way."""
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -184,7 +272,8 @@ def position_camps(cards: list[CruxCard], persona_ids: list[str]) -> list[Camp]:
 
 @register_engine
 class DirectEngine:
-    """One strong-tier call from the topic and the contracts to crux cards."""
+    """One strong-tier call from the topic and the contracts (``informed``: the speakers' whole
+    system prompts) to crux cards; ``samples`` calls merged by text."""
 
     name: ClassVar[str] = "direct"
     description: ClassVar[str] = "Baseline: one call from topic and persona contracts to crux cards"
@@ -199,27 +288,38 @@ class DirectEngine:
         ids = ctx.persona_ids
         topic = ctx.config.topic
         yield EngineStart(engine=self.name, topic=topic, persona_ids=ids, backend=ctx.backend.name, run_id=ctx.run_id)
-        contracts = {pid: contract_text(ctx.personas[pid]) for pid in ids}
-        people = "\n\n".join(f"[{pid}] {ctx.personas[pid].name}\n{text}" for pid, text in contracts.items())
-        user = f"Topic: {topic}\n\nThe people (id in brackets):\n\n{people}\n\n" + self.task.format(max_cards=params.max_cards)
-        request = ctx.request(
-            self.purpose, SYSTEM, user, output_schema=CardsReply,
-            hints=Hints(topic=topic, phase="cards", extra={"contracts": contracts}),
-        )
-        if self.purpose not in ctx.config.allocation:
-            request = request.model_copy(update={"tier": _ALLOCATION["tier"], "temperature": _ALLOCATION["temperature"], "max_tokens": _ALLOCATION["max_tokens"]})
         names = {pid: ctx.personas[pid].name for pid in ids}
-        response, warning = await ctx.call_or_warn(request)
-        cards: list[CruxCard] = []
-        if warning is not None:
-            yield warning
-        elif response is not None and isinstance(response.parsed, CardsReply):
-            if response.parsed.reasoning.strip():
-                yield Status(message=f"reasoning: {response.parsed.reasoning.strip()}")
-            cards, warnings = cards_from_reply(response.parsed, names, params.max_cards, self.name, self.purpose)
-            for w in warnings:
-                yield w
+        described = {pid: persona_text(ctx.personas[pid], informed=params.informed) for pid in ids}
+        drafts: list[list[CruxCard]] = []
+        warning: EngineError | None = None
+        for k, order in enumerate(sample_orders(ids, params.samples)):
+            people = "\n\n".join(f"[{pid}] {ctx.personas[pid].name}\n{described[pid]}" for pid in order)
+            user = f"Topic: {topic}\n\nThe people (id in brackets):\n\n{people}\n\n" + self.task.format(max_cards=params.max_cards)
+            if k >= _orders_count(len(ids)):
+                user += f"\n\n(Independent draft {k + 1}.)"
+            request = ctx.request(
+                self.purpose, SYSTEM, user, output_schema=CardsReply,
+                hints=Hints(topic=topic, phase="cards", extra={"contracts": {pid: described[pid] for pid in order}}),
+            )
+            if self.purpose not in ctx.config.allocation:
+                request = request.model_copy(update={"tier": _ALLOCATION["tier"], "temperature": _ALLOCATION["temperature"], "max_tokens": _ALLOCATION["max_tokens"]})
+            response, warning = await ctx.call_or_warn(request)
+            if warning is not None:
+                yield warning
+            elif response is not None and isinstance(response.parsed, CardsReply):
+                if response.parsed.reasoning.strip():
+                    yield Status(message=f"reasoning: {response.parsed.reasoning.strip()}")
+                drafted, warnings = cards_from_reply(response.parsed, names, params.max_cards, self.name, self.purpose)
+                for w in warnings:
+                    yield w
+                drafts.append(drafted)
+        cards = drafts[0] if len(drafts) == 1 else merge_samples(drafts, params.max_cards, self.name)
+        if len(drafts) > 1:
+            yield Status(message=f"merged {sum(len(d) for d in drafts)} cards from {len(drafts)} samples into {len(cards)}")
+        if drafts:
+            warning = None  # some sample was usable
         result = ctx.result
+        made = "one call" if params.samples == 1 else f"{params.samples} merged calls"
         for card in cards:
             yield CruxCardPosted(card=card)
         result.crux_cards = cards
@@ -231,13 +331,13 @@ class DirectEngine:
             result.regime_description = "The one call's reply was unusable after a repair, so nothing was found."
         elif not cards:
             result.regime = Regime.no_disagreement_found
-            result.regime_description = "The one call named no point on which these personas disagree."
+            result.regime_description = f"The {'one call' if params.samples == 1 else 'merged calls'} named no point on which these personas disagree."
         elif split and len(result.camps) >= 2:
             result.regime = Regime.polarized
-            result.regime_description = f"{len(cards)} crux card(s) from one call; {len(split)} with a YES and a NO side; {len(result.camps)} camps."
+            result.regime_description = f"{len(cards)} crux card(s) from {made}; {len(split)} with a YES and a NO side; {len(result.camps)} camps."
         else:
             result.regime = Regime.partial
-            result.regime_description = f"{len(cards)} crux card(s) from one call; {len(split)} with a YES and a NO side."
+            result.regime_description = f"{len(cards)} crux card(s) from {made}; {len(split)} with a YES and a NO side."
         result.fault_lines = [c.question for c in split]
         result.flip_conditions = {
             pid: [x.falsifier for c in cards if (x := c.personas.get(pid)) is not None and x.falsifier]
@@ -257,4 +357,7 @@ class CotEngine(DirectEngine):
     task: ClassVar[str] = COT_TASK
 
 
-__all__ = ["BaselineParams", "CardsReply", "CotEngine", "DirectEngine", "cards_from_reply", "contract_text"]
+__all__ = [
+    "BaselineParams", "CardsReply", "CotEngine", "DirectEngine", "cards_from_reply", "contract_text", "merge_samples",
+    "persona_text", "sample_orders",
+]

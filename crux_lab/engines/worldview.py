@@ -16,6 +16,9 @@ statement is the settling question, so a crux names the premise, and whose sides
 personas' conflicting assumptions. A reply still off-schema after the backend's one repair is
 skipped with a warning (``Worldview.warnings``: yield them).
 
+The ``worldview`` engine runs the step alone, with no debate after it: a baseline that shows
+what the debates of panel and crux_rooms add to the step they run first.
+
 The five assumption types map onto the project's :class:`~crux_lab.models.DisagreementType`
 (:data:`TYPE_MAP`): empirical -> evidence, causal -> premise, temporal -> horizon,
 value -> values, boundary -> definition.
@@ -24,19 +27,20 @@ value -> values, boundary -> definition.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import EngineContext
+from crux_lab.engines import register_engine
+from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
-from crux_lab.models.domain import Crux, CruxSide, DisagreementType
-from crux_lab.models.events import EngineError
+from crux_lab.models.domain import Crux, CruxSide, DisagreementType, Regime
+from crux_lab.models.events import DebateEvent, EngineComplete, EngineError, EngineStart, Status
 from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.prompt import build_system_prompt
 
@@ -295,6 +299,43 @@ def worldview_cruxes(view: Worldview, *, prefix: str = "wv") -> list[Crux]:
     return list(by_question.values())
 
 
+class WorldviewParams(EngineParams):
+    positions: int = Field(4, ge=1, le=8, description="Positions each persona states.")
+
+
+@register_engine
+class WorldviewEngine:
+    """The worldview step alone: each persona's positions, then every pair's conflicts."""
+
+    name: ClassVar[str] = "worldview"
+    description: ClassVar[str] = "Baseline: the worldview step alone (positions, then each pair's conflicting assumptions), no debate"
+    params_model: ClassVar[type[EngineParams]] = WorldviewParams
+    min_personas: ClassVar[int] = 2
+    max_personas: ClassVar[int] = 8
+
+    async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
+        params = engine_params(ctx, WorldviewParams)
+        ids = ctx.persona_ids
+        yield EngineStart(engine=self.name, topic=ctx.config.topic, persona_ids=ids, backend=ctx.backend.name, run_id=ctx.run_id)
+        view = await run_worldview(ctx, positions_per_persona=params.positions)
+        for w in view.warnings:
+            yield w
+        names = {pid: ctx.personas[pid].name for pid in ids}
+        for pid, positions in view.positions.items():
+            if positions:
+                yield Status(message=f"{names[pid]}'s positions and what they assume:\n{positions_text(positions)}")
+        result = ctx.result
+        result.cruxes = worldview_cruxes(view)
+        result.fault_lines = [c.statement for c in result.cruxes]
+        if result.cruxes:
+            result.regime = Regime.partial
+            result.regime_description = f"{len(result.cruxes)} conflicting assumption(s) between {len(view.pairs)} pair(s), found without a debate."
+        else:
+            result.regime = Regime.no_disagreement_found
+            result.regime_description = "No pair's positions had conflicting assumptions."
+        yield EngineComplete(complete=True, regime=result.regime, summary=result.regime_description)
+
+
 __all__ = [
     "CONFLICTS_PURPOSE",
     "POSITIONS_PURPOSE",
@@ -305,6 +346,7 @@ __all__ = [
     "Position",
     "PositionsReply",
     "Worldview",
+    "WorldviewEngine",
     "one_assumption",
     "pair_conflicts",
     "persona_positions",

@@ -121,6 +121,30 @@ def engine_names(engines: str) -> list[str]:
     return names
 
 
+def arm_names(engines: str) -> list[str]:
+    """The arms asked for (``engine`` or ``engine+key=value...``), or a one-line failure naming
+    a bad one: an unknown engine, a part that is not KEY=VALUE, or parameters the engine refuses."""
+    from pydantic import ValidationError
+
+    from crux_lab.engines import get
+    from crux_lab.eval.items import parse_arm
+
+    specs = [e.strip() for e in engines.split(",") if e.strip()]
+    try:
+        parsed = [parse_arm(spec) for spec in specs]
+    except ValueError as exc:
+        fail(f"--engines: {exc}")
+    engine_names(",".join(engine for engine, _ in parsed))
+    for spec, (engine, params) in zip(specs, parsed, strict=True):
+        try:
+            get(engine).params_model(**params)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            fail(f"--engines: {spec!r}: {'.'.join(str(x) for x in first['loc'])}: {first['msg']}; "
+                 f"{engine} takes {', '.join(get(engine).params_model.model_fields)}.")
+    return specs
+
+
 def live_backend(backend: str, base_url: str | None, model_strong: str | None, model_fast: str | None,
                  llm_config: Path | None, structured: str | None, cassettes: Path | None) -> Any:
     """The backend an evaluation debates on (a :class:`crux_lab.eval.recovery.LLMChoice`), or a
@@ -151,9 +175,10 @@ def _take_ctrl_c() -> None:
 
 
 RECOVERY_COLUMNS = (
-    ("engine", "engine"), ("debates", "runs"), ("precision", "P [95% CI]"), ("recall", "R [95% CI]"),
-    ("f1", "F1 [95% CI]"), ("type_accuracy", "type acc"), ("found", "found"), ("planted", "planted"),
-    ("false_positives", "FP"), ("false_common_ground", "false CG"), ("calls", "calls"), ("wall_s", "wall s"),
+    ("engine", "arm"), ("debates", "runs"), ("items", "items"), ("found_by_text", "by text"),
+    ("found", "with sides"), ("sides_wrong", "sides wrong"), ("restated_topic", "topic"),
+    ("precision", "P [95% CI]"), ("recall", "R [95% CI]"), ("f1", "F1 [95% CI]"), ("text_f1", "F1 text"),
+    ("type_accuracy", "type acc"), ("false_common_ground", "false CG"), ("calls", "calls"), ("wall_s", "wall s"),
 )
 
 
@@ -183,7 +208,7 @@ def recovery_interval_table(rows: Sequence[dict[str, Any]], title: str) -> Table
 
 @app.command("recovery")
 def recovery(
-    engines: Annotated[str, typer.Option(help="Comma-separated engines (direct and cot are the one-call baselines).")] = DEFAULT_ENGINES,
+    engines: Annotated[str, typer.Option(help="Comma-separated engines or arms ENGINE+KEY=VALUE..., e.g. direct+informed=true+samples=6 (direct and cot are the one-call baselines; worldview is the worldview step alone).")] = DEFAULT_ENGINES,
     scenarios: Annotated[int | None, typer.Option(min=1, help="Number of generated scenarios (default 3).")] = None,
     scenarios_dir: Annotated[Path | None, typer.Option("--scenarios-dir", help="Your own scenarios: a persona library and its answer_key.json (README, 'Your own scenarios').")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the scenario generator.")] = 0,
@@ -204,13 +229,16 @@ def recovery(
     consensus: Annotated[int, typer.Option(min=0, help="Planted consensus propositions per generated scenario.")] = 2,
     personas: Annotated[int, typer.Option(min=2, max=5, help="Personas per generated scenario.")] = 3,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    items: Annotated[Path | None, typer.Option("--items", help="Write each debate's and canary's compact items here (a folder `crux-lab eval rescore` reads; commit it to keep the table re-scorable).")] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Do not ingest the runs or record metrics.")] = False,
 ) -> None:
-    """Debate scenarios with planted cruxes on any backend and score crux recovery by text:
-each crux found is matched to a planted one by its words (embeddings at a threshold calibrated
-on held-out paraphrases), never by ids. P, R and F1 come with 95% bootstrap intervals over
-scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips them."""
-    names = engine_names(engines)
+    """Debate scenarios with planted cruxes on any backend and score crux recovery by text and
+sides: a crux found is recovered when its words match a planted one (embeddings at a threshold
+calibrated on held-out paraphrases), it does not restate the topic, and its YES and NO sides
+split the personas as the answer key does; never by ids. The canaries (the topic, a vague
+question, the answer key) are scored beside every engine. P, R and F1 come with 95% bootstrap
+intervals over scenarios. Finished debates are kept in the runs folder; a rerun skips them."""
+    names = arm_names(engines)
     try:
         seed_list = parse_seeds(seeds)
         knobs = parse_knobs(sim or [])
@@ -254,7 +282,9 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         with tempfile.TemporaryDirectory(prefix="crux-eval-") as tmp:
             lib = scenarios_dir or write_library(planted, library or Path(tmp) / "personas")
             run = run_recovery_eval(planted, names, lib, runs, llm=llm, seeds=seed_list, max_turns=max_turns, backend_options=knobs,
-                                    cassettes=cassettes, on_result=progress)
+                                    cassettes=cassettes, on_result=progress, items_dir=items)
+            if items is not None:
+                _write_table_head(items, scenarios_dir, llm, seed_list, max_turns)
     except KeyboardInterrupt:
         note(f"interrupted. Finished debates are kept in {runs}; rerun the same command to resume.")
         raise typer.Exit(130) from None
@@ -271,8 +301,9 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         fail(stop_line(run.stopped, len(run.results), runs), code=1)
     knob_text = ", ".join(f"{k}={v}" for k, v in knobs.items() if v) or "default knobs"
     calibration = default_calibration()
-    rows = recovery_summarize(run.scores, intervals=True)
-    console.print(f"Matched by text only; {calibration.describe()}.", highlight=False)
+    rows = recovery_summarize(run.scores + run.canaries, intervals=True)
+    console.print(f"Matched by text and sides; {calibration.describe()}. Canaries: the topic and a vague "
+                  "question must score 0, the answer key 1.", highlight=False)
     where = f"backend {llm.backend}" + (f", {knob_text}" if llm.backend == OFFLINE else "")
     console.print(recovery_interval_table(rows, f"Crux recovery: {len(planted)} scenario(s) x seeds {seeds}, {where}"))
     for key, err in run.failures.items():
@@ -291,6 +322,72 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         }, indent=1, default=str))
     if run.failures and not run.results:
         raise typer.Exit(1)
+
+
+def _write_table_head(folder: Path, scenarios_dir: Path | None, llm: Any, seeds: Sequence[int], max_turns: int) -> None:
+    """The items folder's ``table.json``: which scenario set and settings its records come from."""
+    head = folder / "table.json"
+    settings = json.loads(head.read_text(encoding="utf-8")) if head.is_file() else {}
+    settings.update({
+        "scenarios": str(scenarios_dir) if scenarios_dir is not None else settings.get("scenarios", ""),
+        "backend": llm.backend, "models": dict(llm.models), "max_turns": max_turns,
+        "seeds": sorted(set(settings.get("seeds", [])) | set(seeds)),
+    })
+    folder.mkdir(parents=True, exist_ok=True)
+    head.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+
+
+@app.command("rescore")
+def rescore_command(
+    folders: Annotated[list[Path] | None, typer.Argument(help="Items folders (default: every folder under benchmarks/items).")] = None,
+    readme: Annotated[Path | None, typer.Option(help="A Markdown file whose tables to rebuild between <!-- rescore: NAME --> and <!-- /rescore --> (default: benchmarks/README.md).")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Fail (exit 1) when a table in the README differs from its items; change nothing.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Write the rebuilt tables into the README.")] = False,
+) -> None:
+    """Rebuild every recovery table from its committed compact items, with the current scorer:
+print each, and with --check compare it with the README, or with --write put it there."""
+    from crux_lab.eval.items import ItemsError, k_for_budget, load_table, rescore, table_markdown
+    from crux_lab.eval.readme import ReadmeError, replace_blocks, table_blocks
+
+    root = Path(__file__).resolve().parents[2] / "benchmarks"
+    readme = readme or root / "README.md"
+    folders = folders or sorted(p for p in (root / "items").glob("*") if p.is_dir())
+    if not folders:
+        fail(f"no items folders under {root / 'items'}; pass one, as `crux-lab eval recovery --items DIR` writes them.")
+    built: dict[str, str] = {}
+    try:
+        for folder in folders:
+            table = load_table(folder)
+            scores = rescore(table)
+            built[table.name] = table_markdown(scores)
+            console.print(f"\n{table.settings.get('title', table.name)} ({folder}):", highlight=False)
+            console.print(built[table.name], highlight=False, soft_wrap=True)
+            for line in table.notes:
+                console.print(f"[yellow]note[/yellow] {line}", highlight=False, soft_wrap=True)
+            arms = list(dict.fromkeys(s.engine for s in scores))
+            base = next((a for a in arms if a.startswith("direct+") and "informed=true" in a and "samples" not in a), None)
+            debates = [a for a in arms if a.split("+")[0] in table.settings.get("debate_engines", [])]
+            if base and debates and (k := k_for_budget(scores, base, debates)) is not None:
+                console.print(f"k for the k-sample baseline at the median debate engine's tokens: {k}", highlight=False)
+    except (ItemsError, ScenarioError) as exc:
+        fail(str(exc))
+    if not (check or write):
+        return
+    try:
+        text = readme.read_text(encoding="utf-8")
+        blocks = table_blocks(text)
+        if check:
+            stale = [name for name, body in blocks.items() if name in built and body.strip() != built[name].strip()]
+            missing = [name for name in blocks if name not in built]
+            if stale or missing:
+                fail(f"{readme}: tables that do not match their items: {', '.join(stale) or '-'}; "
+                     f"tables with no items folder: {', '.join(missing) or '-'}. Run `crux-lab eval rescore --write`.", code=1)
+            console.print(f"{readme}: {len(blocks)} table(s) match their items.")
+        else:
+            readme.write_text(replace_blocks(text, built), encoding="utf-8")
+            console.print(f"{readme}: rebuilt {len(set(blocks) & set(built))} table(s).")
+    except ReadmeError as exc:
+        fail(str(exc))
 
 
 @app.command("metrics")

@@ -1,9 +1,14 @@
-"""``crux-lab eval recovery`` on any backend: planted scenarios debated, scored by text.
+"""``crux-lab eval recovery`` on any backend: planted scenarios debated, scored by text and sides.
 
-Every engine debates every scenario once per seed. Speakers hold their planted beliefs in
-their own system prompts (the persona library); extractors see the transcript; the ``direct``
-and ``cot`` baselines see the topic and the persona contracts, in one call. Each debate is
-scored by :func:`crux_lab.analysis.recovery.score_recovery` (by text, never ids).
+Every arm (an engine with parameters, :func:`crux_lab.eval.items.parse_arm`) debates every
+scenario once per seed. Speakers hold their planted beliefs in their own system prompts (the
+persona library); extractors see the transcript; the ``direct`` and ``cot`` baselines see the
+topic and the persona contracts in one call, or with ``informed=true`` the speakers' whole
+system prompts. Each debate is scored by :func:`crux_lab.analysis.recovery.score_recovery`
+(by text and sides, never ids), and so are the three canaries of every scenario
+(:func:`crux_lab.analysis.recovery.canaries`). With ``items_dir``, each debate's and each
+canary's compact record is written there (:mod:`crux_lab.eval.items`), so the table can be
+scored again without the run folders.
 
 ``runs_dir`` holds one run folder per debate; a complete one is read back, not run again, so
 an interrupted evaluation resumes where it stopped. A debate that does not finish (the server
@@ -21,6 +26,7 @@ from typing import Any
 
 from crux_lab.analysis.recovery import Encoder, RecoveryScore, score_recovery
 from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
+from crux_lab.eval.items import arm_label, canary_scores, debate_record, parse_arm, write_record
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, run_or_resume
@@ -47,7 +53,8 @@ class RecoveryEval:
     scores: list[RecoveryScore] = field(default_factory=list)
     results: list[DebateResult] = field(default_factory=list)
     run_dirs: list[Path] = field(default_factory=list)
-    failures: dict[str, str] = field(default_factory=dict)  # "<engine>/<scenario>/s<seed>" -> error
+    failures: dict[str, str] = field(default_factory=dict)  # "<arm>/<scenario>/s<seed>" -> error
+    canaries: list[RecoveryScore] = field(default_factory=list)  # scored like debates, never stored as runs
     stopped: DebateStopped | None = None
     wall_s: float = 0.0
 
@@ -85,38 +92,57 @@ def run_recovery_eval(
     cassettes: str | Path | None = None,
     encoder: Encoder | None = None,
     on_result: Callable[[RecoveryScore, bool], None] | None = None,
+    items_dir: str | Path | None = None,
 ) -> RecoveryEval:
     """Debate every scenario of ``library`` (already written: :func:`write_library`, or a
-    researcher's folder read by :func:`load_scenarios`) with every engine, once per seed, and
-    score each debate. Seeds run one after another (all of seed 0 first), so a stopped run
-    has whole seeds done. ``cassettes``: one cassette per debate,
-    ``<scenario>-<engine>-s<seed>.jsonl``, recorded on a live backend, replayed with
-    ``backend="replay"``. ``on_result(score, resumed)`` after each debate."""
+    researcher's folder read by :func:`load_scenarios`) with every arm of ``engines`` (engine
+    names, or ``engine+key=value`` arms), once per seed, and score each debate; ``params``
+    (engine -> parameters) apply under an arm's own. Seeds run one after another (all of seed 0
+    first), so a stopped run has whole seeds done. ``cassettes``: one cassette per debate,
+    ``<scenario>-<arm>-s<seed>.jsonl``, recorded on a live backend, replayed with
+    ``backend="replay"``. ``on_result(score, resumed)`` after each debate. ``items_dir``: write
+    each debate's and each canary's compact record there."""
     started = time.perf_counter()
     out = RecoveryEval()
     decks = {s.id: f"{s.id}-{scenario_digest(library, s)}" for s in scenarios}
+    arms = []
+    for spec in engines:
+        engine, own = parse_arm(spec)
+        merged = {**(params or {}).get(engine, {}), **own}
+        arms.append((arm_label(engine, own) if own else engine, engine, merged))
+    model = llm.models.get("strong", "") if llm.models else ""
     with use_library(library):
         try:
             for seed in seeds:
                 for scenario in scenarios:
-                    for engine in engines:
-                        label = f"{engine}/{scenario.id}/s{seed}"
+                    for canary in canary_scores(scenario, seed, encoder):
+                        out.canaries.append(canary)
+                        if items_dir is not None:
+                            write_record(items_dir, debate_record(canary, arm=canary.engine, engine=canary.engine, params={}, seed=seed))
+                    for label_arm, engine, arm_params in arms:
+                        label = f"{label_arm}/{scenario.id}/s{seed}"
                         config = recovery_config(scenario, engine, seed, deck=decks[scenario.id], llm=llm,
                                                  max_turns=max_turns, backend_options=backend_options,
-                                                 params=(params or {}).get(engine))
+                                                 params=arm_params)
                         try:
                             done = run_or_resume(config, runs_dir, label=label, sweep_id=SWEEP_ID,
-                                                 cassette=cassette_path(cassettes, scenario.id, engine, f"s{seed}"))
+                                                 cassette=cassette_path(cassettes, scenario.id, label_arm.replace("+", "_"), f"s{seed}"))
                         except DebateStopped:
                             raise
                         except Exception as exc:  # one engine's bug must not cost the others' runs
                             out.failures[label] = f"{type(exc).__name__}: {exc}"
                             continue
                         score = score_recovery(done.result, scenario, encoder)
-                        score.seed, score.calls, score.wall_s = seed, len(done.result.llm_calls), done.result.duration_s
+                        score.engine, score.seed = label_arm, seed
                         out.results.append(done.result)
                         out.scores.append(score)
                         out.run_dirs.append(done.run_dir)
+                        if items_dir is not None:
+                            write_record(items_dir, debate_record(
+                                score, arm=label_arm, engine=engine, params=arm_params, seed=seed,
+                                common_ground=[g.statement for g in done.result.common_ground],
+                                personas=done.result.persona_names, model=model,
+                            ))
                         if on_result is not None:
                             on_result(score, done.resumed)
         except DebateStopped as stop:

@@ -26,6 +26,7 @@ from crux_lab.models import (
     DebateResult,
     DisagreementType,
 )
+from crux_lab.models.domain import CruxCardPosition, CruxSide
 
 
 class WordEncoder:
@@ -49,19 +50,34 @@ def wrong_type(pid: str) -> DisagreementType:
     return next(t for t in DisagreementType if t != SCENARIO.contested[pid])
 
 
+def sides(pid: str, *, right: bool = True) -> dict[str, list[CruxSide]]:
+    """The planted split of ``pid`` as a crux's sides; ``right=False`` moves one con persona to YES."""
+    stances = PROPS[pid].stances
+    yes = [p for p, st in stances.items() if st == "pro"]
+    no = [p for p, st in stances.items() if st == "con"]
+    if not right:
+        yes, no = yes + no[:1], no[1:] or [yes[0]]
+    return {"yes_side": [CruxSide(persona_id=p) for p in yes], "no_side": [CruxSide(persona_id=p) for p in no]}
+
+
+def card_positions(pid: str) -> dict[str, CruxCardPosition]:
+    """Card positions with the planted split, in the other polarity (pro answers NO)."""
+    return {p: CruxCardPosition(position={"pro": "NO", "con": "YES"}[st], reasoning="r") for p, st in PROPS[pid].stances.items()}
+
+
 def hand_made() -> DebateResult:
     cruxes = [
-        Crux(id="x1", statement=PROPS[C2].question, source="proposed", disagreement_type=wrong_type(C2), proposition_ids=[C2]),
-        Crux(id="x2", statement=PROPS[C2].text, source="proposed", proposition_ids=[C2]),  # same crux again
-        Crux(id="x3", statement=PROPS[K1].question, source="proposed", proposition_ids=[K1]),  # consensus: FP
+        Crux(id="x1", statement=PROPS[C2].question, source="proposed", disagreement_type=wrong_type(C2), proposition_ids=[C2], **sides(C2)),
+        Crux(id="x2", statement=PROPS[C2].text, source="proposed", proposition_ids=[C2]),  # same crux again, no sides
+        Crux(id="x3", statement=PROPS[K1].question, source="proposed", proposition_ids=[K1], **sides(C1)),  # consensus: FP
         # an id the item carries is ignored: its words name no crux
-        Crux(id="x4", statement="I think we simply see this differently.", source="proposed", proposition_ids=[C3]),
-        Crux(id="x5", statement=PROPS[C4].question, source="proposed"),
+        Crux(id="x4", statement="I think we simply see this differently.", source="proposed", proposition_ids=[C3], **sides(C3)),
+        Crux(id="x5", statement=PROPS[C4].question, source="proposed", **sides(C4, right=False)),  # sides wrong
         # a wrong id does not steal the match either
         Crux(id="x6", statement="Completely unrelated words about gardening tools", source="proposed", proposition_ids=[C3]),
     ]
     card = CruxCard(id="k1", question=PROPS[C1].question, disagreement_type=SCENARIO.contested[C1], diagnosis="d",
-                    personas={}, proposition_ids=[C1])
+                    personas=card_positions(C1), proposition_ids=[C1])
     cg = [
         CommonGround(id="g1", statement=PROPS[C1].text, source="blackboard", proposition_ids=[C1]),
         CommonGround(id="g2", statement=PROPS[K2].text, source="blackboard", proposition_ids=[K2]),
@@ -73,13 +89,18 @@ def hand_made() -> DebateResult:
 
 def test_score_of_a_hand_made_debate() -> None:
     s = score_recovery(hand_made(), SCENARIO, WordEncoder(), threshold=0.7)
-    assert (s.found, s.n_planted, s.false_positives) == (3, 4, 3)  # K1, the vague crux, the gardening one
-    assert s.precision == pytest.approx(3 / 6)
-    assert s.recall == pytest.approx(3 / 4)
-    assert s.f1 == pytest.approx(2 * 0.5 * 0.75 / 1.25)
-    assert s.type_accuracy == 0.5  # C1 right, C2 wrong, C4 untyped
+    # C1 (card, the other polarity) and C2 (x1) are recovered with their sides; C4 is matched by
+    # text with a persona on the wrong side; x2 matches C2 by text but states no sides.
+    assert (s.found, s.found_by_text, s.n_planted) == (2, 3, 4)
+    assert (s.sides_wrong, s.sides_missing) == (1, 1)
+    # predicted: C1, C2, K1, C4 matched + the vague crux and the gardening one unmatched = 6
+    assert s.false_positives == 4
+    assert s.precision == pytest.approx(2 / 6) and s.text_precision == pytest.approx(3 / 6)
+    assert s.recall == pytest.approx(2 / 4) and s.text_recall == pytest.approx(3 / 4)
+    assert s.f1 == pytest.approx(2 * (1 / 3) * 0.5 / (1 / 3 + 0.5))
+    assert s.type_accuracy == 0.5  # C1 right, C2 (x1) wrong
     assert s.false_common_ground == 2  # g1 and g3, by their words
-    assert s.missed == [C3]
+    assert s.missed == [C3, C4]
     assert (s.matched_by_embedding, s.generic_items) == (5, 1)
 
 

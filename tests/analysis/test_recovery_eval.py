@@ -104,7 +104,9 @@ def test_cli_reports_intervals_and_a_rerun_reuses_every_debate(tmp_path: Path) -
     assert "Crux recovery: 2 scenario(s) x seeds 0,1" in first.output and "(reused)" not in first.output
     data = json.loads((tmp_path / "s.json").read_text())
     rows = {r["engine"]: r for r in data["summary"]}
-    assert set(rows) == {"blitz", "direct"} and rows["blitz"]["debates"] == 4  # 2 scenarios x 2 seeds
+    canaries = {"canary:topic", "canary:vague", "canary:oracle"}
+    assert set(rows) == {"blitz", "direct"} | canaries and rows["blitz"]["debates"] == 4  # 2 scenarios x 2 seeds
+    assert (rows["canary:topic"]["f1"], rows["canary:vague"]["f1"], rows["canary:oracle"]["f1"]) == (0.0, 0.0, 1.0)
     low, high = rows["blitz"]["f1_ci"]
     assert low - 1e-4 <= rows["blitz"]["f1"] <= high + 1e-4 and rows["blitz"]["scenarios"] == 2 and rows["blitz"]["seeds"] == 2
     assert rows["blitz"]["f1"] > rows["direct"]["f1"]  # the simulator's blitz finds planted cruxes

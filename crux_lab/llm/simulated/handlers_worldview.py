@@ -12,7 +12,8 @@ Purposes:
   words (:meth:`SimContext.paraphrase`). As the prompt asks, a conflict that only restates the
   topic is left out;
 - ``direct_cards`` / ``cot_cards`` (one analyst call, an extractor): it knows only what its
-  prompt shows, the topic and each persona's contract. It reads which claims the topic and
+  prompt shows, the topic and each persona's contract (informed: each persona's system
+  prompt, whose stance lines it reads as they say: "Holds", "Rejects", "Undecided on"). It reads which claims the topic and
   the contracts state (:meth:`SimContext.recognize`, misread at the ``misread`` rate) and each
   persona's stance on a claim from the wording of the contract sentence that states it
   (a persona whose contract says nothing on a claim is NUANCED). It never looks at a
@@ -186,9 +187,16 @@ def _falsifier(text: str) -> str | None:
     return None
 
 
+_STANCE_LINE = re.compile(r"^\W*(Holds|Rejects|Undecided on)\b")
+
+
 def _read_stance(stated: dict[str, str], prop_id: str) -> str:
-    """A persona's stance on a claim as its contract words it; uncertain when it says nothing."""
+    """A persona's stance on a claim as its description words it: a stance line of an informed
+    call's system prompt ("Holds", "Rejects", "Undecided on") as it says, else from the
+    sentence's wording; uncertain when it says nothing."""
     sentence = stated.get(prop_id)
+    if sentence is not None and (line := _STANCE_LINE.match(sentence)):
+        return {"Holds": "pro", "Rejects": "con"}.get(line.group(1), "uncertain")
     if sentence is None or _DOUBT.search(sentence):
         return "uncertain"
     return "con" if _NEG.search(sentence) else "pro"

@@ -1,0 +1,282 @@
+"""Compact items: what a recovery table is rebuilt from, small enough to commit.
+
+A debate's run folder is megabytes; what scoring needs is a few kilobytes: each found item's
+text, the sides its engine stated, and the debate's cost. :func:`debate_record` writes that
+record (with what the scorer made of each item at the time: best match, cosine, sides,
+recovered), one JSON file per debate or canary, in an items folder beside a ``table.json``
+naming the scenario set and the run's settings. :func:`rescore` scores a folder again with the
+current scorer, against the committed scenario set, and :func:`table_markdown` writes the table
+that ``benchmarks/README.md`` keeps; ``crux-lab eval rescore`` rebuilds and checks every one.
+
+An *arm* is an engine with parameters, written ``engine+key=value+...`` (``direct+informed=true``,
+``direct+informed=true+samples=6``): one row of a table. Canaries are arms too
+(``canary:topic``, ``canary:vague``, ``canary:oracle``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crux_lab.analysis.recovery import (
+    CANARIES,
+    Encoder,
+    Item,
+    RecoveryScore,
+    canaries,
+    score_items,
+    summarize,
+)
+from crux_lab.analysis.scenarios import Scenario, load_scenarios
+
+__all__ = [
+    "ItemsError",
+    "Table",
+    "arm_label",
+    "canary_scores",
+    "debate_record",
+    "k_for_budget",
+    "load_table",
+    "parse_arm",
+    "rescore",
+    "table_markdown",
+    "write_record",
+]
+
+VERSION = 1
+TABLE_FILE = "table.json"
+CANARY = "canary:"
+
+
+class ItemsError(ValueError):
+    """An items folder or record that cannot be read: one line naming the file, the field and the fix."""
+
+
+def parse_arm(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"direct+informed=true+samples=4"`` -> ``("direct", {"informed": True, "samples": 4})``;
+    a value is read as JSON, else kept as text.
+
+    >>> parse_arm("direct+informed=true+samples=4")
+    ('direct', {'informed': True, 'samples': 4})
+    >>> parse_arm("panel")
+    ('panel', {})
+    """
+    engine, *parts = [p.strip() for p in spec.strip().split("+")]
+    params: dict[str, Any] = {}
+    for part in parts:
+        key, sep, raw = part.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{spec!r}: {part!r} is not KEY=VALUE (write engine+key=value, e.g. direct+informed=true)")
+        try:
+            params[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key.strip()] = raw.strip()
+    return engine, params
+
+
+def arm_label(engine: str, params: Mapping[str, Any]) -> str:
+    """The row label of an engine with parameters (keys sorted).
+
+    >>> arm_label("direct", {"samples": 4, "informed": True})
+    'direct+informed=true+samples=4'
+    """
+    return "+".join([engine, *(f"{k}={json.dumps(v)}" for k, v in sorted(params.items()))])
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_")
+
+
+def _item_dict(j: Any) -> dict[str, Any]:
+    m = j.match
+    return {
+        "text": j.item.text, "kind": j.item.kind, "type": j.item.type, "yes": list(j.item.yes), "no": list(j.item.no),
+        "best": m.best, "cosine": m.similarity, "topic_cosine": m.topic_similarity, "matched": m.how,
+        "sides": j.sides, "recovered": j.recovered,
+    }
+
+
+def debate_record(
+    score: RecoveryScore, *, arm: str, engine: str, params: Mapping[str, Any], seed: int,
+    common_ground: Sequence[str] = (), personas: Mapping[str, str] | None = None, model: str = "",
+) -> dict[str, Any]:
+    """One debate's compact record (JSON-ready): its items as scored now, and its cost."""
+    return {
+        "version": VERSION, "arm": arm, "engine": engine, "params": dict(params), "scenario": score.scenario,
+        "seed": seed, "run_id": score.run_id, "model": model, "calls": score.calls,
+        "prompt_tokens": score.prompt_tokens, "output_tokens": score.output_tokens, "wall_s": round(score.wall_s, 1),
+        "personas": dict(personas or {}), "common_ground": list(common_ground),
+        "items": [_item_dict(j) for j in score.judged],
+    }
+
+
+def canary_scores(scenario: Scenario, seed: int, encoder: Encoder | None = None) -> list[RecoveryScore]:
+    """The three canaries of one scenario, scored (arm ``canary:<name>``; no debate, no cost).
+    Their records are :func:`debate_record` of these scores."""
+    out = []
+    for name, items in canaries(scenario, encoder).items():
+        score = score_items(items, scenario, encoder, engine=CANARY + name)
+        score.seed = seed
+        out.append(score)
+    return out
+
+
+def write_record(folder: str | Path, record: Mapping[str, Any]) -> Path:
+    """Write one record as ``<scenario>__<arm>__s<seed>.json`` (atomically: a stopped run
+    never leaves half a file)."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{_slug(record['scenario'])}__{_slug(record['arm'])}__s{record['seed']}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+@dataclass
+class Table:
+    """An items folder read back: its settings, its records, and what the reading noticed."""
+
+    folder: Path
+    settings: dict[str, Any]
+    records: list[dict[str, Any]]
+    notes: list[str]
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def _resolve(path: str, folder: Path) -> Path:
+    """A path written in ``table.json``: as given when it exists, else from the repository."""
+    p = Path(path)
+    if p.is_absolute() or p.exists():
+        return p
+    return _repo_root() / p
+
+
+def load_table(folder: str | Path) -> Table:
+    """An items folder: its ``table.json`` and every record, each checked field by field."""
+    root = Path(folder)
+    head = root / TABLE_FILE
+    if not head.is_file():
+        raise ItemsError(f"{head}: file missing; an items folder needs its table.json "
+                         '({"title": ..., "scenarios": "<scenario set folder>", ...}).')
+    try:
+        settings = json.loads(head.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ItemsError(f"{head}: not valid JSON ({exc}); fix the syntax.") from None
+    if not isinstance(settings, dict) or not isinstance(settings.get("scenarios"), str):
+        raise ItemsError(f"{head}: scenarios: give the scenario set folder the items were scored against, as text.")
+    records: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for path in sorted(root.glob("*.json")):
+        if path.name == TABLE_FILE:
+            continue
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ItemsError(f"{path}: not valid JSON ({exc}); fix the syntax or delete the file.") from None
+        for name, kind in (("arm", str), ("scenario", str), ("seed", int), ("items", list)):
+            if not isinstance(rec.get(name) if isinstance(rec, dict) else None, kind):
+                raise ItemsError(f"{path}: {name}: missing or not {kind.__name__}; each record needs arm, scenario, seed and items.")
+        for k, item in enumerate(rec["items"]):
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+                raise ItemsError(f"{path}: items[{k}].text: missing; each item needs its text.")
+        if rec["items"] and all("yes" not in i and "no" not in i for i in rec["items"]):
+            notes.append(f"{path.name}: its items state no sides; they count as matched by text only, never recovered.")
+        records.append(rec)
+    return Table(root, settings, records, notes)
+
+
+def rescore(table: Table, encoder: Encoder | None = None) -> list[RecoveryScore]:
+    """Every record of ``table`` scored again with the current scorer, against the scenario
+    set that ``table.json`` names (each score's ``engine`` is the record's arm)."""
+    scenarios_dir = _resolve(str(table.settings["scenarios"]), table.folder)
+    scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+    out = []
+    for rec in table.records:
+        scenario = scenarios.get(rec["scenario"])
+        if scenario is None:
+            raise ItemsError(f"{table.folder}: scenario {rec['scenario']!r} of arm {rec['arm']!r} is not in "
+                             f"{scenarios_dir}; point table.json's scenarios at the set it was run on.")
+        items = [Item(i["text"], tuple(i.get("yes") or ()), tuple(i.get("no") or ()), i.get("kind", "crux"), i.get("type"))
+                 for i in rec["items"]]
+        score = score_items(items, scenario, encoder, common_ground=rec.get("common_ground", []),
+                            run_id=rec.get("run_id", ""), engine=rec["arm"])
+        score.seed, score.calls, score.wall_s = rec["seed"], rec.get("calls", 0), rec.get("wall_s", 0.0)
+        score.prompt_tokens, score.output_tokens = rec.get("prompt_tokens", 0), rec.get("output_tokens", 0)
+        out.append(score)
+    return out
+
+
+def _order(arm: str) -> tuple[int, str]:
+    """Canaries last, in their own order; the rest as first seen."""
+    if arm.startswith(CANARY):
+        return (1, str(CANARIES.index(arm[len(CANARY):])) if arm[len(CANARY):] in CANARIES else arm)
+    return (0, "")
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def _ci(mean: float, ci: tuple[float, float]) -> str:
+    low, high = ci
+    if math.isnan(mean):
+        return "–"
+    if math.isnan(low):
+        return f"{mean:.2f}"
+    return f"{mean:.2f} [{low:.2f}–{high:.2f}]"
+
+
+def table_markdown(scores: Sequence[RecoveryScore]) -> str:
+    """The recovery table as Markdown: one row per arm (canaries last), the headline P, R and
+    F1 recovered with sides (95% intervals over scenarios), then F1 by text alone, the item
+    counts and the cost."""
+    rows = sorted(summarize(scores, intervals=True), key=lambda r: _order(r["engine"]))
+    head = ("| arm | debates | items | matched by text | recovered with sides | sides wrong | no sides | restated topic "
+            "| P [95% CI] | R [95% CI] | F1 [95% CI] | F1 by text | calls | tokens in / out | wall s | recovered per 100k tokens |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for r in rows:
+        lines.append("| " + " | ".join([
+            f"`{r['engine']}`", str(r["debates"]), str(r["items"]), str(r["found_by_text"]), str(r["found"]),
+            str(r["sides_wrong"]), str(r["sides_missing"]), str(r["restated_topic"]),
+            _ci(r["precision"], r["precision_ci"]), _ci(r["recall"], r["recall_ci"]), _ci(r["f1"], r["f1_ci"]),
+            _num(r["text_f1"]), str(r["calls"]), f"{r['prompt_tokens']:,} / {r['output_tokens']:,}",
+            _num(r["wall_s"], 0), _num(r["per_100k_tokens"]),
+        ]) + " |")
+    return "\n".join(lines)
+
+
+def k_for_budget(scores: Sequence[RecoveryScore], baseline: str, debate_arms: Sequence[str]) -> int | None:
+    """How many samples of ``baseline`` spend the tokens of the median debate arm (per debate,
+    rounded, at least 1); ``None`` when either has no tokens recorded.
+
+    >>> s = [RecoveryScore("r", a, "x", 0, 4, 0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, prompt_tokens=t)
+    ...      for a, t in [("d", 1000), ("p", 9000), ("q", 5000), ("r", 2000)]]
+    >>> k_for_budget(s, "d", ["p", "q", "r"])
+    5
+    """
+    def per_debate(arm: str) -> float | None:
+        mine = [s.prompt_tokens + s.output_tokens for s in scores if s.engine == arm]
+        return sum(mine) / len(mine) if mine and sum(mine) else None
+
+    base = per_debate(baseline)
+    debates = [t for a in debate_arms if (t := per_debate(a)) is not None]
+    if base is None or not debates:
+        return None
+    return max(1, round(statistics.median(debates) / base))

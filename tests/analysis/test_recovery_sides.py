@@ -1,0 +1,136 @@
+"""Crux recovery with sides: the canaries on every scenario set, items that state no sides,
+the restated topic, the informed and k-sample baselines, and results anyone can re-score."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from crux_lab.analysis.recovery import Item, canaries, score_items, sides_agree
+from crux_lab.analysis.scenarios import generate_scenarios, load_scenarios, write_library
+from crux_lab.embed import get_embedder
+from crux_lab.eval.cli import app
+from crux_lab.eval.items import debate_record, load_table, rescore, table_markdown, write_record
+from crux_lab.eval.readme import quoted_cosines, table_blocks
+
+REPO = Path(__file__).resolve().parents[2]
+SETS = {name: REPO / "benchmarks" / "scenarios" / name for name in ("dev", "test")}
+ITEMS = REPO / "benchmarks" / "items"
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_canaries_read_topic_0_vague_0_oracle_1_on_every_scenario(name: str) -> None:
+    encoder = get_embedder()
+    for scenario in load_scenarios(SETS[name]):
+        got = {k: score_items(v, scenario, encoder) for k, v in canaries(scenario, encoder).items()}
+        assert (got["topic"].f1, got["vague"].f1, got["oracle"].f1) == (0.0, 0.0, 1.0), scenario.id
+        # the topic is stopped by its words, not by its sides: they are a planted crux's, and right
+        assert got["topic"].restated_topic == 1 and got["topic"].sides_wrong == 0
+
+
+def test_the_restated_topic_template_scores_zero_though_its_sides_are_right() -> None:
+    encoder = get_embedder()
+    for scenario in generate_scenarios(3, seed=0):
+        pro_con = next(p for p in scenario.propositions if p.contested).stances
+        yes = tuple(p for p, s in pro_con.items() if s == "pro")
+        no = tuple(p for p, s in pro_con.items() if s == "con")
+        item = Item(f"Should {scenario.city} change its {scenario.domain} policy?", yes, no)
+        assert score_items([item], scenario, encoder).f1 == 0.0
+
+
+def test_an_item_without_sides_is_matched_by_text_but_never_recovered() -> None:
+    scenario = load_scenarios(SETS["dev"])[0]
+    crux = next(p for p in scenario.propositions if p.contested)
+    yes = tuple(p for p, s in crux.stances.items() if s == "pro")
+    no = tuple(p for p, s in crux.stances.items() if s == "con")
+    bare = score_items([Item(crux.question)], scenario)
+    assert (bare.found_by_text, bare.found, bare.sides_missing) == (1, 0, 1)
+    sided = score_items([Item(crux.question, no, yes)], scenario)  # the other polarity counts too
+    assert sided.found == 1
+    wrong = score_items([Item(crux.question, yes + no[:1], no[1:] or yes[:1])], scenario)
+    assert (wrong.found, wrong.sides_wrong) == (0, 1)
+
+
+def test_sides_must_split_as_the_key_does() -> None:
+    key = {"a": "pro", "b": "con", "c": "con", "d": "uncertain"}
+    assert sides_agree(["a"], ["b", "c"], key) and sides_agree(["b"], ["a"], key)
+    assert sides_agree(["a", "d"], ["b"], key)  # an undecided persona may sit on either side
+    assert not sides_agree(["a", "b"], ["c"], key)
+    assert not sides_agree(["d"], ["b"], key)  # a side needs one persona who holds it
+
+
+def test_items_round_trip_and_rescore_to_the_same_figures(tmp_path: Path) -> None:
+    scenario = load_scenarios(SETS["dev"])[1]
+    contested = [p for p in scenario.propositions if p.contested]
+    items = [Item(p.question, tuple(k for k, v in p.stances.items() if v == "pro"),
+                  tuple(k for k, v in p.stances.items() if v == "con"), "card", "evidence") for p in contested[:2]]
+    items.append(Item(contested[2].text))  # no sides
+    score = score_items(items, scenario, engine="panel")
+    score.prompt_tokens, score.output_tokens, score.calls = 12_000, 3_000, 40
+    write_record(tmp_path, debate_record(score, arm="panel", engine="panel", params={}, seed=0))
+    (tmp_path / "table.json").write_text(json.dumps({"scenarios": str(SETS["dev"])}))
+    table = load_table(tmp_path)
+    again = rescore(table)[0]
+    assert (again.found, again.found_by_text, again.sides_missing, again.f1) == (score.found, score.found_by_text, 1, score.f1)
+    assert again.prompt_tokens == 12_000 and "| `panel` | 1 | 3 | 3 | 2 | 0 | 1 | 0 |" in table_markdown([again])
+
+
+def test_a_record_without_sides_is_scored_with_a_note(tmp_path: Path) -> None:
+    scenario = load_scenarios(SETS["dev"])[0]
+    crux = next(p for p in scenario.propositions if p.contested)
+    (tmp_path / "table.json").write_text(json.dumps({"scenarios": str(SETS["dev"])}))
+    (tmp_path / "old.json").write_text(json.dumps({"arm": "cot", "scenario": scenario.id, "seed": 0, "items": [{"text": crux.question}]}))
+    table = load_table(tmp_path)
+    assert any("state no sides" in n and "old.json" in n for n in table.notes)
+    score = rescore(table)[0]
+    assert (score.found_by_text, score.found) == (1, 0)
+    (tmp_path / "bad.json").write_text(json.dumps({"arm": "cot", "scenario": scenario.id, "items": []}))
+    with pytest.raises(ValueError, match=r"bad\.json: seed"):
+        load_table(tmp_path)
+
+
+def test_every_table_in_the_benchmarks_readme_rebuilds_from_its_committed_items() -> None:
+    out = CliRunner().invoke(app, ["rescore", "--check"])
+    assert out.exit_code == 0, out.output
+    blocks = table_blocks((REPO / "benchmarks" / "README.md").read_text(encoding="utf-8"))
+    assert blocks and set(blocks) <= {p.name for p in ITEMS.iterdir() if p.is_dir()}
+
+
+def test_every_cosine_quoted_in_the_benchmarks_readme_is_in_the_committed_items() -> None:
+    quoted = quoted_cosines((REPO / "benchmarks" / "README.md").read_text(encoding="utf-8"))
+    kept = {(i["text"], round(i["cosine"], 2)) for f in ITEMS.glob("*/*.json") if f.name != "table.json"
+            for i in json.loads(f.read_text(encoding="utf-8"))["items"] if i.get("cosine") is not None}
+    missing = [q for q in quoted if (q[0], q[1]) not in kept]
+    assert not missing, f"quoted in benchmarks/README.md but not in benchmarks/items: {missing}"
+
+
+def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_path: Path) -> None:
+    from crux_lab.eval.recovery import run_recovery_eval
+
+    scenarios = generate_scenarios(1, seed=2)
+    lib = write_library(scenarios, tmp_path / "lib")
+    run = run_recovery_eval(scenarios, ["direct", "direct+informed=true", "direct+informed=true+samples=3"], lib,
+                            tmp_path / "runs", cassettes=tmp_path / "tapes", items_dir=tmp_path / "items")
+    users = {}
+    for tape in (tmp_path / "tapes").glob("*.jsonl"):
+        rows = [json.loads(line) for line in tape.read_text().splitlines() if line.strip()]
+        users[tape.name] = [m["content"] for r in rows for m in r["request"]["messages"]]
+    blind = next(v for k, v in users.items() if "informed" not in k)
+    informed = next(v for k, v in users.items() if "informed" in k and "samples" not in k)
+    sampled = next(v for k, v in users.items() if "samples" in k)
+    assert not any("Holds (" in u or "Rejects (" in u for u in blind)
+    assert all("Holds (" in u for u in informed) and len(sampled) == 3 and len(set(sampled)) == 3
+    rows = {s.engine: s for s in run.scores}
+    assert set(rows) == {"direct", "direct+informed=true", "direct+informed=true+samples=3"}
+    assert rows["direct+informed=true+samples=3"].calls == 3
+    assert len(list((tmp_path / "items").glob("*.json"))) == 6  # three arms and three canaries
+
+
+def test_a_bad_arm_is_one_named_line(tmp_path: Path) -> None:
+    out = CliRunner().invoke(app, ["recovery", "--engines", "direct+informd=true", "--no-store", "--runs-dir", str(tmp_path)])
+    assert out.exit_code == 2 and "informd" in out.output and "informed" in out.output
+    out = CliRunner().invoke(app, ["recovery", "--engines", "direct+informed", "--no-store", "--runs-dir", str(tmp_path)])
+    assert out.exit_code == 2 and "KEY=VALUE" in out.output
