@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_interval", "cluster_interval", "nanmean"]
+__all__ = ["bootstrap_interval", "cluster_interval", "cohen_kappa", "nanmean"]
 
 
 def nanmean(values: Sequence[float]) -> float:
@@ -63,3 +63,26 @@ def cluster_interval(values: Sequence[float], clusters: Sequence[str], seed: int
     picks = rng.integers(0, len(groups), size=(n, len(groups)))
     means = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
     return (round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4))
+
+
+def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
+    """Cohen's kappa of two raters' labels of the same items: agreement beyond chance, 1 when
+    they always agree, 0 at chance; ``nan`` with no items or when chance agreement is 1 (both
+    raters gave one and the same label to everything).
+
+    >>> cohen_kappa([1, 1, 0, 0], [1, 1, 0, 0])
+    1.0
+    >>> cohen_kappa([1, 0, 1, 0], [1, 1, 0, 0])
+    0.0
+    >>> round(cohen_kappa(["y", "y", "y", "n"], ["y", "y", "n", "n"]), 3)
+    0.5
+    """
+    if len(a) != len(b):
+        raise ValueError(f"two raters must label the same items ({len(a)} and {len(b)} labels)")
+    n = len(a)
+    if n == 0:
+        return math.nan
+    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
+    labels = set(a) | set(b)
+    chance = sum((list(a).count(k) / n) * (list(b).count(k) / n) for k in labels)
+    return math.nan if chance == 1 else (observed - chance) / (1 - chance)

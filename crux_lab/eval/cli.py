@@ -346,7 +346,7 @@ def rescore_command(
 ) -> None:
     """Rebuild every recovery table from its committed compact items, with the current scorer:
 print each, and with --check compare it with the README, or with --write put it there."""
-    from crux_lab.eval.items import ItemsError, k_for_budget, load_table, rescore, table_markdown
+    from crux_lab.eval.items import ItemsError, k_for_budget, load_table, reader_agreement, rescore, table_markdown
     from crux_lab.eval.readme import ReadmeError, replace_blocks, table_blocks
 
     root = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -364,6 +364,10 @@ print each, and with --check compare it with the README, or with --write put it 
             console.print(built[table.name], highlight=False, soft_wrap=True)
             for line in table.notes:
                 console.print(f"[yellow]note[/yellow] {line}", highlight=False, soft_wrap=True)
+            if (reader := reader_agreement(table, scores)) is not None:
+                console.print(f"reader's check: {reader['labels']} items labelled, {reader['accepted']} accepted; Cohen's kappa "
+                              f"with the text match {_fmt(reader['kappa_text'])}, with recovery with sides "
+                              f"{_fmt(reader['kappa_sides'])}", highlight=False)
             arms = list(dict.fromkeys(s.engine for s in scores))
             base = next((a for a in arms if a.startswith("direct+") and "informed=true" in a and "samples" not in a), None)
             debates = [a for a in arms if a.split("+")[0] in table.settings.get("debate_engines", [])]

@@ -35,6 +35,7 @@ from crux_lab.analysis.recovery import (
     summarize,
 )
 from crux_lab.analysis.scenarios import Scenario, load_scenarios
+from crux_lab.analysis.stats import cohen_kappa
 
 __all__ = [
     "ItemsError",
@@ -45,6 +46,7 @@ __all__ = [
     "k_for_budget",
     "load_table",
     "parse_arm",
+    "reader_agreement",
     "rescore",
     "table_markdown",
     "write_record",
@@ -52,6 +54,7 @@ __all__ = [
 
 VERSION = 1
 TABLE_FILE = "table.json"
+READER_FILE = "reader.jsonl"  # a reader's labels: {"arm", "scenario", "seed", "text", "accept", "why"} a line
 CANARY = "canary:"
 
 
@@ -280,3 +283,44 @@ def k_for_budget(scores: Sequence[RecoveryScore], baseline: str, debate_arms: Se
     if base is None or not debates:
         return None
     return max(1, round(statistics.median(debates) / base))
+
+
+def reader_agreement(table: Table, scores: Sequence[RecoveryScore]) -> dict[str, Any] | None:
+    """A reader's check of a table: the labels in its ``reader.jsonl`` (accept or reject, with
+    one line why), each found among the rescored items (``scores``, in :func:`rescore`'s order),
+    against the scorer's text match and its recovery with sides: Cohen's kappa of each, overall
+    and per arm, and the items where reader and scorer disagree. ``None`` when there is no
+    reader file; a label whose item is not in the table is a named error."""
+    path = table.folder / READER_FILE
+    if not path.is_file():
+        return None
+    judged: dict[tuple[str, str, int, str], Any] = {}
+    for rec, score in zip(table.records, scores, strict=True):
+        for j in score.judged:
+            judged[(rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            label = json.loads(line)
+            key = (label["arm"], label["scenario"], int(label["seed"]), label["text"])
+            accept = bool(label["accept"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ItemsError(f"{path}: line {n}: {exc}; each line is {{\"arm\", \"scenario\", \"seed\", \"text\", \"accept\", \"why\"}}.") from None
+        if key not in judged:
+            raise ItemsError(f"{path}: line {n}: no item {label['text']!r} of {label['arm']} on {label['scenario']} s{label['seed']} in this table.")
+        j = judged[key]
+        rows.append((label["arm"], accept, j.match.how == "embedding" and j.sides != "n/a", j.recovered, label.get("why", ""), label["text"]))
+
+    def kappas(mine: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
+        reader = [r[1] for r in mine]
+        return {"labels": len(mine), "accepted": sum(reader),
+                "kappa_text": cohen_kappa(reader, [r[2] for r in mine]),
+                "kappa_sides": cohen_kappa(reader, [r[3] for r in mine])}
+
+    return {
+        **kappas(rows),
+        "per_arm": {arm: kappas([r for r in rows if r[0] == arm]) for arm in dict.fromkeys(r[0] for r in rows)},
+        "disagreements": [{"arm": r[0], "text": r[5], "reader": r[1], "recovered": r[3], "why": r[4]} for r in rows if r[1] != r[3]],
+    }

@@ -134,3 +134,26 @@ def test_a_bad_arm_is_one_named_line(tmp_path: Path) -> None:
     assert out.exit_code == 2 and "informd" in out.output and "informed" in out.output
     out = CliRunner().invoke(app, ["recovery", "--engines", "direct+informed", "--no-store", "--runs-dir", str(tmp_path)])
     assert out.exit_code == 2 and "KEY=VALUE" in out.output
+
+
+def test_the_readers_check_gives_kappa_and_names_a_label_with_no_item(tmp_path: Path) -> None:
+    from crux_lab.eval.items import reader_agreement
+
+    scenario = load_scenarios(SETS["dev"])[2]
+    contested = [p for p in scenario.propositions if p.contested]
+    split = [(tuple(k for k, v in p.stances.items() if v == "pro"), tuple(k for k, v in p.stances.items() if v == "con")) for p in contested]
+    items = [Item(contested[0].question, *split[0]), Item(contested[1].question), Item("Is the weather nice in spring?", *split[0])]
+    score = score_items(items, scenario, engine="dcg")
+    write_record(tmp_path, debate_record(score, arm="dcg", engine="dcg", params={}, seed=0))
+    (tmp_path / "table.json").write_text(json.dumps({"scenarios": str(SETS["dev"])}))
+    labels = [(contested[0].question, True), (contested[1].question, True), ("Is the weather nice in spring?", False)]
+    (tmp_path / "reader.jsonl").write_text("".join(
+        json.dumps({"arm": "dcg", "scenario": scenario.id, "seed": 0, "text": t, "accept": a, "why": "w"}) + "\n" for t, a in labels))
+    table = load_table(tmp_path)
+    got = reader_agreement(table, rescore(table))
+    assert got is not None and got["labels"] == 3 and got["accepted"] == 2
+    assert got["kappa_text"] == 1.0  # the reader accepts exactly the two text matches
+    assert 0.0 < got["kappa_sides"] < 1.0 and [d["text"] for d in got["disagreements"]] == [contested[1].question]
+    (tmp_path / "reader.jsonl").write_text(json.dumps({"arm": "dcg", "scenario": scenario.id, "seed": 0, "text": "not there", "accept": True}) + "\n")
+    with pytest.raises(ValueError, match=r"reader\.jsonl: line 1: no item 'not there'"):
+        reader_agreement(table, rescore(table))
