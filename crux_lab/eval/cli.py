@@ -328,8 +328,13 @@ def _write_table_head(folder: Path, scenarios_dir: Path | None, llm: Any, seeds:
     """The items folder's ``table.json``: which scenario set and settings its records come from."""
     head = folder / "table.json"
     settings = json.loads(head.read_text(encoding="utf-8")) if head.is_file() else {}
+    where = settings.get("scenarios", "")
+    if scenarios_dir is not None:
+        repo = Path(__file__).resolve().parents[2]
+        full = scenarios_dir.resolve()
+        where = str(full.relative_to(repo)) if full.is_relative_to(repo) else str(full)  # committed tables name a repo path
     settings.update({
-        "scenarios": str(scenarios_dir) if scenarios_dir is not None else settings.get("scenarios", ""),
+        "scenarios": where,
         "backend": llm.backend, "models": dict(llm.models), "max_turns": max_turns,
         "seeds": sorted(set(settings.get("seeds", [])) | set(seeds)),
     })
@@ -346,7 +351,14 @@ def rescore_command(
 ) -> None:
     """Rebuild every recovery table from its committed compact items, with the current scorer:
 print each, and with --check compare it with the README, or with --write put it there."""
-    from crux_lab.eval.items import ItemsError, k_for_budget, load_table, reader_agreement, rescore, table_markdown
+    from crux_lab.eval.items import (
+        ItemsError,
+        k_for_budget,
+        load_table,
+        reader_agreement,
+        rescore,
+        table_markdown,
+    )
     from crux_lab.eval.readme import ReadmeError, replace_blocks, table_blocks
 
     root = Path(__file__).resolve().parents[2] / "benchmarks"

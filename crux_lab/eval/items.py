@@ -169,6 +169,13 @@ def _resolve(path: str, folder: Path) -> Path:
     return _repo_root() / p
 
 
+def _read_json(path: Path, fix: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ItemsError(f"{path}: not valid JSON ({exc}); {fix}.") from None
+
+
 def load_table(folder: str | Path) -> Table:
     """An items folder: its ``table.json`` and every record, each checked field by field."""
     root = Path(folder)
@@ -176,10 +183,7 @@ def load_table(folder: str | Path) -> Table:
     if not head.is_file():
         raise ItemsError(f"{head}: file missing; an items folder needs its table.json "
                          '({"title": ..., "scenarios": "<scenario set folder>", ...}).')
-    try:
-        settings = json.loads(head.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ItemsError(f"{head}: not valid JSON ({exc}); fix the syntax.") from None
+    settings = _read_json(head, "fix the syntax")
     if not isinstance(settings, dict) or not isinstance(settings.get("scenarios"), str):
         raise ItemsError(f"{head}: scenarios: give the scenario set folder the items were scored against, as text.")
     records: list[dict[str, Any]] = []
@@ -187,10 +191,7 @@ def load_table(folder: str | Path) -> Table:
     for path in sorted(root.glob("*.json")):
         if path.name == TABLE_FILE:
             continue
-        try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ItemsError(f"{path}: not valid JSON ({exc}); fix the syntax or delete the file.") from None
+        rec = _read_json(path, "fix the syntax or delete the file")
         for name, kind in (("arm", str), ("scenario", str), ("seed", int), ("items", list)):
             if not isinstance(rec.get(name) if isinstance(rec, dict) else None, kind):
                 raise ItemsError(f"{path}: {name}: missing or not {kind.__name__}; each record needs arm, scenario, seed and items.")

@@ -94,7 +94,7 @@ async def test_same_seed_same_debate_and_the_event_log_carries_the_output(name: 
 
 def test_engines_are_listed_in_the_order_of_the_plugin_list() -> None:
     # `crux-lab engines` and the --engine choices keep their order, whichever module loaded first.
-    assert list(engines.available()) == ["dialogue", "dcg", "panel", "crux_rooms", "blitz", "classical", "graph", "direct", "cot"]
+    assert list(engines.available()) == ["dialogue", "dcg", "panel", "crux_rooms", "blitz", "classical", "graph", "direct", "cot", "worldview"]
 
 
 def test_a_registry_orders_by_plugin_and_refuses_a_name_taken_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
