@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/polis_eval.py --backend openai --base-url http://127.0.0.1:8080/v1 \\
         [--model-strong M --model-fast M] [--engines direct,cot,dcg,panel] [--max-turns 8] [--seeds 0,1]
 
-For each conversation in ``--data`` (default ``tests/data/polis``, the six of
+For each conversation in ``--data`` (default ``tests/data/polis``, the ten of
 ``../shared/data/polis``; CC BY 4.0, The Computational Democracy Project) it computes the
 ground truth from the votes (:mod:`crux_lab.analysis.polis_truth`), writes one persona per
 opinion group, debates each engine and seed, and scores by text

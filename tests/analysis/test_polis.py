@@ -21,12 +21,14 @@ from crux_lab.analysis.polis import (
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "polis"
 CONVERSATIONS = [p.name for p in list_conversations(DATA)]
-# The four smaller conversations keep the test fast; the eval script runs all six.
+# The four smaller conversations keep the test fast; the eval script runs all ten.
 SMALL = ["15-per-hour-seattle", "brexit-consensus", "london.youth.policing", "bg2050-volunteers"]
 
 
-def test_all_six_conversations_are_present() -> None:
-    assert len(CONVERSATIONS) == 6
+def test_all_ten_conversations_are_present() -> None:
+    assert len(CONVERSATIONS) == 10
+    assert {"scoop-hivemind.biodiversity", "scoop-hivemind.taxes", "scoop-hivemind.ubi",
+            "ssis.land-bank-farmland.2rumnecbeh.2021-08-01"} <= set(CONVERSATIONS)
 
 
 @pytest.mark.parametrize("name", CONVERSATIONS)
