@@ -46,7 +46,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -310,18 +310,21 @@ def group_minds(
     per_group: int = 5,
     n_consensus: int = 2,
     min_clear: int = 3,
+    exclude: Collection[str] = frozenset(),
 ) -> tuple[list[GroupMind], list[str]]:
     """Each group's mind (module docstring), and one note per group skipped for having fewer
-    than ``min_clear`` clear statements."""
+    than ``min_clear`` clear statements. No mind holds a statement of ``exclude`` (the held-out
+    statements, :mod:`crux_lab.analysis.polis_heldout`); the consensus statements a mind holds
+    are then the strongest ones not excluded."""
     minds: list[GroupMind] = []
     notes: list[str] = []
-    common = list(truth.consensus[:n_consensus])
+    common = [sid for sid in truth.consensus if sid not in exclude][:n_consensus]
     for group in truth.groups:
         ranked: list[MindStance] = []
         for s in truth.statements.values():
             me = next(g for g in s.groups if g.group == group)
             stance = _clear(me, truth.min_votes)
-            if stance is None or s.id in common:
+            if stance is None or s.id in common or s.id in exclude:
                 continue
             rep, rat = _repness(s, group, stance)
             if rat <= Z90:

@@ -7,6 +7,7 @@ it, then ingests the run folders and records the scores in the database.
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -15,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from crux_lab.analysis.polis_eval import (
+    HELDOUT_FILE,
     PolisEvalRun,
     PolisScore,
     PolisSetup,
     camp_frame,
+    canary_scores,
     crux_frame,
     divisive_frame,
     prepare,
@@ -28,6 +31,7 @@ from crux_lab.analysis.polis_eval import (
 from crux_lab.analysis.recovery import _repo_path
 from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
+from crux_lab.eval.items import arm_label, parse_arm
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resume
@@ -55,8 +59,12 @@ def run_polis_eval(
     encoder: Any = None,
     on_result: Callable[[PolisScore], None] | None = None,
 ) -> PolisEvalRun:
-    """Debate one prepared conversation (:func:`prepare`) with every engine and seed, score each
-    debate, and (``store``) ingest the run folders and record the scores in the database.
+    """Debate one prepared conversation (:func:`prepare`) with every arm of ``engines`` (engine
+    names, or ``engine+key=value`` arms such as ``direct+informed=true+samples=4``:
+    :func:`crux_lab.eval.items.parse_arm`) and seed, score each debate, and (``store``) ingest
+    the run folders and record the scores in the database. With held-out statements, the
+    canaries are scored beside (:func:`~crux_lab.analysis.polis_eval.canary_scores`, in
+    ``canaries``) and the split is written into every run folder (``heldout.json``).
 
     ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
     per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
@@ -67,26 +75,32 @@ def run_polis_eval(
     out = PolisEvalRun(setup)
     runs_dir = Path(workdir) / "runs"
     lib = setup.library
+    arms = []
+    for spec in engines:
+        engine, own = parse_arm(spec)
+        arms.append((arm_label(engine, own) if own else engine, engine, {**(params or {}).get(engine, {}), **own}))
     with use_library(lib.root):
         try:
             for seed in seeds:
-                for engine in engines:
+                out.canaries += canary_scores(setup, seed, encoder=encoder)
+                for arm, engine, arm_params in arms:
                     config = DebateConfig(
                         topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
-                        max_turns=max_turns, deck=lib.deck_id, params=dict((params or {}).get(engine, {})),
+                        max_turns=max_turns, deck=lib.deck_id, params=arm_params,
                         models=dict(models or {}), base_url=base_url, structured=structured,
                     )
-                    label = f"{engine}/s{seed}"
+                    label = f"{arm}/s{seed}"
                     try:
                         done = run_or_resume(config, runs_dir, label=f"{setup.truth.conversation}/{label}",
                                              sweep_id="eval-polis",
-                                             cassette=cassette_path(cassettes, setup.truth.conversation, engine, f"s{seed}"))
+                                             cassette=cassette_path(cassettes, setup.truth.conversation,
+                                                                    arm.replace("+", "_"), f"s{seed}"))
                     except DebateStopped:
                         raise
                     except Exception as exc:  # one engine's failure must not cost the others' runs
                         out.failures[label] = f"{type(exc).__name__}: {exc}"
                         continue
-                    score = _add(out, done.result, done.run_dir, resumed=done.resumed, encoder=encoder)
+                    score = _add(out, done.result, done.run_dir, resumed=done.resumed, encoder=encoder, arm=arm)
                     if on_result is not None:
                         on_result(score)
         except DebateStopped as stop:
@@ -97,11 +111,18 @@ def run_polis_eval(
     return out
 
 
-def _add(out: PolisEvalRun, result: DebateResult, run_dir: Path, *, resumed: bool, encoder: Any = None) -> PolisScore:
-    """Score one finished debate of ``out``'s conversation and keep it, with its run folder."""
+def _add(out: PolisEvalRun, result: DebateResult, run_dir: Path, *, resumed: bool, encoder: Any = None,
+         arm: str | None = None) -> PolisScore:
+    """Score one finished debate of ``out``'s conversation and keep it, with its run folder
+    (into which the held-out split is written, ``heldout.json``)."""
     setup = out.setup
-    score = score_debate(result, setup.truth, setup.library, setup.conversation.group_ids, encoder=encoder)
+    score = score_debate(result, setup.truth, setup.library, setup.conversation.group_ids, encoder=encoder,
+                         held=setup.held)
     score.resumed = resumed
+    if arm is not None:
+        score.engine = arm
+    if setup.held is not None:
+        (run_dir / HELDOUT_FILE).write_text(json.dumps(setup.held.as_dict(), indent=1) + "\n", encoding="utf-8")
     out.results.append(result)
     out.scores.append(score)
     out.run_dirs.append(run_dir)
@@ -114,13 +135,19 @@ def finished_runs(setup: PolisSetup, runs: str | Path, engines: Sequence[str], *
     nothing is debated. A folder that is not there or holds no run folder is a
     :class:`~crux_lab.store.runfiles.RunFolderError` naming it."""
     out = PolisEvalRun(setup)
+    labels = {}
+    for spec in engines:
+        engine, own = parse_arm(spec)
+        labels[arm_label(engine, own) if own else engine] = spec
     for run_dir in find_run_dirs([runs]):
         if not is_finished(run_dir):
             continue  # unfinished or unreadable: a rerun of the eval redoes these, a view skips them
         result = load_result(run_dir)
-        if result.config.deck != setup.library.deck_id or result.engine not in engines or result.config.seed != seed:
+        params = result.config.params
+        arm = arm_label(result.engine, params) if params else result.engine
+        if result.config.deck != setup.library.deck_id or arm not in labels or result.config.seed != seed:
             continue
-        _add(out, result, run_dir, resumed=True)
+        _add(out, result, run_dir, resumed=True, arm=labels[arm])
     order = {e: i for i, e in enumerate(engines)}
     out.scores.sort(key=lambda s: order[s.engine])
     out.results.sort(key=lambda r: order[r.engine])
@@ -132,11 +159,16 @@ def _store(out: PolisEvalRun, db: str | Path | None) -> Path:
     con = connect(path)
     try:
         ingest(out.run_dirs, con)
+        held = out.setup.held.as_dict() if out.setup.held is not None else None
         for s in out.scores:
             detail = {key: v for key, v in asdict(s).items() if key not in ("precision", "recall_at_k", "camp_ari")}
             detail["thresholds"] = out.setup.truth.thresholds()
             detail["top_divisive"] = list(out.setup.truth.top_divisive)
-            record_metrics(con, s.run_id, s.metrics(), {"polis_crux_precision": detail})
+            detail["heldout"] = held
+            details: dict[str, Any] = {"polis_crux_precision": detail}
+            if held is not None:
+                details["polis_sides_f1"] = {"arm": s.engine, "heldout": held, "items": s.items}
+            record_metrics(con, s.run_id, s.metrics(), details)
     finally:
         con.close()
     return path
@@ -151,12 +183,14 @@ def conversation_view(
     max_turns: int = 30,
     workdir: str | Path | None = None,
     runs: str | Path | None = None,
+    holdout: bool = False,
 ) -> dict[str, Any]:
     """Notebook 07's Polis view of one conversation: run the engines (not stored; finished
     debates in ``workdir`` are reused), or, with ``runs``, read the finished debates of this
     conversation in that folder (a real model's, from ``benchmarks/polis_eval.py``) without
     debating; return DataFrames ``divisive``, ``cruxes``, ``camps``, ``summary``, and ``notes``
-    (skipped groups, failures, or why nothing ran)."""
+    (skipped groups, failures, or why nothing ran). The personas hold every statement unless
+    ``holdout`` (the evaluation's split, :mod:`crux_lab.analysis.polis_heldout`)."""
     import pandas as pd  # loaded on use: the CLI imports this module at start
 
     empty = {"divisive": pd.DataFrame(), "cruxes": pd.DataFrame(), "camps": pd.DataFrame(), "summary": pd.DataFrame()}
@@ -164,7 +198,7 @@ def conversation_view(
     if path is None or not path.is_dir():
         return {**empty, "notes": [f"no Polis conversation at {str(folder)!r}"]}
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="crux-polis-"))
-    setup = prepare(path, work / "library" / path.name)
+    setup = prepare(path, work / "library" / path.name, holdout=holdout)
     if runs:
         run = finished_runs(setup, runs, engines, seed=seed)
     else:
