@@ -7,6 +7,7 @@ it, then ingests the run folders and records the scores in the database.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 import time
@@ -38,7 +39,9 @@ from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resu
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 from crux_lab.store.runfiles import find_run_dirs, load_result
 
-__all__ = ["conversation_view", "finished_runs", "run_polis_eval"]
+__all__ = ["ask_each_persona_interim", "conversation_view", "finished_runs", "run_polis_eval"]
+
+ANSWER_OF_STANCE = {"pro": "YES", "con": "NO", "uncertain": "UNSURE"}
 
 
 def run_polis_eval(
@@ -209,3 +212,53 @@ def conversation_view(
     summary = pd.DataFrame(summarize(run.scores))
     return {"divisive": divisive_frame(setup.truth), "cruxes": crux_frame(run), "camps": camp_frame(run),
             "summary": summary, "notes": notes, "topic": setup.library.topic}
+
+
+def ask_each_persona_interim(
+    setup: PolisSetup,
+    *,
+    backend: str = OFFLINE,
+    seed: int = 0,
+    models: Mapping[str, str] | None = None,
+    base_url: str | None = None,
+    structured: str | None = None,
+) -> dict[tuple[str, str], str]:
+    """The interim asker of persona fidelity: each persona of ``setup``, alone with its own
+    system prompt, is asked whether it agrees with each held-out fidelity statement, one request
+    per persona and statement, through an engine context's backend (the classic engines'
+    initial-stance request with that statement as its only claim). Its stance becomes the
+    answer: pro YES, con NO, uncertain (or an unusable reply) UNSURE.
+
+    It stands in for the shared per-persona poll of the poll issue, which will replace it: the
+    fidelity scorer (:func:`crux_lab.analysis.polis_fidelity.score_fidelity`) reads only the
+    returned mapping ``{(persona_id, statement_id): "YES" | "NO" | "UNSURE"}``, so any asker
+    that returns one fits. Empty when the setup has no held-out statements. On the simulator a
+    persona answers from its mind: it reads which of its deck's statements the question states
+    (by word overlap) and gives its stance on that one."""
+    from crux_lab.engines.claims import Claim, initial_stance
+    from crux_lab.runner import DebateRun
+
+    held, lib = setup.held, setup.library
+    if held is None or not held.fidelity:
+        return {}
+    texts = {sid: setup.truth.statements[sid].text for sid in held.fidelity}
+    with use_library(lib.root):
+        config = DebateConfig(topic=lib.topic, persona_ids=list(lib.persona_ids), engine="direct", backend=backend,
+                              seed=seed, deck=lib.deck_id, models=dict(models or {}), base_url=base_url,
+                              structured=structured)
+        run = DebateRun(config)
+
+        async def ask() -> dict[tuple[str, str], str]:
+            out: dict[tuple[str, str], str] = {}
+            try:
+                for pid in lib.persona_ids:
+                    for sid, text in texts.items():
+                        stances, _ = await initial_stance(run.ctx, pid, [Claim("c1", text)])
+                        out[(pid, sid)] = ANSWER_OF_STANCE.get(stances["c1"].stance, "UNSURE")
+            finally:
+                close = getattr(run.ledger.backend, "aclose", None)
+                if close is not None:
+                    await close()
+            return out
+
+        return asyncio.run(ask())
