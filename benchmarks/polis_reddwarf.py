@@ -20,9 +20,12 @@ dropped, Polis's own ``group-id`` as the groups) and reports the largest differe
   against Polis's exported ``group-id`` (adjusted Rand index), beside crux_lab's own camps
   (:func:`crux_lab.analysis.polis.evaluate_conversation`).
 
-red-dwarf is not a crux_lab dependency: point ``--reddwarf`` at a folder it imports from (an
-unzipped wheel, ``pip download --no-deps red-dwarf`` then unzip) or run with a Python that has
-it. Writes ``benchmarks/data/polis_reddwarf.json``; prints a Markdown summary.
+The committed ``benchmarks/data/polis_reddwarf.json`` was written when crux_lab still computed
+these by hand (commit d719ac3, red-dwarf from an unzipped wheel via ``--reddwarf``). Since they
+agreed everywhere, crux_lab now calls red-dwarf's tests and smoothed probability (a dependency in
+pyproject.toml), so a rerun checks that the counts and the products crux_lab builds on them
+(representativeness, the repness metric, group-aware consensus) still equal red-dwarf's.
+Writes ``benchmarks/data/polis_reddwarf.json`` (or ``--out``); prints a Markdown summary.
 """
 
 from __future__ import annotations
@@ -186,7 +189,8 @@ def main() -> None:
         raise SystemExit(f"red-dwarf cannot be imported ({exc}); pass --reddwarf FOLDER (an unzipped wheel).") from None
     version = getattr(reddwarf, "__version__", "")
     if not version:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
 
         try:
             version = dist_version("red-dwarf")
