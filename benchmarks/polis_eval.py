@@ -123,6 +123,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     ap.add_argument("--no-fidelity", action="store_true", help="Do not ask the personas the fidelity statements.")
+    ap.add_argument("--items", type=Path, default=None,
+                    help="Write each debate's compact items here (commit them; crux_lab.eval.polis.rescore_polis re-scores).")
     args = ap.parse_args()
 
     from crux_lab.console import backend_choice, llm_settings
@@ -160,7 +162,7 @@ def main() -> None:
                   f"nearest {row['nearest_accuracy']:.2f}", flush=True)
         run = run_polis_eval(
             setup, engines, work, backend=backend, seeds=seeds, max_turns=args.max_turns, models=models,
-            base_url=url, db=db,
+            base_url=url, db=db, items_dir=args.items,
             on_result=lambda s: print(f"  {s.engine} s{s.seed}: items {s.n_items}, P {s.precision:.2f}, "
                                       f"R@{s.k} {s.recall_at_k:.2f}, false CG {s.false_common_ground}, "
                                       f"ARI {s.camp_ari:.2f}, {s.calls} calls, {s.wall_s:.1f}s"

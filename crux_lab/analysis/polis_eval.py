@@ -77,6 +77,7 @@ __all__ = [
     "PolisScore",
     "PolisSetup",
     "StatementMatch",
+    "add_sides",
     "camp_ari",
     "canary_scores",
     "match_statements",
@@ -220,7 +221,7 @@ class PolisScore:
         return out
 
 
-def _add_sides(score: PolisScore, sides: SidesScore) -> PolisScore:
+def add_sides(score: PolisScore, sides: SidesScore) -> PolisScore:
     """``score`` with the held-out crux finding of ``sides`` filled in."""
     score.held_out = True
     score.matched_by_text, score.recovered = sides.matched_by_text, sides.recovered
@@ -270,7 +271,7 @@ def score_debate(
     )
     if held is None:
         return score
-    return _add_sides(score, score_sides(items_of(result), truth, held, library.persona_group, topic=library.topic,
+    return add_sides(score, score_sides(items_of(result), truth, held, library.persona_group, topic=library.topic,
                                          threshold=threshold, encoder=encoder))
 
 
@@ -286,7 +287,7 @@ def canary_scores(setup: PolisSetup, seed: int = 0, *, threshold: float | None =
                           top_held=0, n_items=len(items), divisive_items=0, precision=math.nan, recall_at_k=math.nan,
                           found_top=[], n_common_ground=0, false_common_ground=0, camp_ari=math.nan, calls=0, wall_s=0.0,
                           complete=True)
-        out.append(_add_sides(base, score_sides(items, truth, held, lib.persona_group, topic=lib.topic,
+        out.append(add_sides(base, score_sides(items, truth, held, lib.persona_group, topic=lib.topic,
                                                 threshold=threshold, encoder=encoder)))
     return out
 

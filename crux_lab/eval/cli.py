@@ -510,6 +510,7 @@ def polis(
     workdir: Annotated[Path, typer.Option(help="Holds library/<conversation>/ (the personas) and runs/ (finished debates are reused).")] = Path("experiments/polis"),
     db: Annotated[Path | None, typer.Option(help="DuckDB file (default: $CRUX_LAB_DB or data/crux_lab.duckdb).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    items: Annotated[Path | None, typer.Option("--items", help="Write each debate's and canary's compact items here (with the held-out split), to commit and re-score.")] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Do not ingest the runs or record metrics.")] = False,
 ) -> None:
     """Debate Polis conversations with one persona per opinion group and score the cruxes found
@@ -565,7 +566,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
         try:
             run = run_polis_eval(setup, names, workdir, backend=resolved, seeds=seed_list, max_turns=max_turns,
                                  models=models, base_url=url, structured=llm.structured, cassettes=cassettes, db=db,
-                                 store=not no_store, on_result=progress)
+                                 store=not no_store, on_result=progress, items_dir=items)
         except StoreError as exc:
             fail(f"{exc} (the run folders are in {workdir / 'runs'}; `crux-lab db ingest` loads them later, or pass --no-store).", code=1)
         except KeyboardInterrupt:

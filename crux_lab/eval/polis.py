@@ -21,6 +21,7 @@ from crux_lab.analysis.polis_eval import (
     PolisEvalRun,
     PolisScore,
     PolisSetup,
+    add_sides,
     camp_frame,
     canary_scores,
     crux_frame,
@@ -32,14 +33,21 @@ from crux_lab.analysis.polis_eval import (
 from crux_lab.analysis.recovery import _repo_path
 from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
-from crux_lab.eval.items import arm_label, parse_arm
+from crux_lab.eval.items import arm_label, parse_arm, write_record
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resume
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 from crux_lab.store.runfiles import find_run_dirs, load_result
 
-__all__ = ["ask_each_persona_interim", "conversation_view", "finished_runs", "run_polis_eval"]
+__all__ = [
+    "ask_each_persona_interim",
+    "conversation_view",
+    "finished_runs",
+    "polis_record",
+    "rescore_polis",
+    "run_polis_eval",
+]
 
 ANSWER_OF_STANCE = {"pro": "YES", "con": "NO", "uncertain": "UNSURE"}
 
@@ -61,6 +69,7 @@ def run_polis_eval(
     store: bool = True,
     encoder: Any = None,
     on_result: Callable[[PolisScore], None] | None = None,
+    items_dir: str | Path | None = None,
 ) -> PolisEvalRun:
     """Debate one prepared conversation (:func:`prepare`) with every arm of ``engines`` (engine
     names, or ``engine+key=value`` arms such as ``direct+informed=true+samples=4``:
@@ -68,6 +77,8 @@ def run_polis_eval(
     the run folders and record the scores in the database. With held-out statements, the
     canaries are scored beside (:func:`~crux_lab.analysis.polis_eval.canary_scores`, in
     ``canaries``) and the split is written into every run folder (``heldout.json``).
+    ``items_dir``: write each debate's and canary's compact record there (:func:`polis_record`;
+    commit it and :func:`rescore_polis` rebuilds the table without the run folders).
 
     ``workdir/runs/`` holds one folder per debate; a complete one is reused, not run again. ``cassettes`` is a folder of one cassette
     per debate (``<conversation>-<engine>-s<seed>.jsonl``): recorded on a live backend, replayed
@@ -84,8 +95,12 @@ def run_polis_eval(
         arms.append((arm_label(engine, own) if own else engine, engine, {**(params or {}).get(engine, {}), **own}))
     with use_library(lib.root):
         try:
+            model = (models or {}).get("strong", "")
             for seed in seeds:
-                out.canaries += canary_scores(setup, seed, encoder=encoder)
+                for canary in canary_scores(setup, seed, encoder=encoder):
+                    out.canaries.append(canary)
+                    if items_dir is not None:
+                        write_record(items_dir, polis_record(canary, setup))
                 for arm, engine, arm_params in arms:
                     config = DebateConfig(
                         topic=lib.topic, persona_ids=list(lib.persona_ids), engine=engine, backend=backend, seed=seed,
@@ -104,6 +119,8 @@ def run_polis_eval(
                         out.failures[label] = f"{type(exc).__name__}: {exc}"
                         continue
                     score = _add(out, done.result, done.run_dir, resumed=done.resumed, encoder=encoder, arm=arm)
+                    if items_dir is not None and setup.held is not None:
+                        write_record(items_dir, polis_record(score, setup, params=arm_params, model=model))
                     if on_result is not None:
                         on_result(score)
         except DebateStopped as stop:
@@ -262,3 +279,62 @@ def ask_each_persona_interim(
             return out
 
         return asyncio.run(ask())
+
+
+def polis_record(score: PolisScore, setup: PolisSetup, *, params: Mapping[str, Any] | None = None,
+                 model: str = "") -> dict[str, Any]:
+    """One debate's (or canary's) compact record, JSON-ready and small enough to commit: its crux
+    items with their sides and what the scorer made of them, its cost, and the held-out split it
+    was scored against. :func:`rescore_polis` scores a folder of them again."""
+    held = setup.held.as_dict() if setup.held is not None else None
+    return {
+        "version": 1, "arm": score.engine, "engine": score.engine.split("+")[0], "params": dict(params or {}),
+        "scenario": setup.truth.conversation, "conversation": setup.truth.conversation, "seed": score.seed,
+        "run_id": score.run_id, "model": model, "calls": score.calls, "prompt_tokens": score.prompt_tokens,
+        "output_tokens": score.output_tokens, "wall_s": round(score.wall_s, 1), "topic": setup.library.topic,
+        "personas": dict(setup.library.persona_group), "heldout": held,
+        "items": [{k: i[k] for k in ("text", "kind", "yes", "no", "statement", "cosine", "sides", "recovered")}
+                  for i in score.items],
+    }
+
+
+def rescore_polis(items_dir: str | Path, data: str | Path, *, encoder: Any = None) -> list[PolisScore]:
+    """Every record in ``items_dir`` (:func:`polis_record`, one JSON file each) scored again with
+    the current scorer: its conversation's truth from ``data/<conversation>/``, its held-out
+    split and personas as recorded. A record that cannot be read raises
+    :class:`~crux_lab.eval.items.ItemsError` naming the file and the field."""
+    from crux_lab.analysis.polis import load_conversation
+    from crux_lab.analysis.polis_heldout import HeldOut
+    from crux_lab.analysis.polis_heldout import score_items as score_sides
+    from crux_lab.analysis.polis_truth import ground_truth
+    from crux_lab.analysis.recovery import Item
+    from crux_lab.eval.items import ItemsError
+
+    truths: dict[str, Any] = {}
+    out = []
+    for path in sorted(Path(items_dir).glob("*.json")):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+            conv, held_raw, groups = rec["conversation"], rec["heldout"], rec["personas"]
+            held = HeldOut(
+                conversation=str(held_raw["conversation"]), divisive=tuple(held_raw["divisive"]),
+                fidelity=tuple(held_raw["fidelity"]), near=tuple(held_raw["near"]), k=int(held_raw["k"]),
+                cosine=float(held_raw["cosine"]), fraction=float(held_raw["fraction"]), seed=int(held_raw["seed"]),
+                clear_left=int(held_raw["clear_left"]),
+            )
+            items = [Item(i["text"], tuple(i.get("yes") or ()), tuple(i.get("no") or ()), i.get("kind", "crux"))
+                     for i in rec["items"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ItemsError(f"{path}: {exc}; a Polis record needs conversation, heldout, personas and items "
+                             "(as crux_lab.eval.polis.polis_record writes them).") from None
+        if conv not in truths:
+            truths[conv] = ground_truth(load_conversation(Path(data) / conv), k=len(held.divisive))
+        sides = score_sides(items, truths[conv], held, groups, topic=rec.get("topic", ""), encoder=encoder)
+        score = PolisScore(run_id=rec.get("run_id", ""), engine=rec["arm"], conversation=conv, seed=rec.get("seed", 0),
+                           k=len(held.divisive), top_held=0, n_items=len(items), divisive_items=0,
+                           precision=float("nan"), recall_at_k=float("nan"), found_top=[], n_common_ground=0,
+                           false_common_ground=0, camp_ari=float("nan"), calls=rec.get("calls", 0),
+                           wall_s=rec.get("wall_s", 0.0), complete=True, prompt_tokens=rec.get("prompt_tokens", 0),
+                           output_tokens=rec.get("output_tokens", 0))
+        out.append(add_sides(score, sides))
+    return out

@@ -171,3 +171,25 @@ def test_cli_runs_informed_and_sampled_arms_and_scores_the_canaries_beside(tmp_p
     bad = CliRunner().invoke(app, ["polis", str(BREXIT), "--engines", "direct+informed", "--workdir", str(tmp_path / "w")])
     assert bad.exit_code == 2 and "is not KEY=VALUE" in bad.output
 
+
+
+def test_compact_items_rescore_to_the_same_figures(tmp_path: Path) -> None:
+    from crux_lab.analysis.polis_eval import prepare
+    from crux_lab.eval.items import ItemsError
+    from crux_lab.eval.polis import rescore_polis, run_polis_eval
+
+    setup = prepare(BREXIT, tmp_path / "lib")
+    run = run_polis_eval(setup, ["direct"], tmp_path / "w", store=False, items_dir=tmp_path / "items")
+    files = sorted(p.name for p in (tmp_path / "items").glob("*.json"))
+    assert files == ["brexit-consensus__canary_oracle__s0.json", "brexit-consensus__canary_topic__s0.json",
+                     "brexit-consensus__direct__s0.json"]
+    again = {s.engine: s for s in rescore_polis(tmp_path / "items", DATA)}
+    for s in run.scores + run.canaries:
+        r = again[s.engine]
+        assert (r.recovered, r.matched_by_text, r.sides_f1, r.calls) == (s.recovered, s.matched_by_text, s.sides_f1, s.calls)
+    assert again["canary:oracle"].sides_f1 == 1.0
+    record = json.loads((tmp_path / "items" / "brexit-consensus__canary_oracle__s0.json").read_text())
+    assert record["heldout"]["divisive"] == list(setup.truth.top_divisive) and len(record["items"]) == 5
+    (tmp_path / "items" / "broken.json").write_text("{}")
+    with pytest.raises(ItemsError, match=r"broken\.json"):
+        rescore_polis(tmp_path / "items", DATA)
