@@ -3,7 +3,7 @@
 Usage:
     .venv/bin/python benchmarks/eval_polis_argkp.py [--data DIR] [--seed N]
 
-- Polis: for each of the six conversations, our camps (crux_lab.analysis.alignment.find_camps
+- Polis: for each vendored conversation, our camps (crux_lab.analysis.alignment.find_camps
   on the participants x comments stance matrix) against Polis's own group-id (adjusted Rand
   index), and our divisive / consensus statements against those computed from Polis's groups.
 - ArgKP: embedding key-point matching scored with the KPA-2021 track-1 metric (mAP strict and

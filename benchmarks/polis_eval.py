@@ -4,13 +4,24 @@
     .venv/bin/python benchmarks/polis_eval.py --backend openai --base-url http://127.0.0.1:8080/v1 \\
         [--model-strong M --model-fast M] [--engines direct,cot,dcg,panel] [--max-turns 8] [--seeds 0,1]
 
-For each conversation in ``--data`` (default ``tests/data/polis``, the six of
+For each conversation in ``--data`` (default ``tests/data/polis``, the ten of
 ``../shared/data/polis``; CC BY 4.0, The Computational Democracy Project) it computes the
 ground truth from the votes (:mod:`crux_lab.analysis.polis_truth`), writes one persona per
 opinion group, debates each engine and seed, and scores by text
 (:mod:`crux_lab.analysis.polis_eval`): crux precision, recall@k (with the ceiling: the share of
 the top k that some persona holds), false common ground, camp ARI, calls and wall time. A
 conversation whose votes cannot give a ground truth is listed with the reason and left out.
+
+The personas' minds leave out the held-out statements (:mod:`crux_lab.analysis.polis_heldout`:
+the top-5 divisive statements, a seeded fifth of the other clear statements, and their near
+copies at cosine 0.8); a conversation whose groups keep too few clear statements is listed
+with the counts and left out. Two more tables: cruxes recovered **with sides** against the
+held-out divisive statements (precision, recall@5, F1 with 95% intervals over conversations;
+arms such as ``direct+informed=true+samples=3`` and the canaries beside), and **persona
+fidelity** (:mod:`crux_lab.analysis.polis_fidelity`): each persona asked each held-out
+fidelity statement (the interim asker, :func:`crux_lab.eval.polis.ask_each_persona_interim`),
+accuracy and Cohen's kappa against its group's real vote, beside the majority and
+nearest-statement baselines (``--no-fidelity`` skips it).
 
 Run folders and persona libraries go to ``benchmarks/results/polis-<backend>/`` (a rerun reuses
 finished debates), scores into ``benchmarks/results/polis_eval-<backend>.duckdb`` (``metrics``)
@@ -35,10 +46,12 @@ sys.path.insert(0, str(ROOT))
 
 from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
 from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
+from crux_lab.analysis.polis_fidelity import fidelity_row  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
-from crux_lab.eval.polis import run_polis_eval  # noqa: E402
+from crux_lab.eval.polis import ask_each_persona_interim, run_polis_eval  # noqa: E402
 
-DEFAULT_ENGINES = "direct,cot,blitz,classical,graph,dialogue,dcg,panel,crux_rooms"
+DEFAULT_ENGINES = ("direct,direct+informed=true,direct+informed=true+samples=3,cot,blitz,classical,graph,dialogue,"
+                   "dcg,panel,crux_rooms")
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -60,6 +73,43 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def sides_markdown(rows: list[dict[str, Any]]) -> str:
+    """Cruxes recovered with sides against the held-out divisive statements, canaries last."""
+    head = ["arm", "debates", "items", "matched by text", "recovered with sides", "sides wrong", "no sides",
+            "restated topic", "P [95% CI]", "recall@5 [95% CI]", "F1 [95% CI]", "calls", "tokens in / out"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if not r.get("held_out_debates"):
+            continue
+        lines.append("| " + " | ".join([
+            f"`{r['engine']}`", str(r["held_out_debates"]), str(r["items"]), str(r["matched_by_text"]),
+            str(r["recovered"]), str(r["sides_wrong"]), str(r["no_sides"]), str(r["restated_topic"]),
+            with_interval(r["sides_precision"], r["sides_precision_ci"]).replace("—", "–"),
+            with_interval(r["sides_recall_at_k"], r["sides_recall_ci"]).replace("—", "–"),
+            with_interval(r["sides_f1"], r["sides_f1_ci"]).replace("—", "–"), str(r["calls"]),
+            f"{r.get('prompt_tokens', 0):,} / {r.get('output_tokens', 0):,}",
+        ]) + " |")
+    return "\n".join(lines)
+
+
+def fidelity_markdown(rows: list[dict[str, Any]]) -> str:
+    """Persona fidelity per conversation, beside both baselines."""
+    head = ["conversation", "statements", "pairs", "persona accuracy", "persona κ", "UNSURE",
+            "majority accuracy", "majority κ", "nearest accuracy", "nearest κ"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def num(v: float) -> str:
+        return "–" if math.isnan(v) else f"{v:.2f}"
+
+    for r in rows:
+        lines.append("| " + " | ".join([
+            r["conversation"], str(r["statements"]), str(r["pairs"]), num(r["persona_accuracy"]), num(r["persona_kappa"]),
+            str(r["unsure"]), num(r["majority_accuracy"]), num(r["majority_kappa"]), num(r["nearest_accuracy"]),
+            num(r["nearest_kappa"]),
+        ]) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "polis")
@@ -72,6 +122,9 @@ def main() -> None:
     ap.add_argument("--max-turns", type=int, default=30)
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--no-fidelity", action="store_true", help="Do not ask the personas the fidelity statements.")
+    ap.add_argument("--items", type=Path, default=None,
+                    help="Write each debate's compact items here (commit them; crux_lab.eval.polis.rescore_polis re-scores).")
     args = ap.parse_args()
 
     from crux_lab.console import backend_choice, llm_settings
@@ -85,7 +138,7 @@ def main() -> None:
     work = args.out / f"polis-{tag}"
     db = args.out / f"polis_eval-{tag}.duckdb"
     started = time.perf_counter()
-    scores, conversations, skipped, failures = [], [], {}, {}
+    scores, canaries, conversations, skipped, failures, fidelity = [], [], [], {}, {}, []
     for folder in list_conversations(args.data):
         try:
             setup = prepare(folder, work / "library" / folder.name, k=args.k)
@@ -94,34 +147,55 @@ def main() -> None:
             print(f"{folder.name}: left out: {exc}", flush=True)
             continue
         t = setup.truth
-        print(f"{t.conversation}: {len(setup.minds)} personas, top {t.k} divisive {', '.join(t.top_divisive)}", flush=True)
+        h = setup.held
+        print(f"{t.conversation}: {len(setup.minds)} personas, top {t.k} divisive {', '.join(t.top_divisive)}"
+              + (f"; held out {len(h.divisive)} divisive, {len(h.fidelity)} fidelity, {len(h.near)} near copies" if h else ""),
+              flush=True)
+        for note in setup.skipped:
+            print(f"  skipped: {note}", flush=True)
+        if not args.no_fidelity and h is not None:
+            answers = ask_each_persona_interim(setup, backend=backend, models=models, base_url=url)
+            row = fidelity_row(answers, t, h, setup.minds)
+            fidelity.append({**row, "answers": {f"{p}|{s}": a for (p, s), a in answers.items()}})
+            print(f"  fidelity: persona {row['persona_accuracy']:.2f} (kappa {row['persona_kappa']:.2f}, "
+                  f"{row['unsure']} UNSURE of {row['pairs']}), majority {row['majority_accuracy']:.2f}, "
+                  f"nearest {row['nearest_accuracy']:.2f}", flush=True)
         run = run_polis_eval(
             setup, engines, work, backend=backend, seeds=seeds, max_turns=args.max_turns, models=models,
-            base_url=url, db=db,
+            base_url=url, db=db, items_dir=args.items,
             on_result=lambda s: print(f"  {s.engine} s{s.seed}: items {s.n_items}, P {s.precision:.2f}, "
                                       f"R@{s.k} {s.recall_at_k:.2f}, false CG {s.false_common_ground}, "
                                       f"ARI {s.camp_ari:.2f}, {s.calls} calls, {s.wall_s:.1f}s"
                                       + (" (reused)" if s.resumed else ""), flush=True),
         )
         scores += run.scores
+        canaries += run.canaries
         failures.update({f"{t.conversation}/{k}": v for k, v in run.failures.items()})
         conversations.append({"conversation": t.conversation, "topic": setup.library.topic,
                               "groups": t.group_sizes, "statements": len(t.statements),
                               "divisive": len(t.divisive), "consensus": len(t.consensus),
                               "top_divisive": list(t.top_divisive), "personas": list(setup.library.persona_ids),
-                              "skipped_groups": setup.skipped})
-    rows = summarize(scores)
-    table = markdown(rows)
+                              "skipped_groups": setup.skipped, "heldout": h.as_dict() if h else None})
+    rows = summarize(scores + canaries)
+    table = markdown([r for r in rows if not r["engine"].startswith("canary:")])
+    sides = sides_markdown(rows)
+    fid = fidelity_markdown(fidelity)
     args.out.mkdir(parents=True, exist_ok=True)
     out = args.out / f"polis_eval-{tag}.json"
     out.write_text(json.dumps({
         "backend": backend, "models": models, "base_url": url, "engines": engines, "seeds": seeds,
         "max_turns": args.max_turns, "k": args.k, "wall_s": round(time.perf_counter() - started, 1),
         "conversations": conversations, "left_out": skipped, "failures": failures, "summary": rows,
-        "scores": [asdict(s) for s in scores], "table": table,
+        "scores": [asdict(s) for s in scores + canaries], "table": table, "sides_table": sides,
+        "fidelity": fidelity, "fidelity_table": fid,
     }, indent=1, default=str))
     print()
     print(table)
+    print()
+    print(sides)
+    if fidelity:
+        print()
+        print(fid)
     for key, err in failures.items():
         print(f"failed {key}: {err}")
     print(f"\nwrote {out} and {db}")

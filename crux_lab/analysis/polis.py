@@ -79,13 +79,37 @@ def list_conversations(root: Path) -> list[Path]:
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a Polis CSV file, each with its line number under ``"__line__"`` (where the
+    row starts). A missing file, an empty one, bytes that are not UTF-8 or a row whose field count
+    differs from the header's raise :class:`PolisDataError` naming the file and the line."""
     if not path.is_file():
         raise PolisDataError(
-            f"{path}: file missing; a Polis conversation folder needs participants-votes.csv "
-            "and comments.csv (export them from Polis or copy the conversation folder whole)."
+            f"{path}: file missing; a Polis conversation folder needs participants-votes.csv (each participant's "
+            "latest votes; the raw votes.csv log is not read) and comments.csv (export them from Polis or copy "
+            "the conversation folder whole)."
         )
-    with path.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
+    rows: list[dict[str, str]] = []
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if not header:
+                raise PolisDataError(f"{path}: line 1: no header; use an unmodified Polis export.")
+            start = reader.line_num + 1
+            for record in reader:
+                if record and len(record) != len(header):
+                    raise PolisDataError(
+                        f"{path}: line {start}: {len(record)} field(s) where the header has {len(header)}; "
+                        "fix or remove the row (an unmodified Polis export has none like it)."
+                    )
+                if record:
+                    rows.append({**dict(zip(header, record, strict=True)), "__line__": str(start)})
+                start = reader.line_num + 1
+    except UnicodeDecodeError as exc:
+        raise PolisDataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); use an unmodified Polis export.") from None
+    except csv.Error as exc:
+        raise PolisDataError(f"{path}: line {start}: {exc}; fix the quoting of that row.") from None
+    return rows
 
 
 def _summary_topic(folder: Path) -> str:
@@ -103,7 +127,10 @@ def load_conversation(folder: Path, *, include_moderated_out: bool = False) -> P
     """Load a conversation folder as a participants x comments stance matrix.
 
     Rows are participants (label = participant id), columns comment ids (texts from
-    ``comments.csv``); empty cells (comment not seen / not voted) are NaN.
+    ``comments.csv``); empty cells (comment not seen / not voted) are NaN. A missing file or
+    column, or a malformed row (wrong field count, a comment id that is not a number, a
+    ``moderated`` or vote value Polis never writes), raises one :class:`PolisDataError` naming the
+    file and the line.
     """
     folder = Path(folder)
     comments = _read_csv(folder / "comments.csv")
@@ -115,11 +142,22 @@ def load_conversation(folder: Path, *, include_moderated_out: bool = False) -> P
                 f"{folder / 'comments.csv'}: column {field_name!r} missing; use an unmodified "
                 "Polis export."
             )
-    text_of = {c["comment-id"]: c["comment-body"] for c in comments}
-    moderated_out = {c["comment-id"] for c in comments if c["moderated"].strip() == "-1"}
+    comments_path = folder / "comments.csv"
+    for c in comments:
+        if not c["comment-id"].strip().isdigit():
+            raise PolisDataError(
+                f"{comments_path}: line {c['__line__']}: field 'comment-id' is {c['comment-id']!r}; expected a "
+                "whole number."
+            )
+        if c["moderated"].strip() not in ("-1", "0", "1"):
+            raise PolisDataError(
+                f"{comments_path}: line {c['__line__']}: field 'moderated' is {c['moderated']!r}; expected -1, 0 or 1."
+            )
+    text_of = {c["comment-id"].strip(): c["comment-body"] for c in comments}
+    moderated_out = {c["comment-id"].strip() for c in comments if c["moderated"].strip() == "-1"}
     if not rows:
         raise PolisDataError(f"{votes_path}: no participants.")
-    header = list(rows[0].keys())
+    header = [h for h in rows[0] if h != "__line__"]
     for field_name in ("participant", "group-id"):
         if field_name not in header:
             raise PolisDataError(
@@ -131,13 +169,14 @@ def load_conversation(folder: Path, *, include_moderated_out: bool = False) -> P
     values = np.full((len(rows), len(comment_cols)), np.nan)
     groups = np.full(len(rows), -1, dtype=np.int64)
     for i, row in enumerate(rows):
+        line = row["__line__"]
         gid = (row.get("group-id") or "").strip()
         if gid:
             try:
                 groups[i] = int(float(gid))
             except ValueError as exc:
                 raise PolisDataError(
-                    f"{votes_path}: row {i + 2}, field 'group-id' is {gid!r}; expected an "
+                    f"{votes_path}: line {line}, field 'group-id' is {gid!r}; expected an "
                     "integer or empty."
                 ) from exc
         for j, col in enumerate(comment_cols):
@@ -148,12 +187,12 @@ def load_conversation(folder: Path, *, include_moderated_out: bool = False) -> P
                 vote = float(cell)
             except ValueError as exc:
                 raise PolisDataError(
-                    f"{votes_path}: row {i + 2}, comment column {col!r} holds {cell!r}; "
+                    f"{votes_path}: line {line}, comment column {col!r} holds {cell!r}; "
                     "expected 1, -1, 0 or empty."
                 ) from exc
             if vote not in (1.0, -1.0, 0.0):
                 raise PolisDataError(
-                    f"{votes_path}: row {i + 2}, comment column {col!r} holds {cell!r}; "
+                    f"{votes_path}: line {line}, comment column {col!r} holds {cell!r}; "
                     "expected 1, -1, 0 or empty."
                 )
             values[i, j] = vote

@@ -32,6 +32,7 @@ Scores land in the ``metrics`` table (names :data:`METRIC_NAMES`, details in
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -43,6 +44,16 @@ import numpy as np
 from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import crux_texts, question_specificity
 from crux_lab.analysis.polis import PolisConversation, PolisDataError, load_conversation
+from crux_lab.analysis.polis_heldout import (
+    FIDELITY_FRACTION,
+    NEAR_COSINE,
+    HeldOut,
+    SidesScore,
+    hold_out,
+    minds_without,
+    polis_canaries,
+)
+from crux_lab.analysis.polis_heldout import score_items as score_sides
 from crux_lab.analysis.polis_truth import (
     GroupMind,
     PolisLibrary,
@@ -52,8 +63,9 @@ from crux_lab.analysis.polis_truth import (
     group_minds,
     write_polis_library,
 )
-from crux_lab.analysis.recovery import GENERIC_FLOOR
+from crux_lab.analysis.recovery import GENERIC_FLOOR, items_of
 from crux_lab.analysis.stats import bootstrap_interval as _interval
+from crux_lab.analysis.stats import cluster_interval as _cluster
 from crux_lab.analysis.stats import nanmean as _nanmean
 from crux_lab.analysis.textmatch import unit_vectors
 from crux_lab.models.domain import Camp
@@ -65,7 +77,9 @@ __all__ = [
     "PolisScore",
     "PolisSetup",
     "StatementMatch",
+    "add_sides",
     "camp_ari",
+    "canary_scores",
     "match_statements",
     "prepare",
     "score_debate",
@@ -73,6 +87,8 @@ __all__ = [
 ]
 
 METRIC_NAMES = ("polis_crux_precision", "polis_recall_at_k", "polis_false_common_ground", "polis_camp_ari")
+SIDES_METRIC_NAMES = ("polis_sides_precision", "polis_sides_recall_at_k", "polis_sides_f1")
+HELDOUT_FILE = "heldout.json"
 
 
 @dataclass(frozen=True)
@@ -83,6 +99,7 @@ class StatementMatch:
     closest: str | None  # the closest statement, whatever its score
     score: float | None  # cosine with the closest statement (None: generic item)
     divisive: bool
+    restated: bool = False  # at least as close to the debate topic as to the closest statement
 
 
 def match_statements(
@@ -92,8 +109,11 @@ def match_statements(
     *,
     threshold: float | None = None,
     encoder: Any = None,
+    topic: str | None = None,
 ) -> list[StatementMatch]:
-    """Each text's closest statement of the conversation (module docstring)."""
+    """Each text's closest statement of the conversation (module docstring). With ``topic``,
+    a text at least as close to the topic as to its closest statement restates the topic and
+    matches nothing (``restated``)."""
     if threshold is None:
         threshold = default_calibration().threshold
     ids = [sid for sid, s in truth.statements.items() if s.text.strip()]
@@ -104,6 +124,9 @@ def match_statements(
     if need and ids:
         sims = unit_vectors([texts[i] for i in need], encoder) @ unit_vectors(
             [truth.statements[s].text for s in ids], encoder).T
+    topic_sims = np.zeros(len(need))
+    if topic is not None and need:
+        topic_sims = unit_vectors([texts[i] for i in need], encoder) @ unit_vectors([topic], encoder)[0]
     row_of = {i: r for r, i in enumerate(need)}
     for i, (text, kind) in enumerate(zip(texts, kinds, strict=True)):
         if i not in row_of or not ids:
@@ -112,8 +135,9 @@ def match_statements(
         row = sims[row_of[i]]
         best = int(np.argmax(row))
         score = round(float(row[best]), 4)
-        sid = ids[best] if score >= threshold else None
-        out.append(StatementMatch(text, kind, sid, ids[best], score, sid in divisive))
+        restated = topic is not None and float(topic_sims[row_of[i]]) >= float(row[best])
+        sid = ids[best] if score >= threshold and not restated else None
+        out.append(StatementMatch(text, kind, sid, ids[best], score, sid in divisive, restated))
     return out
 
 
@@ -169,14 +193,45 @@ class PolisScore:
     complete: bool
     resumed: bool = False
     matches: list[dict[str, Any]] = field(default_factory=list)
+    # With held-out statements (:mod:`crux_lab.analysis.polis_heldout`): recovered with sides
+    held_out: bool = False
+    matched_by_text: int = 0  # held-out divisive statements matched by text, sides or not
+    recovered: int = 0  # ... with their sides right
+    sides_wrong: int = 0
+    no_sides: int = 0
+    restated_topic: int = 0
+    sides_precision: float = math.nan
+    sides_recall_at_k: float = math.nan
+    sides_f1: float = math.nan
+    recovered_statements: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    items: list[dict[str, Any]] = field(default_factory=list)  # each crux item with its sides and verdict
 
     def metrics(self) -> dict[str, float]:
-        return {
+        out = {
             "polis_crux_precision": self.precision,
             "polis_recall_at_k": self.recall_at_k,
             "polis_false_common_ground": float(self.false_common_ground),
             "polis_camp_ari": self.camp_ari,
         }
+        if self.held_out:
+            out |= {"polis_sides_precision": self.sides_precision, "polis_sides_recall_at_k": self.sides_recall_at_k,
+                    "polis_sides_f1": self.sides_f1}
+        return out
+
+
+def add_sides(score: PolisScore, sides: SidesScore) -> PolisScore:
+    """``score`` with the held-out crux finding of ``sides`` filled in."""
+    score.held_out = True
+    score.matched_by_text, score.recovered = sides.matched_by_text, sides.recovered
+    score.sides_wrong, score.no_sides, score.restated_topic = sides.sides_wrong, sides.no_sides, sides.restated_topic
+    score.sides_precision, score.sides_recall_at_k, score.sides_f1 = sides.precision, sides.recall_at_k, sides.f1
+    score.recovered_statements = list(sides.found)
+    score.items = [{"text": j.item.text, "kind": j.item.kind, "yes": list(j.item.yes), "no": list(j.item.no),
+                    "statement": j.statement, "closest": j.closest, "cosine": j.score, "matched": j.how,
+                    "sides": j.sides, "recovered": j.recovered} for j in sides.judged]
+    return score
 
 
 def score_debate(
@@ -187,8 +242,10 @@ def score_debate(
     *,
     threshold: float | None = None,
     encoder: Any = None,
+    held: HeldOut | None = None,
 ) -> PolisScore:
-    """Score one debate against the conversation's ground truth (module docstring)."""
+    """Score one debate against the conversation's ground truth (module docstring); with
+    ``held``, also its crux finding with sides against the held-out divisive statements."""
     items = crux_texts(result)
     cg = [g.statement for g in result.common_ground]
     matches = match_statements(
@@ -199,7 +256,7 @@ def score_debate(
     hits = sum(1 for m in cruxes if m.divisive)
     top = truth.top_divisive
     found = sorted({m.statement for m in cruxes if m.statement in top}, key=top.index)
-    return PolisScore(
+    score = PolisScore(
         run_id=result.run_id, engine=result.engine, conversation=truth.conversation, seed=result.config.seed,
         k=len(top), top_held=sum(1 for sid in top if sid in library.proposition_statement.values()),
         n_items=len(items), divisive_items=hits,
@@ -209,7 +266,30 @@ def score_debate(
         camp_ari=camp_ari(result.camps, library.persona_group, group_ids),
         calls=len(result.llm_calls), wall_s=round(result.duration_s, 3), complete=result.complete,
         matches=[asdict(m) for m in matches],
+        prompt_tokens=sum(c.input_tokens for c in result.llm_calls),
+        output_tokens=sum(c.output_tokens for c in result.llm_calls),
     )
+    if held is None:
+        return score
+    return add_sides(score, score_sides(items_of(result), truth, held, library.persona_group, topic=library.topic,
+                                         threshold=threshold, encoder=encoder))
+
+
+def canary_scores(setup: PolisSetup, seed: int = 0, *, threshold: float | None = None, encoder: Any = None) -> list[PolisScore]:
+    """The canaries of one prepared conversation with held-out statements, scored as debates are
+    (engine ``canary:topic`` and ``canary:oracle``; no debate, no cost). Empty without a hold-out."""
+    held, truth, lib = setup.held, setup.truth, setup.library
+    if held is None:
+        return []
+    out = []
+    for name, items in polis_canaries(truth, held, lib.persona_group, topic=lib.topic, encoder=encoder).items():
+        base = PolisScore(run_id="", engine=f"canary:{name}", conversation=truth.conversation, seed=seed, k=len(held.divisive),
+                          top_held=0, n_items=len(items), divisive_items=0, precision=math.nan, recall_at_k=math.nan,
+                          found_top=[], n_common_ground=0, false_common_ground=0, camp_ari=math.nan, calls=0, wall_s=0.0,
+                          complete=True)
+        out.append(add_sides(base, score_sides(items, truth, held, lib.persona_group, topic=lib.topic,
+                                                threshold=threshold, encoder=encoder)))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -226,6 +306,7 @@ class PolisSetup:
     minds: list[GroupMind]
     skipped: list[str]  # one note per opinion group without a persona
     library: PolisLibrary
+    held: HeldOut | None = None  # what the personas' minds leave out (None: minds from every statement)
 
 
 def _summary_field(folder: Path, key: str) -> str:
@@ -252,10 +333,19 @@ def prepare(
     n_consensus: int = 2,
     min_clear: int = 3,
     topic: str | None = None,
+    holdout: bool = True,
+    holdout_seed: int = 0,
+    near: float = NEAR_COSINE,
+    fidelity_fraction: float = FIDELITY_FRACTION,
+    encoder: Any = None,
 ) -> PolisSetup:
     """Load a conversation folder, compute its ground truth and personas, and write the persona
-    library to ``library_root``. Bad input raises :class:`PolisDataError` (one line naming the
-    file and what is missing)."""
+    library to ``library_root``. With ``holdout`` (the default) the minds leave out the top-k
+    divisive statements, a seeded fifth of the other clear statements and every statement within
+    cosine ``near`` of one of those (:mod:`crux_lab.analysis.polis_heldout`); the split is written
+    to ``library_root/heldout.json``. Bad input raises :class:`PolisDataError` (one line naming the
+    file and what is missing); a conversation that keeps fewer than two minds after the hold-out
+    raises :class:`~crux_lab.analysis.polis_heldout.HoldOutError` with the counts."""
     folder = Path(folder)
     if not folder.is_dir():
         raise PolisDataError(f"{folder}: not a folder; pass a Polis conversation folder (participants-votes.csv, comments.csv).")
@@ -268,11 +358,18 @@ def prepare(
     conv = load_conversation(folder)
     truth = ground_truth(conv, k=k, min_votes=min_votes, min_difference=min_difference,
                          url=_summary_field(folder, "url"), votes_file=folder / "participants-votes.csv")
-    minds, skipped = group_minds(truth, per_group=per_group, n_consensus=n_consensus, min_clear=min_clear)
+    held = None
+    if holdout:
+        held = hold_out(truth, k=k, cosine=near, fraction=fidelity_fraction, seed=holdout_seed, encoder=encoder)
+        minds, skipped = minds_without(truth, held, per_group=per_group, n_consensus=n_consensus, min_clear=min_clear)
+    else:
+        minds, skipped = group_minds(truth, per_group=per_group, n_consensus=n_consensus, min_clear=min_clear)
     chosen = (topic or "").strip() or debate_topic(conv, _summary_field(folder, "conversation-description"))
     library = write_polis_library(truth, minds, library_root, topic=chosen,
                                   votes_file=folder / "participants-votes.csv")
-    return PolisSetup(conv, truth, minds, skipped, library)
+    if held is not None:
+        (library.root / HELDOUT_FILE).write_text(json.dumps(held.as_dict(), indent=1) + "\n", encoding="utf-8")
+    return PolisSetup(conv, truth, minds, skipped, library, held)
 
 
 @dataclass
@@ -282,7 +379,8 @@ class PolisEvalRun:
     setup: PolisSetup
     scores: list[PolisScore] = field(default_factory=list)
     results: list[DebateResult] = field(default_factory=list)
-    failures: dict[str, str] = field(default_factory=dict)  # "<engine>/s<seed>" -> error
+    failures: dict[str, str] = field(default_factory=dict)  # "<arm>/s<seed>" -> error
+    canaries: list[PolisScore] = field(default_factory=list)  # scored like debates, never stored as runs
     run_dirs: list[Path] = field(default_factory=list)
     db_path: Path | None = None
     wall_s: float = 0.0
@@ -290,8 +388,10 @@ class PolisEvalRun:
 
 
 def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:
-    """One row per engine: mean precision, recall@k and camp ARI over its debates (with 95%
-    bootstrap intervals over debates), false common ground in total, calls and wall time."""
+    """One row per engine (canaries last): mean precision, recall@k and camp ARI over its
+    debates (with 95% bootstrap intervals over debates), false common ground in total, calls and
+    wall time; with held-out statements, the crux finding with sides (precision, recall@k and F1
+    against the held-out divisive statements, 95% intervals resampling whole conversations)."""
     rows = []
     for engine in dict.fromkeys(s.engine for s in scores):
         mine = [s for s in scores if s.engine == engine]
@@ -309,7 +409,19 @@ def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:
             "items": sum(s.n_items for s in mine),
             "calls": sum(s.calls for s in mine), "wall_s": round(sum(s.wall_s for s in mine), 2),
         })
-    return rows
+        held = [s for s in mine if s.held_out]
+        convs = [s.conversation for s in held]
+        sp, sr, sf = ([getattr(s, name) for s in held] for name in ("sides_precision", "sides_recall_at_k", "sides_f1"))
+        rows[-1] |= {
+            "held_out_debates": len(held), "matched_by_text": sum(s.matched_by_text for s in held),
+            "recovered": sum(s.recovered for s in held), "sides_wrong": sum(s.sides_wrong for s in held),
+            "no_sides": sum(s.no_sides for s in held), "restated_topic": sum(s.restated_topic for s in held),
+            "sides_precision": _nanmean(sp), "sides_precision_ci": _cluster(sp, convs),
+            "sides_recall_at_k": _nanmean(sr), "sides_recall_ci": _cluster(sr, convs),
+            "sides_f1": _nanmean(sf), "sides_f1_ci": _cluster(sf, convs),
+            "prompt_tokens": sum(s.prompt_tokens for s in mine), "output_tokens": sum(s.output_tokens for s in mine),
+        }
+    return sorted(rows, key=lambda r: r["engine"].startswith("canary:"))
 
 
 # ---------------------------------------------------------------------------

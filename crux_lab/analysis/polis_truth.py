@@ -4,7 +4,12 @@ A Polis conversation (:mod:`crux_lab.analysis.polis` loads it) holds participant
 disagree / pass votes on short statements that participants wrote, and Polis's own opinion
 group per participant (``group-id``). Everything here is computed **from the votes alone**
 (no model, no text judgement), with Polis's own statistics where they exist
-(``polismath/math/repness.clj``):
+(``polismath/math/repness.clj``), as the red-dwarf library ports them (PyPI ``red-dwarf``, from
+the Polis community: its one- and two-proportion tests and smoothed probability; on every
+vendored conversation its counts, tests, representativeness and group-aware consensus equal the
+ones crux_lab computed by hand before, ``benchmarks/polis_reddwarf.py``). The selection rules
+below (divisive statements, the minds, group-informed consensus) are crux_lab's own: they differ
+from red-dwarf's Polis-report selections on purpose (``benchmarks/README.md``, "red-dwarf"):
 
 For opinion group ``g`` and statement ``c``: ``A`` agrees, ``D`` disagrees, ``S`` votes seen
 (agree + disagree + pass) among the group's members; the agree rate is ``A / S``; Polis's
@@ -42,13 +47,16 @@ vote (``uncertain`` where the group is not clear).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,32 +83,53 @@ Z90 = 1.2816  # Polis's z-sig-90
 LICENCE = "CC BY 4.0, The Computational Democracy Project (Polis open data)"
 
 
+@functools.cache
+def _reddwarf_stats() -> Any:
+    """red-dwarf's port of Polis's statistics (``reddwarf.utils.stats``), loaded on first use
+    (it brings pandas and scipy) and without the pydantic warning its import prints."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            from reddwarf.utils import stats
+        except ImportError as exc:
+            raise RuntimeError(
+                f"red-dwarf is not installed ({exc}); crux_lab lists it in pyproject.toml: run `make setup` "
+                "(or pip install red-dwarf)."
+            ) from None
+    return stats
+
+
 def prop_test(succ: int, n: int) -> float:
-    """Polis's one-proportion test of ``succ`` out of ``n`` against 1/2 (with +1 smoothing).
+    """Polis's one-proportion test of ``succ`` out of ``n`` against 1/2 (with +1 smoothing):
+    red-dwarf's ``one_prop_test``.
 
     >>> round(prop_test(9, 10), 3)
     2.714
     >>> prop_test(0, 0) < Z90  # no votes: never significant
     True
     """
-    s, m = succ + 1, n + 1
-    return 2.0 * math.sqrt(m) * (s / m - 0.5)
+    return float(_reddwarf_stats().one_prop_test(succ, n))
 
 
 def two_prop_test(succ1: int, n1: int, succ2: int, n2: int) -> float:
-    """Polis's two-proportion z test (each count +1), positive when group 1's share is higher.
+    """Polis's two-proportion z test (each count +1), positive when group 1's share is higher:
+    red-dwarf's ``two_prop_test`` (which takes the successes first, then the totals).
 
     >>> round(two_prop_test(9, 10, 2, 10), 2)
     3.04
     >>> two_prop_test(5, 5, 5, 5)
     0.0
     """
-    s1, m1, s2, m2 = succ1 + 1, n1 + 1, succ2 + 1, n2 + 1
-    p1, p2 = s1 / m1, s2 / m2
-    pooled = (s1 + s2) / (m1 + m2)
-    if pooled >= 1.0 or pooled <= 0.0:
-        return 0.0
-    return (p1 - p2) / math.sqrt(pooled * (1 - pooled) * (1 / m1 + 1 / m2))
+    return float(_reddwarf_stats().two_prop_test(succ1, succ2, n1, n2))
+
+
+def probability(succ: int, n: int) -> float:
+    """Polis's smoothed probability ``(succ + 1) / (n + 2)``: red-dwarf's ``probability``.
+
+    >>> probability(3, 4)
+    0.6666666666666666
+    """
+    return float(_reddwarf_stats().probability(succ, n))
 
 
 @dataclass(frozen=True)
@@ -118,11 +147,11 @@ class GroupStats:
 
     @property
     def pa(self) -> float:
-        return (self.agree + 1) / (self.seen + 2)
+        return probability(self.agree, self.seen)
 
     @property
     def pd(self) -> float:
-        return (self.disagree + 1) / (self.seen + 2)
+        return probability(self.disagree, self.seen)
 
 
 @dataclass(frozen=True)
@@ -298,8 +327,8 @@ def _repness(s: Statement, group: int, stance: str) -> tuple[float, float]:
     succ = me.agree if stance == "pro" else me.disagree
     rest_succ = sum(g.agree if stance == "pro" else g.disagree for g in rest)
     rest_seen = sum(g.seen for g in rest)
-    p = (succ + 1) / (me.seen + 2)
-    p_rest = (rest_succ + 1) / (rest_seen + 2)
+    p = probability(succ, me.seen)
+    p_rest = probability(rest_succ, rest_seen)
     rat = two_prop_test(succ, me.seen, rest_succ, rest_seen)
     return (p / p_rest) * rat * p * prop_test(succ, me.seen), rat
 
@@ -310,18 +339,21 @@ def group_minds(
     per_group: int = 5,
     n_consensus: int = 2,
     min_clear: int = 3,
+    exclude: Collection[str] = frozenset(),
 ) -> tuple[list[GroupMind], list[str]]:
     """Each group's mind (module docstring), and one note per group skipped for having fewer
-    than ``min_clear`` clear statements."""
+    than ``min_clear`` clear statements. No mind holds a statement of ``exclude`` (the held-out
+    statements, :mod:`crux_lab.analysis.polis_heldout`); the consensus statements a mind holds
+    are then the strongest ones not excluded."""
     minds: list[GroupMind] = []
     notes: list[str] = []
-    common = list(truth.consensus[:n_consensus])
+    common = [sid for sid in truth.consensus if sid not in exclude][:n_consensus]
     for group in truth.groups:
         ranked: list[MindStance] = []
         for s in truth.statements.values():
             me = next(g for g in s.groups if g.group == group)
             stance = _clear(me, truth.min_votes)
-            if stance is None or s.id in common:
+            if stance is None or s.id in common or s.id in exclude:
                 continue
             rep, rat = _repness(s, group, stance)
             if rat <= Z90:

@@ -24,6 +24,7 @@ from crux_lab.analysis.metrics import metric_summary, record_recurrence
 from crux_lab.analysis.polis import PolisDataError
 from crux_lab.analysis.polis_eval import prepare
 from crux_lab.analysis.polis_eval import summarize as polis_summarize
+from crux_lab.analysis.polis_heldout import HoldOutError
 from crux_lab.analysis.recovery import store_recovery
 from crux_lab.analysis.recovery import summarize as recovery_summarize
 from crux_lab.analysis.scenarios import (
@@ -441,6 +442,12 @@ POLIS_COLUMNS = (
     ("recall_at_k", "R@k [95% CI]"), ("recall_ceiling", "R@k ceiling"),
     ("false_common_ground", "false CG"), ("camp_ari", "camp ARI"), ("calls", "calls"), ("wall_s", "wall s"),
 )
+POLIS_SIDES_COLUMNS = (
+    ("engine", "arm"), ("held_out_debates", "runs"), ("items", "items"), ("matched_by_text", "by text"),
+    ("recovered", "with sides"), ("sides_wrong", "sides wrong"), ("no_sides", "no sides"),
+    ("restated_topic", "topic"), ("sides_precision", "P [95% CI]"), ("sides_recall_at_k", "R@5 [95% CI]"),
+    ("sides_f1", "F1 [95% CI]"), ("calls", "calls"), ("wall_s", "wall s"),
+)
 
 
 def with_interval(mean: float, ci: tuple[float, float]) -> str:
@@ -459,6 +466,8 @@ def with_interval(mean: float, ci: tuple[float, float]) -> str:
 
 
 def _polis_cell(row: dict[str, Any], key: str) -> str:
+    if key.startswith("sides_") and f"{key.replace('_at_k', '')}_ci" in row:
+        return with_interval(row[key], row[f"{key.replace('_at_k', '')}_ci"])
     if key == "precision":
         return with_interval(row["precision"], row["precision_ci"])
     if key == "recall_at_k":
@@ -469,7 +478,12 @@ def _polis_cell(row: dict[str, Any], key: str) -> str:
 
 def polis_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
     """The per-engine Polis summary (:func:`crux_lab.analysis.polis_eval.summarize`) as a rich table."""
-    return _engine_table(rows, title, POLIS_COLUMNS, _polis_cell)
+    return _engine_table([r for r in rows if not r["engine"].startswith("canary:")], title, POLIS_COLUMNS, _polis_cell)
+
+
+def polis_sides_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
+    """The crux finding with sides against the held-out divisive statements, canaries last."""
+    return _engine_table([r for r in rows if r.get("held_out_debates")], title, POLIS_SIDES_COLUMNS, _polis_cell)
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -490,7 +504,7 @@ def parse_seeds(text: str) -> list[int]:
 @app.command("polis")
 def polis(
     folders: Annotated[list[Path], typer.Argument(help="Polis conversation folder(s) (participants-votes.csv, comments.csv, summary.csv).")],
-    engines: Annotated[str, typer.Option(help="Comma-separated engines (direct and cot are the one-call baselines).")] = "direct,cot,dcg,panel",
+    engines: Annotated[str, typer.Option(help="Comma-separated engines or arms ENGINE+KEY=VALUE..., e.g. direct+informed=true+samples=4 (direct and cot are the one-call baselines).")] = "direct,cot,dcg,panel",
     backend: BackendOpt = OFFLINE,
     base_url: BaseUrlOpt = None,
     model_strong: ModelStrongOpt = None,
@@ -507,15 +521,18 @@ def polis(
     consensus: Annotated[int, typer.Option(min=0, help="Consensus statements every persona also holds.")] = 2,
     min_clear: Annotated[int, typer.Option(min=1, help="A group with fewer clear statements gets no persona.")] = 3,
     topic: Annotated[str | None, typer.Option(help="Debate topic (one conversation only; default: its Polis topic).")] = None,
+    holdout: Annotated[bool, typer.Option("--holdout/--no-holdout", help="Keep the top-k divisive statements, a seeded fifth of the other clear statements and their near copies (cosine 0.8) out of the personas' minds.")] = True,
+    holdout_seed: Annotated[int, typer.Option(help="Seed of the fidelity share drawn for the hold-out.")] = 0,
     workdir: Annotated[Path, typer.Option(help="Holds library/<conversation>/ (the personas) and runs/ (finished debates are reused).")] = Path("experiments/polis"),
     db: Annotated[Path | None, typer.Option(help="DuckDB file (default: $CRUX_LAB_DB or data/crux_lab.duckdb).")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the scores as JSON here.")] = None,
+    items: Annotated[Path | None, typer.Option("--items", help="Write each debate's and canary's compact items here (with the held-out split), to commit and re-score.")] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Do not ingest the runs or record metrics.")] = False,
 ) -> None:
     """Debate Polis conversations with one persona per opinion group and score the cruxes found
 against what the votes say divides the groups (crux precision, recall@k, false common ground,
 camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
-    names = engine_names(engines)
+    names = arm_names(engines)
     try:
         seed_list = parse_seeds(seeds)
     except ValueError as exc:
@@ -525,16 +542,23 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
     llm = live_backend(backend, base_url, model_strong, model_fast, llm_config, structured, cassettes)
     resolved, models, url = llm.backend, dict(llm.models), llm.base_url
     options = {"k": k, "min_votes": min_votes, "min_difference": min_difference, "per_group": per_group,
-               "n_consensus": consensus, "min_clear": min_clear}
+               "n_consensus": consensus, "min_clear": min_clear, "holdout": holdout, "holdout_seed": holdout_seed}
     setups = []
+    left_out: dict[str, str] = {}
     for folder in folders:  # every folder is checked before any debate runs
         try:
             setups.append(prepare(folder, workdir / "library" / folder.name, topic=topic, **options))  # type: ignore[arg-type]
+        except HoldOutError as exc:  # named and skipped, with the counts; the others still run
+            left_out[folder.name] = str(exc)
+            console.print(f"[yellow]skipped[/yellow] {exc}", highlight=False, soft_wrap=True)
         except (PolisDataError, OSError) as exc:
             fail(str(exc))
+    if not setups:
+        fail("no conversation keeps two personas after the hold-out: " + " ".join(left_out.values()))
 
     _take_ctrl_c()
     scores: list[Any] = []
+    canaries: list[Any] = []
     failures: dict[str, str] = {}
     for setup in setups:
         t = setup.truth
@@ -542,6 +566,10 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
                       f"{len(t.divisive)} divisive (top {t.k}: {', '.join(t.top_divisive)}), "
                       f"{len(t.consensus)} consensus; personas {', '.join(setup.library.persona_ids)}; "
                       f"topic {setup.library.topic!r}", highlight=False, soft_wrap=True)
+        if setup.held is not None:
+            h = setup.held
+            console.print(f"  held out of every mind: {len(h.divisive)} divisive, {len(h.fidelity)} fidelity, "
+                          f"{len(h.near)} near copies (cosine {h.cosine})", highlight=False, soft_wrap=True)
         for skipped in setup.skipped:
             console.print(f"  [yellow]skipped[/yellow] {skipped}", highlight=False, soft_wrap=True)
 
@@ -554,7 +582,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
         try:
             run = run_polis_eval(setup, names, workdir, backend=resolved, seeds=seed_list, max_turns=max_turns,
                                  models=models, base_url=url, structured=llm.structured, cassettes=cassettes, db=db,
-                                 store=not no_store, on_result=progress)
+                                 store=not no_store, on_result=progress, items_dir=items)
         except StoreError as exc:
             fail(f"{exc} (the run folders are in {workdir / 'runs'}; `crux-lab db ingest` loads them later, or pass --no-store).", code=1)
         except KeyboardInterrupt:
@@ -567,11 +595,15 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
                 raise typer.Exit(130)
             fail(line, code=1)
         scores += run.scores
+        canaries += run.canaries
         failures.update({f"{t.conversation}/{key}": err for key, err in run.failures.items()})
         if run.db_path is not None:
             console.print(f"  stored {len(run.results)} run(s) and their polis_* metrics in {run.db_path}", highlight=False)
     console.print(f"Matched by text only; {default_calibration().describe()}.", highlight=False)
     console.print(polis_table(polis_summarize(scores), f"Cruxes against Polis votes: {len(setups)} conversation(s), backend {resolved}, seeds {seeds}"))
+    if canaries:
+        console.print(polis_sides_table(polis_summarize(scores + canaries),
+                                        "Cruxes recovered with sides against the held-out divisive statements (canaries last)"))
     for key, err in failures.items():
         console.print(f"[yellow]failed[/yellow] {key}: {err}", highlight=False, soft_wrap=True)
     if json_out is not None:
@@ -583,8 +615,10 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
             "calibration": asdict(default_calibration()),
             "conversations": [{"conversation": s.truth.conversation, "topic": s.library.topic,
                                "groups": s.truth.group_sizes, "top_divisive": list(s.truth.top_divisive),
-                               "consensus": list(s.truth.consensus), "skipped": s.skipped} for s in setups],
-            "summary": polis_summarize(scores), "scores": [asdict(s) for s in scores], "failures": failures,
+                               "consensus": list(s.truth.consensus), "skipped": s.skipped,
+                               "heldout": s.held.as_dict() if s.held is not None else None} for s in setups],
+            "left_out": left_out, "summary": polis_summarize(scores + canaries),
+            "scores": [asdict(s) for s in scores + canaries], "failures": failures,
         }, indent=1, default=str))
     if failures and not scores:
         raise typer.Exit(1)

@@ -21,12 +21,14 @@ from crux_lab.analysis.polis import (
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "polis"
 CONVERSATIONS = [p.name for p in list_conversations(DATA)]
-# The four smaller conversations keep the test fast; the eval script runs all six.
+# The four smaller conversations keep the test fast; the eval script runs all ten.
 SMALL = ["15-per-hour-seattle", "brexit-consensus", "london.youth.policing", "bg2050-volunteers"]
 
 
-def test_all_six_conversations_are_present() -> None:
-    assert len(CONVERSATIONS) == 6
+def test_all_ten_conversations_are_present() -> None:
+    assert len(CONVERSATIONS) == 10
+    assert {"scoop-hivemind.biodiversity", "scoop-hivemind.taxes", "scoop-hivemind.ubi",
+            "ssis.land-bank-farmland.2rumnecbeh.2021-08-01"} <= set(CONVERSATIONS)
 
 
 @pytest.mark.parametrize("name", CONVERSATIONS)
@@ -156,5 +158,62 @@ def test_bad_vote_cell_is_named(tmp_path: Path) -> None:
     (tmp_path / "participants-votes.csv").write_text(
         "participant,group-id,n-comments,n-votes,n-agree,n-disagree,0\n7,0,0,1,0,0,yes\n"
     )
-    with pytest.raises(PolisDataError, match=r"row 2, comment column '0' holds 'yes'"):
+    with pytest.raises(PolisDataError, match=r"participants-votes\.csv: line 2, comment column '0' holds 'yes'"):
         load_conversation(tmp_path)
+
+
+HEADER = "timestamp,datetime,comment-id,author-id,agrees,disagrees,moderated,comment-body\n"
+VOTES = "participant,group-id,n-comments,n-votes,n-agree,n-disagree,0,1\n7,0,0,2,1,1,1,-1\n8,1,0,2,1,1,-1,1\n"
+
+
+def _folder(tmp_path: Path, comments: str | None, votes: str | None) -> Path:
+    if comments is not None:
+        (tmp_path / "comments.csv").write_text(comments, encoding="utf-8")
+    if votes is not None:
+        (tmp_path / "participants-votes.csv").write_text(votes, encoding="utf-8")
+    return tmp_path
+
+
+GOOD_COMMENTS = HEADER + '1,x,0,1,0,0,1,"A first,\nlong statement"\n2,x,1,1,0,0,0,second\n'
+
+
+def test_a_well_formed_folder_loads_with_a_multiline_statement(tmp_path: Path) -> None:
+    conv = load_conversation(_folder(tmp_path, GOOD_COMMENTS, VOTES))
+    assert conv.matrix.col_texts == ("A first,\nlong statement", "second")
+    assert conv.matrix.values.tolist() == [[1.0, -1.0], [-1.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    ("case", "comments", "votes", "want"),
+    [
+        ("no votes file", GOOD_COMMENTS, None, r"participants-votes\.csv: file missing;.*votes\.csv log is not read"),
+        ("no comments file", None, VOTES, r"comments\.csv: file missing"),
+        ("short comment row", GOOD_COMMENTS + "3,x,2,1\n", VOTES, r"comments\.csv: line 5: 4 field\(s\) where the header has 8"),
+        ("long vote row", GOOD_COMMENTS, VOTES + "9,0,0,2,1,1,1,1,1\n", r"participants-votes\.csv: line 4: 9 field\(s\) where the header has 8"),
+        ("bad moderated", HEADER + "1,x,0,1,0,0,yes,first\n", VOTES, r"comments\.csv: line 2: field 'moderated' is 'yes'"),
+        ("bad comment id", HEADER + "1,x,zero,1,0,0,1,first\n", VOTES, r"comments\.csv: line 2: field 'comment-id' is 'zero'"),
+        ("bad group id", GOOD_COMMENTS, VOTES.replace("7,0,", "7,g,"), r"participants-votes\.csv: line 2, field 'group-id' is 'g'"),
+        ("bad vote after a multiline body", GOOD_COMMENTS, VOTES.replace("8,1,0,2,1,1,-1,1", "8,1,0,2,1,1,-1,2"),
+         r"participants-votes\.csv: line 3, comment column '1' holds '2'"),
+        ("empty comments file", "", VOTES, r"comments\.csv: line 1: no header"),
+    ],
+)
+def test_a_bad_folder_gets_one_named_error_with_file_and_line(
+    case: str, comments: str | None, votes: str | None, want: str, tmp_path: Path
+) -> None:
+    with pytest.raises(PolisDataError, match=want):
+        load_conversation(_folder(tmp_path, comments, votes))
+
+
+def test_a_malformed_row_fails_the_cli_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from crux_lab.eval.cli import app
+
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    _folder(folder, GOOD_COMMENTS + "3,x,2,1\n", VOTES)
+    out = CliRunner().invoke(app, ["polis", str(folder), "--engines", "direct", "--workdir", str(tmp_path / "w"), "--no-store"])
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and f"{folder / 'comments.csv'}: line 5" in lines[0]

@@ -186,12 +186,20 @@ def test_cli_runs_the_simulator_stores_metrics_and_reuses_finished_debates(tmp_p
     try:
         names = {r[0] for r in con.execute("SELECT name FROM metrics WHERE name LIKE 'polis_%'").fetchall()}
         engines = con.execute("SELECT DISTINCT engine FROM runs").fetchall()
+        detail = con.execute("SELECT detail FROM metrics WHERE name = 'polis_sides_f1'").fetchone()
     finally:
         con.close()
-    assert names == {"polis_crux_precision", "polis_recall_at_k", "polis_false_common_ground", "polis_camp_ari"}
+    assert names == {"polis_crux_precision", "polis_recall_at_k", "polis_false_common_ground", "polis_camp_ari",
+                     "polis_sides_precision", "polis_sides_recall_at_k", "polis_sides_f1"}
     assert engines == [("direct",)]
     data = json.loads((tmp_path / "s.json").read_text())
     assert data["conversations"][0]["top_divisive"] and data["summary"][0]["engine"] == "direct"
+    # The held-out split is recorded in the database, the run folder and the JSON, all the same.
+    split = data["conversations"][0]["heldout"]
+    assert split["divisive"] == data["conversations"][0]["top_divisive"] and split["fidelity"]
+    assert json.loads(detail[0])["heldout"] == split
+    (run_dir,) = [p for p in (work / "runs").iterdir() if (p / "result.json").is_file()]
+    assert json.loads((run_dir / "heldout.json").read_text()) == split
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and "(reused)" in second.output, second.output
 
