@@ -25,7 +25,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from crux_lab.analysis.metric_registry import problems as metric_problems
 from crux_lab.backends import choices_help
+from crux_lab.backends import problems as backend_problems
+from crux_lab.backends import registered as registered_backends
 from crux_lab.console import (
     backend_choice,
     check_runs_dir,
@@ -37,6 +40,7 @@ from crux_lab.console import (
 )
 from crux_lab.engines import EngineConfigError, available
 from crux_lab.engines import get as get_engine
+from crux_lab.engines import problems as engine_problems
 from crux_lab.llm import (
     LLMError,
     describe_backend_choice,
@@ -78,15 +82,17 @@ app = typer.Typer(
 )
 
 # ---------------------------------------------------------------------------
-# Commands other packages provide, registered here by name with a "module:attribute" reference
-# (the module is imported when the CLI is assembled). The attribute is a typer.Typer (mounted
+# Commands other packages provide, registered here by name with a "module:attribute" reference,
+# or by another package with an entry point in the group crux_lab.commands (the same reference;
+# a name already taken is left out with one line, which `crux-lab engines` prints). The module
+# is imported when the CLI is assembled. The attribute is a typer.Typer (mounted
 # as a command group) or a plain function (registered as a single command, so
 # `crux-lab sweep FILE --report` parses options after the argument, which a group callback
 # with an argument does not). A module that fails to import is mounted as a stub that
 # reports the import error, so one broken package never breaks the whole CLI.
 # Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
-COMMANDS: Registry[str] = Registry("command")
+COMMANDS: Registry[str] = Registry("command", group="crux_lab.commands", lazy=True)
 
 
 def register_command(name: str, ref: str) -> None:
@@ -104,10 +110,12 @@ register_command("eval", "crux_lab.eval.cli:app")
 register_command("local-model", "crux_lab.local_model.cli:app")
 register_command("arena", "crux_lab.arena.cli:arena")
 
-# (module, attribute, command name) of each registered command, for mount_subapps.
-SUBAPPS: list[tuple[str, str, str]] = [
-    (ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()
-]
+def subapps() -> list[tuple[str, str, str]]:
+    """(module, attribute, command name) of each registered command, for mount_subapps."""
+    return [(ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()]
+
+
+SUBAPPS = subapps()
 
 
 def _stub_app(name: str, problem: str) -> typer.Typer:
@@ -457,11 +465,12 @@ def debate(
 def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
-    """List the debate engines, with one line each."""
+    """List the debate engines, with one line each (and one warning line per plug-in left out)."""
     try:
         engines = available()
-    except Exception as exc:  # an engine module that fails to import
+    except Exception as exc:  # an engine that fails to build
         fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
+    _warn_plugins(engine_problems(), metric_problems(), COMMANDS.problems)
     if as_json:
         typer.echo(json.dumps(engines))
         return
@@ -469,6 +478,30 @@ def engines_cmd(
     table.columns[0].overflow = "fold"
     for name, desc in engines.items():
         table.add_row(name, desc)
+    out_console.print(table)
+
+
+def _warn_plugins(*problems: Sequence[str]) -> None:
+    """One warning line (on stderr) per plug-in left out: which plug-in, which name, which package."""
+    for line in (line for lines in problems for line in lines):
+        err_console.print(f"warning: {line}", markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+@app.command("backends")
+def backends_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
+) -> None:
+    """List the LLM backends --backend accepts, with one line each (and one warning line per
+    plug-in left out)."""
+    specs = registered_backends()
+    _warn_plugins(backend_problems())
+    if as_json:
+        typer.echo(json.dumps({name: spec.description for name, spec in specs.items()}))
+        return
+    table = Table("backend", "billed", "description")
+    table.columns[0].overflow = "fold"
+    for name, spec in specs.items():
+        table.add_row(name, "yes" if spec.billed else "no", spec.description)
     out_console.print(table)
 
 

@@ -1,9 +1,11 @@
 """The engine registry: ``available()`` lists engines, ``get(name)`` returns one.
 
 An engine is one module that defines a class with the :class:`~crux_lab.engines.base.Engine`
-shape and decorates it with :func:`register_engine`; the module is listed once in
-``ENGINES.plugins`` below (imported on first lookup, in that order, which is the order of
-``crux-lab engines``).
+shape and decorates it with :func:`register_engine`, plus one line in the entry-point group
+``crux_lab.engines`` of its package's ``pyproject.toml`` (crux_lab's own are in crux_lab's;
+``examples/plugins/`` shows another package's). The modules are imported on first lookup; an
+engine whose module fails to import, or whose name is taken, is left out with one line in
+:func:`problems` (``crux-lab engines`` prints it).
 """
 
 from __future__ import annotations
@@ -13,18 +15,24 @@ from typing import Any
 from crux_lab.engines.base import Engine, EngineConfigError
 from crux_lab.registry import Registry, UnknownName
 
+
 # Classes with the Engine shape (checked where they run: some declare `run` as an AsyncIterator).
+# `order` is only the listing order of crux_lab's own engines (`crux-lab engines`, the console's
+# choices); an engine not in it is listed after them, in the order its package was loaded.
+def _adopt(name: str, obj: object) -> type[Any]:
+    if not isinstance(obj, type) or getattr(obj, "name", None) != name:
+        raise TypeError(f"is not an engine class whose `name` is {name!r}")
+    return obj
+
+
 ENGINES: Registry[type[Any]] = Registry(
     "engine",
-    plugins=(
-        "crux_lab.engines.dialogue",  # dialogue, dcg
-        "crux_lab.engines.panel",
-        "crux_lab.engines.crux_rooms",
-        "crux_lab.engines.blitz",
-        "crux_lab.engines.classical",
-        "crux_lab.engines.graph",
+    group="crux_lab.engines",
+    adopt=_adopt,
+    order=(
+        "dialogue", "dcg", "panel", "crux_rooms", "blitz", "classical", "graph",
         # Baselines: one call from the topic and the personas' contracts to crux cards.
-        "crux_lab.engines.direct",  # direct, cot
+        "direct", "cot",
     ),
 )
 
@@ -37,6 +45,17 @@ def available() -> dict[str, str]:
     return {name: cls().description for name, cls in ENGINES.items()}
 
 
+def registered() -> list[str]:
+    """The registered engines' names, in listing order."""
+    return ENGINES.names()
+
+
+def problems() -> list[str]:
+    """One line per engine plug-in that was left out (failed to import, or a name clash)."""
+    ENGINES.load()
+    return list(ENGINES.problems)
+
+
 def get(name: str) -> Engine:
     """The engine called ``name``; an unknown name gets an error listing the valid ones."""
     try:
@@ -47,4 +66,4 @@ def get(name: str) -> Engine:
     return engine
 
 
-__all__ = ["ENGINES", "Engine", "EngineConfigError", "available", "get", "register_engine"]
+__all__ = ["ENGINES", "Engine", "EngineConfigError", "available", "get", "problems", "register_engine", "registered"]

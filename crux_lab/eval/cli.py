@@ -32,7 +32,7 @@ from crux_lab.analysis.scenarios import (
     load_scenarios,
     write_library,
 )
-from crux_lab.backends import OFFLINE, REGISTRY
+from crux_lab.backends import OFFLINE, registered
 from crux_lab.console import backend_choice, check_runs_dir, fail, llm_settings, note
 from crux_lab.engines import available
 from crux_lab.eval.polis import run_polis_eval
@@ -101,7 +101,7 @@ def recovery_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
 
 
 # Options shared by the evaluations that debate on any backend (recovery, polis).
-BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=" | ".join(REGISTRY) + " (replay needs --cassettes).")]
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=" | ".join(registered()) + " (replay needs --cassettes).")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")]
 ModelStrongOpt = Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")]
 ModelFastOpt = Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")]

@@ -1,6 +1,7 @@
-"""Factories and run descriptions of the built-in API backends (anthropic, openai, replay),
-as the backend registry (:mod:`crux_lab.backends`) names them. The simulator's live with it
-(:mod:`crux_lab.llm.simulated.options`). SDKs are imported only when a backend is built.
+"""The built-in API backends (anthropic, openai, replay): each a factory registered with
+:func:`crux_lab.backends.backend` (and one entry point in crux_lab's ``pyproject.toml``), with
+its run description. The simulator's lives with it (:mod:`crux_lab.llm.simulated.options`).
+SDKs are imported only when a backend is built.
 """
 
 from __future__ import annotations
@@ -9,45 +10,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from crux_lab.backends import backend
 from crux_lab.llm.base import Backend, BackendUnavailable
 from crux_lab.llm.registry import BackendArgs
 from crux_lab.models.domain import Tier
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
-
-
-def anthropic(args: BackendArgs) -> Backend:
-    from crux_lab.llm import tier_models
-
-    if not os.environ.get(API_KEY_ENV, "").strip():
-        from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
-
-        raise BackendUnavailable(MISSING_KEY_MESSAGE)
-    from crux_lab.llm.anthropic_backend import AnthropicBackend
-
-    return AnthropicBackend(models=tier_models("anthropic", args.models))
-
-
-def openai(args: BackendArgs) -> Backend:
-    from crux_lab.llm import resolve_openai_models
-    from crux_lab.llm.openai_backend import OpenAIBackend
-
-    return OpenAIBackend(
-        models=resolve_openai_models(args.models, args.base_url), base_url=args.base_url,
-        structured=args.structured or "auto",  # type: ignore[arg-type]  # checked by the backend
-    )
-
-
-def replay(args: BackendArgs) -> Backend:
-    if args.cassette is None:
-        raise BackendUnavailable(
-            "the replay backend needs a cassette file: pass --cassette PATH "
-            "(recorded by an earlier run with --cassette)."
-        )
-    from crux_lab.llm.replay import ReplayBackend
-
-    return ReplayBackend(args.cassette, mode="replay")
 
 
 def describe_replay(cassette: Path | None, models: Mapping[str, str] | None, base_url: str | None) -> str:
@@ -80,3 +49,61 @@ def describe_anthropic(cassette: Path | None, models: Mapping[str, str] | None, 
     chosen = tier_models("anthropic", models)
     listed = ", ".join(f"{t.value}={chosen[t]}" for t in (Tier.strong, Tier.fast))
     return f"Claude via the Anthropic API ({listed}); calls are billed to your key"
+
+
+@backend(
+    "anthropic",
+    description="Claude via the Anthropic API; calls are billed to your key",
+    billed=True,
+    tiers="env",  # allocation_help names its models and variables itself
+    describe=describe_anthropic,
+)
+def anthropic(args: BackendArgs) -> Backend:
+    from crux_lab.llm import tier_models
+
+    if not os.environ.get(API_KEY_ENV, "").strip():
+        from crux_lab.llm.anthropic_backend import MISSING_KEY_MESSAGE
+
+        raise BackendUnavailable(MISSING_KEY_MESSAGE)
+    from crux_lab.llm.anthropic_backend import AnthropicBackend
+
+    return AnthropicBackend(models=tier_models("anthropic", args.models))
+
+
+@backend(
+    "openai",
+    description="any OpenAI-compatible server (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp)",
+    billed=True,
+    tiers="explicit",
+    tiers_help="--model-strong/--model-fast, else the one model the server lists",
+    describe=describe_openai,
+    structured=True,
+    base_url=True,
+)
+def openai(args: BackendArgs) -> Backend:
+    from crux_lab.llm import resolve_openai_models
+    from crux_lab.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(
+        models=resolve_openai_models(args.models, args.base_url), base_url=args.base_url,
+        structured=args.structured or "auto",  # type: ignore[arg-type]  # checked by the backend
+    )
+
+
+@backend(
+    "replay",
+    description="answers from a recorded cassette (pass --cassette PATH), no API calls",
+    billed=False,
+    tiers="defaults",
+    describe=describe_replay,
+    records=False,
+)
+def replay(args: BackendArgs) -> Backend:
+    if args.cassette is None:
+        raise BackendUnavailable(
+            "the replay backend needs a cassette file: pass --cassette PATH "
+            "(recorded by an earlier run with --cassette)."
+        )
+    from crux_lab.llm.replay import ReplayBackend
+
+    return ReplayBackend(args.cassette, mode="replay")

@@ -16,11 +16,11 @@ from collections.abc import Iterable
 
 from crux_lab.llm.base import Backend, LLMError, LLMRequest, LLMResponse
 from crux_lab.llm.pricing import cost_usd
-from crux_lab.models.accounting import PAID_BACKENDS, LLMCall, Usage, is_billed
+from crux_lab.models.accounting import LLMCall, Usage, is_billed
 from crux_lab.models.domain import Tier
 from crux_lab.scrub import scrub
 
-__all__ = ["PAID_BACKENDS", "Ledger", "cost_label", "is_billed", "live_backend", "run_backend"]
+__all__ = ["Ledger", "cost_label", "is_billed", "live_backend", "run_backend"]
 
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from crux_lab.backends import backend
 from crux_lab.models.base import Model
 from crux_lab.models.config import DebateConfig
 from crux_lab.personas.models import Persona, Proposition
@@ -81,6 +82,16 @@ def for_library(
     return SimulatorOptions(personas=personas, propositions=propositions, seed=seed)
 
 
+@backend(
+    "simulated",
+    description="deterministic persona simulator, offline, no API cost",
+    billed=False,
+    tiers="defaults",
+    tiers_help="priced as the anthropic defaults",
+    options=for_debate,
+    options_model=SimulatorKnobs,
+    library=for_library,
+)
 def build(args: BackendArgs) -> Backend:
     """The simulator the registry builds; ``args.options`` is a :class:`SimulatorOptions`."""
     from crux_lab.llm.simulated.core import SimulatedBackend
