@@ -61,6 +61,13 @@ class BackendSpec:
     structured: bool = False
     # Whether it talks to a server at a URL (--base-url).
     base_url: bool = False
+    # A live backend's model settings: (models per tier chosen, base URL, structured mode) ->
+    # (models per tier, base URL), after its checks (one-line BackendUnavailable: a server that
+    # does not answer, an option it does not take). None: it takes no model settings.
+    settings: Callable[[dict[str, str], str | None, str | None], tuple[dict[str, str], str | None]] | None = None
+    # Checks before anything runs, from the cassette given (None): one-line BackendUnavailable
+    # (no API key, no cassette).
+    check: Callable[[Any], None] | None = None
 
 
 AUTO = "auto"
@@ -103,6 +110,8 @@ def backend(
     records: bool = True,
     structured: bool = False,
     base_url: bool = False,
+    settings: Callable[[dict[str, str], str | None, str | None], tuple[dict[str, str], str | None]] | None = None,
+    check: Callable[[Any], None] | None = None,
 ) -> Callable[[F], F]:
     """Decorator: register the factory below it as backend ``name``.
 
@@ -111,7 +120,8 @@ def backend(
     ``--help``. ``options`` / ``options_model`` / ``library``: its own options, if it takes
     any. ``describe``: a longer line for the start of a run. ``records``: a cassette records
     its calls. ``structured`` / ``base_url``: the structured-output mode and a server URL apply
-    to it (the CLI's and the console's fields).
+    to it (the CLI's and the console's fields). ``settings``: it takes models per tier (and
+    resolves them, asking its server); ``check``: what it needs before a run (a key, a cassette).
     """
 
     def add(fn: F) -> F:
@@ -119,6 +129,7 @@ def backend(
             name=name, description=description, billed=billed, tiers=tiers, tiers_help=tiers_help,
             factory=fn, options=options, describe=describe, options_model=options_model,
             library=library, records=records, structured=structured, base_url=base_url,
+            settings=settings, check=check,
         ))
         return fn
 
@@ -158,6 +169,16 @@ def billed_names() -> tuple[str, ...]:
     ('anthropic', 'openai')
     """
     return tuple(n for n, s in BACKENDS.items() if s.billed)
+
+
+def answers_from_cassette(name: str) -> bool:
+    """Whether backend ``name`` answers only from a cassette (a cassette does not record it).
+
+    >>> answers_from_cassette("replay"), answers_from_cassette("simulated"), answers_from_cassette("x")
+    (True, False, False)
+    """
+    known = registered()
+    return name in known and not known[name].records
 
 
 def choices_help() -> str:

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.analysis.metric_registry import problems as metric_problems
-from crux_lab.backends import choices_help
+from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.backends import problems as backend_problems
 from crux_lab.backends import registered as registered_backends
 from crux_lab.console import (
@@ -46,6 +46,7 @@ from crux_lab.llm import (
     describe_backend_choice,
 )
 from crux_lab.llm.ledger import is_billed
+from crux_lab.llm.registry import option_names
 from crux_lab.models.config import MAX_TURNS, DebateConfig
 from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 from crux_lab.persona_tools.cli import resolve_persona_id
@@ -168,9 +169,7 @@ def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], exampl
 def parse_sim(values: Sequence[str]) -> dict[str, float]:
     """The simulator's failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1]),
     as its backend options."""
-    from crux_lab.llm.registry import option_names
-
-    known = option_names("simulated")
+    known = option_names(OFFLINE)
     pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
     knobs: dict[str, float] = {}
     for key, value in pairs.items():
@@ -404,7 +403,7 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = backend_choice(backend, cassette)
-    if sim and resolved != "simulated":
+    if sim and not option_names(resolved):
         fail(f"--sim sets the simulator's knobs; the {resolved} backend has none. Drop --sim, or pass --backend simulated.")
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     llm_models, llm_url = llm.models, llm.base_url

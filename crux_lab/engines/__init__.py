@@ -36,6 +36,10 @@ ENGINES: Registry[type[Any]] = Registry(
     ),
 )
 
+# The quick pair the evaluations default to (notebook 07's small database): a blackboard engine
+# (the first also takes the failure-knob sweep) and a dispute-graph one.
+QUICK_EVAL: tuple[str, ...] = ("blitz", "dcg")
+
 register_engine = ENGINES.register()
 """Class decorator: registers an engine class under its ``name``."""
 
@@ -66,4 +70,4 @@ def get(name: str) -> Engine:
     return engine
 
 
-__all__ = ["ENGINES", "Engine", "EngineConfigError", "available", "get", "problems", "register_engine", "registered"]
+__all__ = ["ENGINES", "QUICK_EVAL", "Engine", "EngineConfigError", "available", "get", "problems", "register_engine", "registered"]

@@ -32,7 +32,7 @@ from crux_lab.analysis.scenarios import (
     load_scenarios,
     write_library,
 )
-from crux_lab.backends import OFFLINE, registered
+from crux_lab.backends import OFFLINE, answers_from_cassette, registered
 from crux_lab.console import backend_choice, check_runs_dir, fail, llm_settings, note
 from crux_lab.engines import available
 from crux_lab.eval.polis import run_polis_eval
@@ -127,7 +127,7 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     one-line failure: unknown backend, no key, replay without cassettes, a server that does not
     answer (asked once, before anything is written)."""
 
-    if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
+    if answers_from_cassette(backend) and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
              + ("(none given)." if cassettes is None else f"({cassettes} is not a folder)."))
     resolved = backend_choice(backend, None)
@@ -238,7 +238,7 @@ scenarios x seeds. Finished debates are kept in the runs folder; a rerun skips t
         except StoreError as exc:
             fail(f"{exc} (Or pass --no-store.)")
 
-    note(describe_backend_choice(llm.backend, cassette=cassettes if llm.backend == "replay" else None,
+    note(describe_backend_choice(llm.backend, cassette=cassettes if answers_from_cassette(llm.backend) else None,
                                  models=llm.models, base_url=llm.base_url))
     total = len(names) * len(planted) * len(seed_list)
     done = 0

@@ -51,12 +51,56 @@ def describe_anthropic(cassette: Path | None, models: Mapping[str, str] | None, 
     return f"Claude via the Anthropic API ({listed}); calls are billed to your key"
 
 
+def anthropic_settings(
+    chosen: dict[str, str], url: str | None, mode: str | None
+) -> tuple[dict[str, str], str | None]:
+    if url:
+        raise BackendUnavailable("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
+    if mode:
+        raise BackendUnavailable("--structured applies to the openai backend; the anthropic backend uses its native structured outputs.")
+    from crux_lab.llm import tier_models
+
+    return {t.value: m for t, m in tier_models("anthropic", chosen).items()}, None
+
+
+def anthropic_check(cassette: Path | None) -> None:
+    if not os.environ.get(API_KEY_ENV, "").strip():
+        raise BackendUnavailable(
+            f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "
+            f"(never pass it on the command line), or use --backend simulated."
+        )
+
+
+def openai_settings(
+    chosen: dict[str, str], url: str | None, mode: str | None
+) -> tuple[dict[str, str], str | None]:
+    """Ask the server once (it must answer before anything is spent or written); a missing model
+    is filled with the one model it lists."""
+    from crux_lab.llm import resolve_openai_models
+    from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
+
+    url = resolve_base_url(url)
+    check_settings(url)  # an http(s) URL, and a key unless the server is local
+    served_models(url)  # the server answers (one line naming the URL if not)
+    models = resolve_openai_models(chosen, url)
+    return {t.value: m for t, m in models.items()}, url
+
+
+def replay_check(cassette: Path | None) -> None:
+    if cassette is None:
+        raise BackendUnavailable("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
+    if not cassette.is_file():
+        raise BackendUnavailable(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
+
+
 @backend(
     "anthropic",
     description="Claude via the Anthropic API; calls are billed to your key",
     billed=True,
     tiers="env",  # allocation_help names its models and variables itself
     describe=describe_anthropic,
+    settings=anthropic_settings,
+    check=anthropic_check,
 )
 def anthropic(args: BackendArgs) -> Backend:
     from crux_lab.llm import tier_models
@@ -79,6 +123,7 @@ def anthropic(args: BackendArgs) -> Backend:
     describe=describe_openai,
     structured=True,
     base_url=True,
+    settings=openai_settings,
 )
 def openai(args: BackendArgs) -> Backend:
     from crux_lab.llm import resolve_openai_models
@@ -97,6 +142,7 @@ def openai(args: BackendArgs) -> Backend:
     tiers="defaults",
     describe=describe_replay,
     records=False,
+    check=replay_check,
 )
 def replay(args: BackendArgs) -> Backend:
     if args.cassette is None:
