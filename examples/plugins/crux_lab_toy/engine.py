@@ -15,8 +15,8 @@ from crux_lab.engines import register_engine
 from crux_lab.engines.direct import DirectEngine
 
 TOY_TASK = (
-    "Write at most two crux cards (never more than {max_cards}): the two questions on which "
-    "these people most clearly disagree. Reply in the JSON schema given."
+    "Write at most 2 crux cards (the two questions on which these people most clearly disagree; "
+    "the run allows up to {max_cards}). Reply in the JSON schema given."
 )
 
 
