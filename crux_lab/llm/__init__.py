@@ -37,7 +37,7 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
-from crux_lab.llm.factories import API_KEY_ENV, OPENAI_KEY_ENV
+from crux_lab.llm.keys import API_KEY_ENV, OPENAI_KEY_ENV
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.domain import Tier
 from crux_lab.models.result import StructuredCheck

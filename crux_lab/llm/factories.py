@@ -12,11 +12,9 @@ from pathlib import Path
 
 from crux_lab.backends import backend
 from crux_lab.llm.base import Backend, BackendUnavailable
+from crux_lab.llm.keys import API_KEY_ENV, OPENAI_KEY_ENV
 from crux_lab.llm.registry import BackendArgs
 from crux_lab.models.domain import Tier
-
-API_KEY_ENV = "ANTHROPIC_API_KEY"
-OPENAI_KEY_ENV = "OPENAI_API_KEY"
 
 
 def describe_replay(cassette: Path | None, models: Mapping[str, str] | None, base_url: str | None) -> str:

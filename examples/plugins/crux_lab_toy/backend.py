@@ -12,7 +12,8 @@ from __future__ import annotations
 from crux_lab.backends import backend
 from crux_lab.llm.base import Backend
 from crux_lab.llm.registry import BackendArgs
-from crux_lab.llm.simulated.options import SimulatorKnobs, build, for_debate, for_library
+from crux_lab.llm.simulated.factory import build
+from crux_lab.llm.simulated.options import SimulatorKnobs, for_debate, for_library
 
 
 @backend(
