@@ -469,7 +469,11 @@ def engines_cmd(
         engines = available()
     except Exception as exc:  # an engine that fails to build
         fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
-    _warn_plugins(engine_problems(), metric_problems(), COMMANDS.problems)
+    try:
+        metric_lines = metric_problems()
+    except Exception as exc:  # a metric module of crux_lab's own that fails to import
+        metric_lines = [f"the metrics failed to load ({type(exc).__name__}: {exc})"]
+    _warn_plugins(engine_problems(), metric_lines, COMMANDS.problems)
     if as_json:
         typer.echo(json.dumps(engines))
         return
