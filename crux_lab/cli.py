@@ -464,7 +464,7 @@ def debate(
 def engines_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
 ) -> None:
-    """List the debate engines, with one line each (and one warning line per plug-in left out)."""
+    """List the debate engines, with one line each."""
     try:
         engines = available()
     except Exception as exc:  # an engine that fails to build

@@ -36,6 +36,10 @@ ENGINES: Registry[type[Any]] = Registry(
     ),
 )
 
+# The order compare runs crux_lab's own engines in (and shows them): the blackboard engines,
+# then the dialogue, crux-room and one-call families; other engines follow in listing order.
+COMPARE_ORDER: tuple[str, ...] = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
+
 # The quick pair the evaluations default to (notebook 07's small database): a blackboard engine
 # (the first also takes the failure-knob sweep) and a dispute-graph one.
 QUICK_EVAL: tuple[str, ...] = ("blitz", "dcg")
@@ -70,4 +74,4 @@ def get(name: str) -> Engine:
     return engine
 
 
-__all__ = ["ENGINES", "QUICK_EVAL", "Engine", "EngineConfigError", "available", "get", "problems", "register_engine", "registered"]
+__all__ = ["COMPARE_ORDER", "ENGINES", "QUICK_EVAL", "Engine", "EngineConfigError", "available", "get", "problems", "register_engine", "registered"]

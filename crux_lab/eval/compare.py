@@ -26,7 +26,7 @@ from rich.table import Table
 
 from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.console import llm_settings
-from crux_lab.engines import available, get, registered
+from crux_lab.engines import COMPARE_ORDER, available, get, registered
 from crux_lab.engines.base import EngineConfigError, check_config, check_personas, validate_params
 from crux_lab.llm import resolve_backend_name
 from crux_lab.models.config import DebateConfig
@@ -39,9 +39,11 @@ from crux_lab.tiers import STRUCTURED_HELP
 
 
 def all_engines() -> tuple[str, ...]:
-    """Every registered engine (crux_lab's and any plug-in's), in listing order: what compare
-    runs when no engines are given."""
-    return tuple(registered())
+    """Every registered engine (crux_lab's and any plug-in's): what compare runs when no engines
+    are given, crux_lab's own in ``COMPARE_ORDER``, then the others in listing order."""
+    rank = {name: i for i, name in enumerate(COMPARE_ORDER)}
+    listed = registered()
+    return tuple(sorted(listed, key=lambda n: (rank.get(n, len(rank)), listed.index(n))))
 
 
 def __getattr__(name: str) -> Any:
