@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from crux_lab.analysis.metrics import crux_texts  # noqa: E402
-from crux_lab.eval.compare import ALL_ENGINES, run_comparison  # noqa: E402
+from crux_lab.eval.compare import all_engines, run_comparison  # noqa: E402
 from crux_lab.models import DebateResult, DisagreementType  # noqa: E402
 from crux_lab.personas.loader import load_decks, load_personas  # noqa: E402
 
@@ -89,7 +89,7 @@ def _mean(xs: list[float]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--engines", default=",".join(ALL_ENGINES))
+    ap.add_argument("--engines", default=",".join(all_engines()))
     ap.add_argument("--decks", default="crypto,ai-policy,housing")
     ap.add_argument("--max-turns", type=int, default=30)
     ap.add_argument("--bootstrap", type=int, default=1000)

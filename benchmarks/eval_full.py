@@ -28,7 +28,7 @@ from pathlib import Path
 from crux_lab.analysis.metrics import metric_summary, record_recurrence
 from crux_lab.analysis.recovery import KNOBS, human_data_frames
 from crux_lab.analysis.scenarios import generate_scenarios
-from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.compare import all_engines
 from crux_lab.eval.knobs import knob_sweep
 
 RESULTS = Path(__file__).parent / "results"
@@ -42,7 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenarios", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--engines", default=",".join(ALL_ENGINES))
+    ap.add_argument("--engines", default=",".join(all_engines()))
     ap.add_argument("--levels", default="0.3,0.6")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))

@@ -21,7 +21,7 @@ from pathlib import Path
 from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.recovery import summarize
 from crux_lab.analysis.scenarios import generate_scenarios
-from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.compare import all_engines
 from crux_lab.eval.knobs import run_recovery
 from crux_lab.llm.simulated.options import SimulatorKnobs
 
@@ -39,7 +39,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--engines", default=",".join(ALL_ENGINES))
+    ap.add_argument("--engines", default=",".join(all_engines()))
     args = ap.parse_args()
     engines = [e for e in args.engines.split(",") if e]
     cal = default_calibration()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from crux_lab.analysis.recovery import KNOBS
 from crux_lab.analysis.scenarios import generate_scenarios
-from crux_lab.eval.compare import ALL_ENGINES
+from crux_lab.eval.compare import all_engines
 from crux_lab.eval.knobs import knob_sweep
 
 
@@ -33,7 +33,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenarios", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--engines", default=",".join(ALL_ENGINES))
+    ap.add_argument("--engines", default=",".join(all_engines()))
     ap.add_argument("--levels", default="0.3,0.6")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--db", default=None, help="also store runs + metrics in this DuckDB file")

@@ -25,7 +25,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from crux_lab.backends import choices_help
+from crux_lab.analysis.metric_registry import problems as metric_problems
+from crux_lab.backends import OFFLINE, choices_help
+from crux_lab.backends import problems as backend_problems
+from crux_lab.backends import registered as registered_backends
 from crux_lab.console import (
     backend_choice,
     check_runs_dir,
@@ -37,11 +40,13 @@ from crux_lab.console import (
 )
 from crux_lab.engines import EngineConfigError, available
 from crux_lab.engines import get as get_engine
+from crux_lab.engines import problems as engine_problems
 from crux_lab.llm import (
     LLMError,
     describe_backend_choice,
 )
 from crux_lab.llm.ledger import is_billed
+from crux_lab.llm.registry import option_names
 from crux_lab.models.config import MAX_TURNS, DebateConfig
 from crux_lab.models.events import AgentTurn, CruxMessage, DialogueTurnEvent, MessagePosted
 from crux_lab.persona_tools.cli import resolve_persona_id
@@ -78,15 +83,17 @@ app = typer.Typer(
 )
 
 # ---------------------------------------------------------------------------
-# Commands other packages provide, registered here by name with a "module:attribute" reference
-# (the module is imported when the CLI is assembled). The attribute is a typer.Typer (mounted
+# Commands other packages provide, registered here by name with a "module:attribute" reference,
+# or by another package with an entry point in the group crux_lab.commands (the same reference;
+# a name already taken is left out with one line, which `crux-lab engines` prints). The module
+# is imported when the CLI is assembled. The attribute is a typer.Typer (mounted
 # as a command group) or a plain function (registered as a single command, so
 # `crux-lab sweep FILE --report` parses options after the argument, which a group callback
 # with an argument does not). A module that fails to import is mounted as a stub that
 # reports the import error, so one broken package never breaks the whole CLI.
 # Convention: ``crux_lab/<package>/cli.py``.
 # ---------------------------------------------------------------------------
-COMMANDS: Registry[str] = Registry("command")
+COMMANDS: Registry[str] = Registry("command", group="crux_lab.commands", lazy=True)
 
 
 def register_command(name: str, ref: str) -> None:
@@ -104,10 +111,12 @@ register_command("eval", "crux_lab.eval.cli:app")
 register_command("local-model", "crux_lab.local_model.cli:app")
 register_command("arena", "crux_lab.arena.cli:arena")
 
-# (module, attribute, command name) of each registered command, for mount_subapps.
-SUBAPPS: list[tuple[str, str, str]] = [
-    (ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()
-]
+def subapps() -> list[tuple[str, str, str]]:
+    """(module, attribute, command name) of each registered command, for mount_subapps."""
+    return [(ref.partition(":")[0], ref.partition(":")[2], name) for name, ref in COMMANDS.items()]
+
+
+SUBAPPS = subapps()
 
 
 def _stub_app(name: str, problem: str) -> typer.Typer:
@@ -160,9 +169,7 @@ def parse_pairs(values: Sequence[str], option: str, known: Sequence[str], exampl
 def parse_sim(values: Sequence[str]) -> dict[str, float]:
     """The simulator's failure knobs from ``--sim KEY=VALUE`` (each a probability in [0, 1]),
     as its backend options."""
-    from crux_lab.llm.registry import option_names
-
-    known = option_names("simulated")
+    known = option_names(OFFLINE)
     pairs = parse_pairs(values, "--sim", known, "missed_attack=0.4")
     knobs: dict[str, float] = {}
     for key, value in pairs.items():
@@ -396,7 +403,7 @@ def debate(
     params = parse_params(param or [], engine_obj)
     persona_ids = _check_personas(personas)
     resolved = backend_choice(backend, cassette)
-    if sim and resolved != "simulated":
+    if sim and not option_names(resolved):
         fail(f"--sim sets the simulator's knobs; the {resolved} backend has none. Drop --sim, or pass --backend simulated.")
     llm = llm_settings(resolved, base_url, model_strong, model_fast, llm_config, structured)
     llm_models, llm_url = llm.models, llm.base_url
@@ -460,8 +467,13 @@ def engines_cmd(
     """List the debate engines, with one line each."""
     try:
         engines = available()
-    except Exception as exc:  # an engine module that fails to import
+    except Exception as exc:  # an engine that fails to build
         fail(f"cannot load the engines ({type(exc).__name__}: {exc}).", code=1)
+    try:
+        metric_lines = metric_problems()
+    except Exception as exc:  # a metric module of crux_lab's own that fails to import
+        metric_lines = [f"the metrics failed to load ({type(exc).__name__}: {exc})"]
+    _warn_plugins(engine_problems(), metric_lines, COMMANDS.problems)
     if as_json:
         typer.echo(json.dumps(engines))
         return
@@ -469,6 +481,30 @@ def engines_cmd(
     table.columns[0].overflow = "fold"
     for name, desc in engines.items():
         table.add_row(name, desc)
+    out_console.print(table)
+
+
+def _warn_plugins(*problems: Sequence[str]) -> None:
+    """One warning line (on stderr) per plug-in left out: which plug-in, which name, which package."""
+    for line in (line for lines in problems for line in lines):
+        err_console.print(f"warning: {line}", markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+@app.command("backends")
+def backends_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object name -> description.")] = False,
+) -> None:
+    """List the LLM backends --backend accepts, with one line each (and one warning line per
+    plug-in left out)."""
+    specs = registered_backends()
+    _warn_plugins(backend_problems())
+    if as_json:
+        typer.echo(json.dumps({name: spec.description for name, spec in specs.items()}))
+        return
+    table = Table("backend", "billed", "description")
+    table.columns[0].overflow = "fold"
+    for name, spec in specs.items():
+        table.add_row(name, "yes" if spec.billed else "no", spec.description)
     out_console.print(table)
 
 

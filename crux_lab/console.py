@@ -16,14 +16,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from crux_lab import backends
 from crux_lab.llm import (
-    API_KEY_ENV,
-    BACKENDS,
     BackendUnavailable,
     UnknownBackend,
     resolve_backend_name,
-    resolve_openai_models,
-    tier_models,
 )
 from crux_lab.scrub import scrub
 from crux_lab.store import default_runs_dir
@@ -105,27 +102,17 @@ def llm_settings(
         for tier, value in (("strong", model_strong or settings.get("model_strong")), ("fast", model_fast or settings.get("model_fast")))
         if value
     }
-    if resolved not in ("anthropic", "openai"):
+    spec = backends.spec(resolved)
+    if spec.settings is None:
         if url or chosen or mode:
-            fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the anthropic and openai backends, not {resolved}.")
+            live = " and ".join(n for n, s in backends.registered().items() if s.settings is not None)
+            fail(f"--base-url/--model-strong/--model-fast/--structured/--llm-config apply to the {live} backends, not {resolved}.")
         return LLMSettings({}, None)
-
-    if resolved == "anthropic":
-        if url:
-            fail("--base-url applies to the openai backend; the anthropic backend reads $ANTHROPIC_BASE_URL.")
-        if mode:
-            fail("--structured applies to the openai backend; the anthropic backend uses its native structured outputs.")
-        return LLMSettings({t.value: m for t, m in tier_models("anthropic", chosen).items()}, None)
-    from crux_lab.llm.openai_backend import check_settings, resolve_base_url, served_models
-
-    url = resolve_base_url(url)
     try:
-        check_settings(url)  # an http(s) URL, and a key unless the server is local
-        served_models(url)  # the server answers (one line naming the URL if not)
-        models = resolve_openai_models(chosen, url)
+        models, url = spec.settings(chosen, url, mode)
     except BackendUnavailable as exc:
         fail(str(exc))
-    return LLMSettings({t.value: m for t, m in models.items()}, url, mode)
+    return LLMSettings(models, url, mode if spec.structured else None)
 
 
 def backend_choice(name: str, cassette: Path | None) -> str:
@@ -133,15 +120,11 @@ def backend_choice(name: str, cassette: Path | None) -> str:
     try:
         resolved = resolve_backend_name(name)
     except UnknownBackend:
-        fail(f"unknown backend {name!r}. Valid backends: {', '.join(BACKENDS)}.")
-    has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
-    if resolved == "anthropic" and not has_key:
-        fail(
-            f"the anthropic backend needs an API key in the environment: `export {API_KEY_ENV}=sk-ant-...` "
-            f"(never pass it on the command line), or use --backend simulated."
-        )
-    if resolved == "replay" and cassette is None:
-        fail("the replay backend needs a cassette: pass --cassette PATH (recorded by an earlier run with --cassette).")
-    if resolved == "replay" and cassette is not None and not cassette.is_file():
-        fail(f"cassette {cassette} does not exist; record one first or pass another --cassette PATH.")
+        fail(f"unknown backend {name!r}. Valid backends: {', '.join(backends.names())}.")
+    check = backends.spec(resolved).check
+    if check is not None:
+        try:
+            check(cassette)  # a key, a cassette: what the backend needs before anything runs
+        except BackendUnavailable as exc:
+            fail(str(exc))
     return resolved

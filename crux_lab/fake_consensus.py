@@ -108,7 +108,7 @@ def audit(
     contested: list[str] = []
     questions = {d.id: d.question for d in result.dcg.disputes}
     claims = {a.id: a.claim for a in result.graph.arguments}
-    if result.engine == "dcg":
+    if result.dcg.disputes:  # a dispute graph's common ground: its disputes (dcg)
         for cg in result.common_ground:
             prop = about(questions.get(cg.dispute_id or "", cg.statement))
             if prop is None:

@@ -55,7 +55,8 @@ def models_for(backend: str, models: Mapping[str, str] | None = None) -> dict[st
     unknown = sorted(set(chosen) - set(TIERS))
     if unknown:
         raise ValueError(f"unknown tier(s) {', '.join(unknown)}: the tiers are {', '.join(TIERS)}")
-    rule = backends.REGISTRY[backend].tiers if backend in backends.REGISTRY else "defaults"
+    known = backends.registered()
+    rule = known[backend].tiers if backend in known else "defaults"
     if rule == "explicit":
         return {t: chosen[t] for t in TIERS if t in chosen}
     defaults = dict(default_models())
@@ -67,7 +68,7 @@ def models_for(backend: str, models: Mapping[str, str] | None = None) -> dict[st
 def allocation_help() -> str:
     """The allocation in two sentences, for ``crux-lab debate --help``."""
     a = models_for("anthropic")
-    others = "; ".join(f"{name}: {b.tiers_help}" for name, b in backends.REGISTRY.items() if b.tiers_help)
+    others = "; ".join(f"{name}: {b.tiers_help}" for name, b in backends.registered().items() if b.tiers_help)
     return (
         f"Tiers -> models: anthropic strong={a['strong']} fast={a['fast']} "
         f"(${MODEL_ENV['strong']}, ${MODEL_ENV['fast']}); {others}. "

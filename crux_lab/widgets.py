@@ -1,7 +1,8 @@
 """The live debate console for JupyterLab: ``DebateConsole()``.
 
 It is the workbench's debate page: pick a deck and its personas, a topic, an
-engine, a backend and a seed; press run; the transcript streams as events arrive, with live
+engine, a backend (any registered one: with ``openai``, a server URL, filled from a running
+``crux-lab local-model``, its model and the structured-output mode) and a seed; press run; the transcript streams as events arrive, with live
 IN/OUT/UNDEC counts, crux cards as they post and the cost so far; stop ends the debate at
 its next event (the partial result is kept, ``complete=False``).
 
@@ -26,9 +27,12 @@ from urllib.parse import quote
 
 import ipywidgets as w
 
-from crux_lab.engines import available
+from crux_lab import backends
+from crux_lab.engines import ENGINES, available
 from crux_lab.engines.crux_room.events import CruxRoomSpawning, RoundStart
 from crux_lab.engines.dialogue_v2.events import PhaseStart
+from crux_lab.llm import BackendUnavailable, UnknownBackend, resolve_backend_name
+from crux_lab.local_model.server import ServerState, pid_alive, read_state
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import CruxCard, DCGState, DialogueTurn
 from crux_lab.models.events import (
@@ -52,6 +56,7 @@ from crux_lab.personas.loader import load_decks
 from crux_lab.report import ReportError, reports_dir, run_report
 from crux_lab.runner import DebateRun
 from crux_lab.runs import save_runs
+from crux_lab.tiers import STRUCTURED_MODES
 from crux_lab.viz._text import esc
 from crux_lab.viz.framework import labelling_of
 from crux_lab.viz.transcript import (
@@ -64,13 +69,32 @@ from crux_lab.viz.transcript import (
 )
 from crux_lab.workbench import debate_config, persona_names
 
-BACKENDS = ("simulated", "auto", "anthropic", "replay")
 TRANSCRIPT_TAIL = 60  # turns shown live; the full transcript is in the result
-# What each engine builds, known before its first event: "graph" (IN/OUT/UNDEC), "dcg"
-# (disputes, stances, reasons), "rooms" (disagreements, crux rooms, cards); the others
-# (blackboard engines, one-call baselines) show their cruxes when they finish.
-ENGINE_STRUCTURE = {"dialogue": "graph", "graph": "graph", "dcg": "dcg", "panel": "rooms", "crux_rooms": "rooms"}
 LINK_STYLE = "color:#1a5fb4;text-decoration:underline;font-weight:bold"
+
+
+def backend_choices() -> list[str]:
+    """The backend dropdown: the offline one first (the default), then auto, then every other
+    registered backend (plug-ins' included)."""
+    names = [n for n in backends.names() if n not in (backends.OFFLINE, backends.AUTO)]
+    return [backends.OFFLINE, backends.AUTO, *names]
+
+
+def engine_structure(engine: str) -> str:
+    """What ``engine`` builds, known before its first event (its ``structure``): "graph"
+    (IN/OUT/UNDEC), "dcg" (disputes, stances, reasons), "rooms" (disagreements, crux rooms,
+    cards); "" for the others (blackboard engines, one-call baselines), which show their cruxes
+    when they finish."""
+    try:
+        return str(getattr(ENGINES.get(engine), "structure", "") or "")
+    except LookupError:
+        return ""
+
+
+def local_model() -> ServerState | None:
+    """The server a running ``crux-lab local-model`` recorded, or None."""
+    state = read_state()
+    return state if state is not None and pid_alive(state.pid) else None
 
 
 @dataclass
@@ -120,7 +144,16 @@ class DebateConsole:
         self.topic = w.Combobox(options=[], description="topic", ensure_option=False, layout=w.Layout(width="90%"))
         engines = list(available())
         self.engine = w.Dropdown(options=engines, value=engine if engine in engines else engines[0], description="engine")
-        self.backend = w.Dropdown(options=list(BACKENDS), value="simulated", description="backend")
+        self.backend = w.Dropdown(options=backend_choices(), value=backends.OFFLINE, description="backend")
+        # A backend that talks to a server (openai): its URL, its model and the structured-output
+        # mode, shown only for such a backend; filled from a running `crux-lab local-model`.
+        server = local_model()
+        self.base_url = w.Text(value=server.base_url if server else "", description="base URL",
+                               placeholder="http://127.0.0.1:8080/v1", layout=w.Layout(width="45%"))
+        self.model = w.Text(value=server.model if server else "", description="model",
+                            placeholder="the one model the server lists")
+        self.structured = w.Dropdown(options=list(STRUCTURED_MODES), value=STRUCTURED_MODES[0], description="structured")
+        self.server_box = w.HBox([self.base_url, self.model, self.structured])
         self.seed = w.IntText(value=0, description="seed")
         self.max_turns = w.BoundedIntText(value=max_turns, min=1, max=500, description="max turns")
         self.run_button = w.Button(description="run", button_style="success", icon="play")
@@ -138,12 +171,15 @@ class DebateConsole:
         self.report_button.on_click(lambda _b: self.open_report())
         self.deck.observe(self._deck_changed, names="value")
         self.engine.observe(self._engine_changed, names="value")
+        self.backend.observe(self._backend_changed, names="value")
         self.run_button.on_click(lambda _b: self.start())
         self.stop_button.on_click(lambda _b: self.stop())
         self._deck_changed()
+        self._backend_changed()
         self.reset()
         self.widget = w.VBox([
             w.HBox([self.deck, self.engine, self.backend]),
+            self.server_box,
             w.HBox([self.personas, w.VBox([self.seed, self.max_turns])]),
             self.topic,
             w.HBox([self.run_button, self.stop_button, self.report_button, self.status]),
@@ -169,6 +205,22 @@ class DebateConsole:
         self.topic.options = list(deck.topics) if deck else []
         self.topic.value = deck.topics[0] if deck and deck.topics else ""
 
+    def backend_spec(self) -> backends.BackendSpec | None:
+        """The chosen backend's registry entry (``auto`` resolved), None if it is not known."""
+        try:
+            return backends.spec(resolve_backend_name(str(self.backend.value)))
+        except (UnknownBackend, KeyError):
+            return None
+
+    def _backend_changed(self, _change: Any = None) -> None:
+        spec = self.backend_spec()
+        self.base_url.layout.display = "" if spec is not None and spec.base_url else "none"
+        self.model.layout.display = "" if spec is not None and spec.base_url else "none"
+        self.structured.layout.display = "" if spec is not None and spec.structured else "none"
+        self.server_box.layout.display = "" if spec is not None and (spec.base_url or spec.structured) else "none"
+        if not self.run_button.disabled:
+            self._render()
+
     def _engine_changed(self, _change: Any = None) -> None:
         if not self.run_button.disabled:  # not while a debate runs
             self.reset()
@@ -176,7 +228,7 @@ class DebateConsole:
     # -- events -----------------------------------------------------------------------------
 
     def reset(self) -> None:
-        self.state = ConsoleState(structure=ENGINE_STRUCTURE.get(str(self.engine.value), ""))
+        self.state = ConsoleState(structure=engine_structure(str(self.engine.value)))
         self.result = None
         self.run_folder = self.report_path = None
         self.report_button.disabled = True
@@ -243,7 +295,8 @@ class DebateConsole:
             found = f" · cruxes {len(self.result.cruxes)}" if self.result is not None else ""
             counts = f"<b>turns {len(s.turns)}</b>{found}"
         self.counts.value = counts + (f" · proposed cruxes {len(s.proposed)}" if s.proposed else "")
-        modelled = " (modelled, not billed)" if self.backend.value in ("simulated", "replay") else ""
+        spec = self.backend_spec()
+        modelled = " (modelled, not billed)" if spec is not None and not spec.billed else ""
         self.cost.value = f"&nbsp; cost so far <b>${s.cost_usd:.4f}</b>{modelled} ({s.calls} calls)"
         tail = s.turns[-TRANSCRIPT_TAIL:]
         more = f"<div><i>… {len(s.turns) - len(tail)} earlier turns (all in the report)</i></div>" if len(s.turns) > len(tail) else ""
@@ -288,8 +341,23 @@ class DebateConsole:
     # -- running ----------------------------------------------------------------------------
 
     def config(self) -> Any:
-        return debate_config(self.topic.value, list(self.personas.value), self.engine.value, self.backend.value,
-                             int(self.seed.value), int(self.max_turns.value), deck=self.deck.value)
+        """The debate of the form. A backend with model settings (a server) is asked first: one
+        that does not answer raises :class:`~crux_lab.llm.BackendUnavailable` (one line)."""
+        spec = self.backend_spec()
+        url = structured = None
+        models: dict[str, str] = {}
+        if spec is not None and spec.check is not None:
+            spec.check(None)  # what it needs before a run (an API key)
+        if spec is not None and spec.settings is not None:
+            model = str(self.model.value).strip() if spec.base_url else ""
+            chosen = {"strong": model, "fast": model} if model else {}
+            mode = str(self.structured.value) if spec.structured else None
+            models, url = spec.settings(chosen, str(self.base_url.value).strip() or None if spec.base_url else None, mode)
+            structured = mode
+        config = debate_config(self.topic.value, list(self.personas.value), self.engine.value, self.backend.value,
+                               int(self.seed.value), int(self.max_turns.value), deck=self.deck.value,
+                               base_url=url, structured=structured)
+        return config.model_copy(update={"models": models}) if models else config
 
     async def consume(self, run: Any) -> DebateResult:
         """Stream ``run`` (a :class:`~crux_lab.runner.DebateRun`) into the console."""
@@ -370,6 +438,10 @@ class DebateConsole:
         self.reset()
         try:
             run = DebateRun(self.config())
+        except BackendUnavailable as exc:  # a server that does not answer, a missing key: one line
+            self.state.errors.append(str(exc).strip().splitlines()[0])
+            self._render("error")
+            return None
         except Exception as exc:  # bad form input: say so in the console
             self.state.errors.append(str(exc))
             self._render("error")

@@ -1,7 +1,8 @@
 """The metric registry: every per-debate metric registers here with :func:`metric`.
 
 A metric is a function ``(result, inputs) -> float`` (or a mapping of several named values)
-in any module listed in ``METRICS.plugins``; :func:`crux_lab.analysis.metrics.compute_metrics`
+in any module listed in ``METRICS.plugins`` or named by an entry point of the group
+``crux_lab.metrics`` (another package's: ``name = "module"`` or ``"module:function"``); :func:`crux_lab.analysis.metrics.compute_metrics`
 runs them all in that order. ``nan`` means "not applicable" and is dropped when stored.
 
 >>> from crux_lab.models import DebateConfig, DebateResult
@@ -44,8 +45,16 @@ class Metric:
     needs_personas: bool = False
 
 
+def _adopt(name: str, fn: object) -> Metric:
+    """A function named by an entry point without ``@metric``: a metric under its entry's name."""
+    if not callable(fn):
+        raise TypeError("is not a function (result, inputs) -> float")
+    return Metric(name, fn)
+
+
 METRICS: Registry[Metric] = Registry(
-    "metric", plugins=("crux_lab.analysis.metrics", "crux_lab.analysis.quality")
+    "metric", plugins=("crux_lab.analysis.metrics", "crux_lab.analysis.quality"),
+    group="crux_lab.metrics", adopt=_adopt,
 )
 
 
@@ -53,10 +62,16 @@ def metric(name: str, *, needs_personas: bool = False) -> Callable[[MetricFn], M
     """Decorator: register a per-debate metric under ``name``."""
 
     def add(fn: MetricFn) -> MetricFn:
-        METRICS.add(name, Metric(name, fn, needs_personas), origin=fn.__module__)
+        METRICS.add(name, Metric(name, fn, needs_personas), origin=fn.__module__, source=fn)
         return fn
 
     return add
 
 
-__all__ = ["METRICS", "Metric", "MetricFn", "MetricInputs", "Truth", "metric"]
+def problems() -> list[str]:
+    """One line per metric plug-in that was left out (failed to import, or a name clash)."""
+    METRICS.load()
+    return list(METRICS.problems)
+
+
+__all__ = ["METRICS", "Metric", "MetricFn", "MetricInputs", "Truth", "metric", "problems"]

@@ -33,6 +33,7 @@ from crux_lab.arena.core import (
     pair_runs,
     write_judgements,
 )
+from crux_lab.backends import OFFLINE
 from crux_lab.llm import make_backend, resolve_backend_name
 from crux_lab.llm.base import LLMError
 from crux_lab.llm.registry import options_for_library
@@ -180,7 +181,7 @@ def arena(
             return
         if show_rubric:
             out.print(escape(RUBRIC))
-        if resolved == "simulated":
+        if resolved == OFFLINE:
             err.print("judge: the simulator. It does not read the cards for quality: it scores each set "
                       "from the planted ground truth (the deck's contested claims and their types) and says so in each reason.")
         else:
@@ -195,7 +196,7 @@ def arena(
         for why in skipped:
             err.print(f"[yellow]warning:[/] a verdict stayed off-schema after one repair and was left out: {escape(why)}")
         written = write_judgements(con, judgements)
-        if falsifiers if falsifiers is not None else resolved != "simulated":
+        if falsifiers if falsifiers is not None else resolved != OFFLINE:
             judged = asyncio.run(judge_run_falsifiers(pairs, resolved, seed, where))
             for run_id, (share, basis) in judged.items():
                 record_metrics(con, run_id, {"falsifier_concreteness_judged": share},

@@ -369,6 +369,11 @@ def make_turn(parsed: BaseModel | None, known_ids: Collection[str] | None = None
 
 
 class Engine(Protocol):
+    """What every engine has. It may also set ``structure`` (a ClassVar): what it builds, known
+    before its first event, for the live console: "graph" (IN/OUT/UNDEC), "dcg" (disputes,
+    stances, reasons) or "rooms" (disagreements, crux rooms, cards); without it the console
+    shows its turns, and its cruxes when it finishes."""
+
     name: ClassVar[str]
     description: ClassVar[str]
     params_model: ClassVar[type[EngineParams]]

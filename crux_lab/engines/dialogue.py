@@ -44,6 +44,7 @@ class DialogueEngine:
         "them into a sparse Dung argument graph."
     )
     params_model: ClassVar[type[EngineParams]] = DialogueParams
+    structure: ClassVar[str] = "graph"  # the live console's counts (engines.base.Engine)
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 6
 
@@ -74,6 +75,7 @@ class DCGEngine(DialogueEngine):
         "Dispute-centric graph: the dialogue engine's exchanges crystallized into binary disputes "
         "with YES/NO stances and reasons, so contradictions are cruxes and never fake common ground."
     )
+    structure: ClassVar[str] = "dcg"
 
     def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:
         return DCGCrystallizer(ctx.config.topic, ctx.persona_ids, names, params.max_new_disputes)

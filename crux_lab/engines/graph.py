@@ -288,6 +288,7 @@ def stated_meta(about: str | None, stance: str | None, falsifier: str, claim_ids
 @register_engine
 class GraphEngine:
     name: ClassVar[str] = "graph"
+    structure: ClassVar[str] = "graph"  # the live console's counts (engines.base.Engine)
     description: ClassVar[str] = (
         "Graph mode: structured arguments, typed attacks validated in batch, Dung "
         "semantics; cruxes computed from preferred extensions, not generated."

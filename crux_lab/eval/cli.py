@@ -33,7 +33,7 @@ from crux_lab.analysis.scenarios import (
     load_scenarios,
     write_library,
 )
-from crux_lab.backends import OFFLINE, REGISTRY
+from crux_lab.backends import OFFLINE, answers_from_cassette, registered
 from crux_lab.console import backend_choice, check_runs_dir, fail, llm_settings, note
 from crux_lab.engines import available
 from crux_lab.eval.polis import run_polis_eval
@@ -102,7 +102,7 @@ def recovery_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
 
 
 # Options shared by the evaluations that debate on any backend (recovery, polis).
-BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=" | ".join(REGISTRY) + " (replay needs --cassettes).")]
+BackendOpt = Annotated[str, typer.Option("--backend", "-b", help=" | ".join(registered()) + " (replay needs --cassettes).")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="openai backend: the server's URL, e.g. http://127.0.0.1:8080/v1.")]
 ModelStrongOpt = Annotated[str | None, typer.Option("--model-strong", help="Model id of the strong tier (anthropic, openai).")]
 ModelFastOpt = Annotated[str | None, typer.Option("--model-fast", help="Model id of the fast tier (anthropic, openai).")]
@@ -152,7 +152,7 @@ def live_backend(backend: str, base_url: str | None, model_strong: str | None, m
     one-line failure: unknown backend, no key, replay without cassettes, a server that does not
     answer (asked once, before anything is written)."""
 
-    if backend == "replay" and (cassettes is None or not cassettes.is_dir()):
+    if answers_from_cassette(backend) and (cassettes is None or not cassettes.is_dir()):
         fail("the replay backend needs --cassettes DIR, a folder recorded by an earlier run with --cassettes "
              + ("(none given)." if cassettes is None else f"({cassettes} is not a folder)."))
     resolved = backend_choice(backend, None)
@@ -267,7 +267,7 @@ intervals over scenarios. Finished debates are kept in the runs folder; a rerun 
         except StoreError as exc:
             fail(f"{exc} (Or pass --no-store.)")
 
-    note(describe_backend_choice(llm.backend, cassette=cassettes if llm.backend == "replay" else None,
+    note(describe_backend_choice(llm.backend, cassette=cassettes if answers_from_cassette(llm.backend) else None,
                                  models=llm.models, base_url=llm.base_url))
     total = len(names) * len(planted) * len(seed_list)
     done = 0

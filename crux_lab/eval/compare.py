@@ -26,7 +26,7 @@ from rich.table import Table
 
 from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.console import llm_settings
-from crux_lab.engines import available, get
+from crux_lab.engines import COMPARE_ORDER, available, get, registered
 from crux_lab.engines.base import EngineConfigError, check_config, check_personas, validate_params
 from crux_lab.llm import resolve_backend_name
 from crux_lab.models.config import DebateConfig
@@ -37,7 +37,19 @@ from crux_lab.runs import save_runs
 from crux_lab.store import resolve_db_path
 from crux_lab.tiers import STRUCTURED_HELP
 
-ALL_ENGINES = ("blitz", "classical", "graph", "dialogue", "dcg", "panel", "crux_rooms", "direct", "cot")
+
+def all_engines() -> tuple[str, ...]:
+    """Every registered engine (crux_lab's and any plug-in's): what compare runs when no engines
+    are given, crux_lab's own in ``COMPARE_ORDER``, then the others in listing order."""
+    rank = {name: i for i, name in enumerate(COMPARE_ORDER)}
+    listed = registered()
+    return tuple(sorted(listed, key=lambda n: (rank.get(n, len(rank)), listed.index(n))))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ALL_ENGINES":  # read from the engine registry when asked for
+        return all_engines()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class CompareError(ValueError):
@@ -91,7 +103,7 @@ def parse_engine_list(raw: str | Sequence[str]) -> list[str]:
     """
     items = [e.strip() for e in (raw.split(",") if isinstance(raw, str) else raw) if e.strip()]
     if not items:
-        raise CompareError(f"no engines given: pass --engines {','.join(ALL_ENGINES)} (or a subset).")
+        raise CompareError(f"no engines given: pass --engines {','.join(all_engines())} (or a subset).")
     for e in items:
         if items.count(e) > 1:
             raise CompareError(f"engine '{e}' is listed twice in --engines; give each engine once.")
@@ -127,7 +139,7 @@ async def _run_one(config: DebateConfig) -> DebateResult:
 def run_comparison(
     topic: str,
     persona_ids: Sequence[str],
-    engines: Sequence[str] = ALL_ENGINES,
+    engines: Sequence[str] | None = None,
     seed: int = 0,
     db_path: str | Path | None = None,
     *,
@@ -144,7 +156,7 @@ def run_comparison(
 ) -> Comparison:
     """Run every engine on the same input; see the module docstring."""
     say = on_message or (lambda _m: None)
-    names = parse_engine_list(list(engines))
+    names = parse_engine_list(list(all_engines() if engines is None else engines))
     known = available()
     params = params or {}
     out = Comparison()
@@ -212,7 +224,7 @@ def _store(out: Comparison, db_path: str | Path | None, runs_dir: str | Path | N
 def compare(
     topic: str,
     persona_ids: Sequence[str],
-    engines: Sequence[str] = ALL_ENGINES,
+    engines: Sequence[str] | None = None,
     seed: int = 0,
     db_path: str | Path | None = None,
     **kwargs: Any,
@@ -255,7 +267,7 @@ def comparison_table(results: Sequence[DebateResult], skipped: Mapping[str, str]
 def compare_command(
     topic: Annotated[str, typer.Option("--topic", "-t", help="The question every engine debates.")],
     personas: Annotated[str, typer.Option("--personas", "-p", help="Comma-separated persona ids.")],
-    engines: Annotated[str, typer.Option("--engines", "-e", help="Comma-separated engines to compare.")] = ",".join(ALL_ENGINES),
+    engines: Annotated[str, typer.Option("--engines", "-e", help="Comma-separated engines to compare.")] = ",".join(all_engines()),
     seed: Annotated[int, typer.Option("--seed", help="Seed shared by every engine.")] = 0,
     backend: Annotated[str, typer.Option("--backend", "-b", help=choices_help() + ".")] = "auto",
     max_turns: Annotated[int, typer.Option("--max-turns", help="Turn budget for engines that use one.")] = 30,

@@ -24,6 +24,7 @@ from crux_lab.analysis.recovery import (
 from crux_lab.analysis.scenarios import Scenario, generate_scenarios, use_library, write_library
 from crux_lab.backends import OFFLINE
 from crux_lab.embed import get_embedder
+from crux_lab.engines import QUICK_EVAL
 from crux_lab.llm.registry import option_names
 from crux_lab.runner import run_debate
 from crux_lab.runs import run_sync, save_runs
@@ -164,10 +165,10 @@ def prepare_evaluation_db(
 def evaluation_db(
     db: str | Path | None = None,
     *,
-    engines: Sequence[str] = ("blitz", "dcg"),
+    engines: Sequence[str] = QUICK_EVAL,
     scenarios: int = 1,
     seed: int = 0,
-    knob_engines: Sequence[str] = ("blitz",),
+    knob_engines: Sequence[str] = QUICK_EVAL[:1],
     knob_levels: Sequence[float] = (0.6,),
 ) -> Path:
     """The database notebook 07 reads: ``db`` when it names an existing file, else a fresh one

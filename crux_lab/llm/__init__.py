@@ -37,13 +37,11 @@ from crux_lab.llm.base import (
     LLMResponse,
     TurnHint,
 )
-from crux_lab.llm.factories import API_KEY_ENV, OPENAI_KEY_ENV
+from crux_lab.llm.keys import API_KEY_ENV, OPENAI_KEY_ENV
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.domain import Tier
 from crux_lab.models.result import StructuredCheck
 
-# Every name --backend accepts: auto and the registered backends (crux_lab.backends).
-BACKENDS = backends.names()
 MODEL_ENV = {Tier(t): name for t, name in tiers.MODEL_ENV.items()}
 
 
@@ -97,8 +95,9 @@ def resolve_backend_name(name: str) -> str:
     >>> resolve_backend_name("simulated")
     'simulated'
     """
-    if name not in BACKENDS:
-        raise UnknownBackend(f"unknown backend '{name}'. Valid backends: {', '.join(BACKENDS)}.")
+    valid = backends.names()
+    if name not in valid:
+        raise UnknownBackend(f"unknown backend '{name}'. Valid backends: {', '.join(valid)}.")
     if name == backends.AUTO:
         return "anthropic" if os.environ.get(API_KEY_ENV) else "simulated"
     return name
@@ -168,8 +167,6 @@ def describe_backend_choice(
     >>> describe_backend_choice("simulated")
     'backend: simulated (requested) - deterministic persona simulator, offline, no API cost'
     """
-    from crux_lab.llm.registry import load
-
     resolved = resolve_backend_name(name)
     has_key = bool(os.environ.get(API_KEY_ENV, "").strip())
     if name == backends.AUTO:
@@ -177,7 +174,7 @@ def describe_backend_choice(
     else:
         why = "requested"
     entry = backends.spec(resolved)
-    what = load(entry.describe)(cassette, models, base_url) if entry.describe else entry.description
+    what = entry.describe(cassette, models, base_url) if entry.describe else entry.description
     line = f"backend: {resolved} ({why}) - {what}"
     if cassette is not None and entry.records:
         line += f"; cassette {cassette}: recorded calls replay, new ones are recorded"
@@ -208,6 +205,14 @@ __all__ = [
     "resolve_openai_models",
     "tier_models",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # BACKENDS: every name --backend accepts (auto and the registered backends), read from the
+    # registry when asked for (its plug-ins import this package).
+    if name == "BACKENDS":
+        return backends.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 async def check_structured(backend: object) -> StructuredCheck | None:

@@ -14,13 +14,14 @@ import asyncio
 import time
 from collections.abc import Iterable
 
+from crux_lab.backends import answers_from_cassette
 from crux_lab.llm.base import Backend, LLMError, LLMRequest, LLMResponse
 from crux_lab.llm.pricing import cost_usd
-from crux_lab.models.accounting import PAID_BACKENDS, LLMCall, Usage, is_billed
+from crux_lab.models.accounting import LLMCall, Usage, is_billed
 from crux_lab.models.domain import Tier
 from crux_lab.scrub import scrub
 
-__all__ = ["PAID_BACKENDS", "Ledger", "cost_label", "is_billed", "live_backend", "run_backend"]
+__all__ = ["Ledger", "cost_label", "is_billed", "live_backend", "run_backend"]
 
 
 
@@ -113,7 +114,7 @@ class Ledger:
         finally:
             self._open.pop(seq, None)
         u = response.usage
-        replayed = response.backend == "replay"
+        replayed = answers_from_cassette(response.backend)
         self.calls[seq] = row.model_copy(
             update={
                 # The backend that really answered: a recording ReplayBackend passes the

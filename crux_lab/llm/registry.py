@@ -8,7 +8,6 @@ personas, their deck and its knobs), running the backend's own checks on the deb
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,14 +31,8 @@ class BackendArgs:
     options: Any = None
 
 
-def load(path: str) -> Any:
-    """The object a dotted ``module:name`` path names."""
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def factory(name: str) -> Callable[[BackendArgs], Backend]:
-    fn: Callable[[BackendArgs], Backend] = load(backends.spec(name).factory)
+    fn: Callable[[BackendArgs], Backend] = backends.spec(name).factory
     return fn
 
 
@@ -56,7 +49,7 @@ def options_for(name: str, config: DebateConfig) -> Any:
                 "drop them, or run --backend simulated)."
             )
         return None
-    return load(entry.options)(config)
+    return entry.options(config)
 
 
 def option_names(name: str) -> list[str]:
@@ -68,7 +61,7 @@ def option_names(name: str) -> list[str]:
     []
     """
     entry = backends.spec(name)
-    return list(load(entry.options_model).model_fields) if entry.options_model else []
+    return list(entry.options_model.model_fields) if entry.options_model else []
 
 
 def options_for_library(
@@ -77,4 +70,4 @@ def options_for_library(
     """The options of backend ``name`` for a run that is not a debate (building a persona,
     judging), from a persona library; None for a backend that needs none."""
     entry = backends.spec(name)
-    return load(entry.library)(personas, propositions, seed) if entry.library else None
+    return entry.library(personas, propositions, seed) if entry.library else None

@@ -19,7 +19,6 @@ import importlib
 from typing import Any
 
 from crux_lab.models.accounting import (
-    PAID_BACKENDS,
     LLMCall,
     Usage,
     add_known,
@@ -129,6 +128,10 @@ _FAMILY_EVENTS = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "PAID_BACKENDS":  # read from the backend registry when asked for
+        from crux_lab.models import accounting
+
+        return accounting.PAID_BACKENDS
     module = _FAMILY_EVENTS.get(name)
     if module is None:
         raise AttributeError(f"module 'crux_lab.models' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from crux_lab.backends import billed_names
 from crux_lab.models.base import Model
@@ -63,9 +63,13 @@ class LLMCall(Model):
     request_hash: str = ""
 
 
-# Backends whose calls are billed to an API key (the backend registry says which); the others
-# model what a call would cost.
-PAID_BACKENDS = frozenset(billed_names())
+def __getattr__(name: str) -> Any:
+    # PAID_BACKENDS: the backends whose calls are billed to an API key (the backend registry
+    # says which, read when asked for: its plug-ins import this module); the others model what
+    # a call would cost.
+    if name == "PAID_BACKENDS":
+        return frozenset(billed_names())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_billed(backend: str) -> bool:
@@ -75,4 +79,5 @@ def is_billed(backend: str) -> bool:
     >>> is_billed("anthropic"), is_billed("replay"), is_billed("anthropic+replay")
     (True, False, True)
     """
-    return any(part in PAID_BACKENDS for part in backend.split("+"))
+    paid = billed_names()
+    return any(part in paid for part in backend.split("+"))

@@ -30,7 +30,7 @@ from crux_lab.store.db import (
     corrupt_message,
     is_corruption,
 )
-from crux_lab.store.migrations import BILLED_SQL, LEGACY_OPTIONS_SQL, migration_names
+from crux_lab.store.migrations import LEGACY_OPTIONS_SQL, billed_sql, migration_names
 from crux_lab.store.paths import resolve_db_path
 from crux_lab.store.runfiles import (
     METRICS,
@@ -129,7 +129,7 @@ def _load_chunk(con: duckdb.DuckDBPyConnection, manifests: Sequence[RunManifest]
             report.rows[table] = report.rows.get(table, 0) + inserted
     for table in ("debates", "llm_calls"):  # run folders written before the billed column
         con.execute(
-            f'UPDATE "{table}" SET billed = {BILLED_SQL} '
+            f'UPDATE "{table}" SET billed = {billed_sql()} '
             "WHERE billed IS NULL AND run_id IN (SELECT unnest(?::VARCHAR[]))",
             [ids],
         )

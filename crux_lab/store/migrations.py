@@ -22,6 +22,7 @@ Table layout (one row per thing per run; every table has ``run_id``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from crux_lab.backends import billed_names
 from crux_lab.store._lazy import duckdb
@@ -349,9 +350,16 @@ def m003_extra_and_named_reason(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE turns ADD COLUMN named_reason VARCHAR")
 
 
-# crux_lab.models.is_billed in SQL (for rows written before the column existed): the billed
-# backends of the registry.
-BILLED_SQL = f"regexp_matches(backend, '(^|\\+)({'|'.join(billed_names())})(\\+|$)')"
+def billed_sql() -> str:
+    """crux_lab.models.is_billed in SQL (for rows written before the column existed): the
+    billed backends of the registry."""
+    return f"regexp_matches(backend, '(^|\\+)({'|'.join(billed_names())})(\\+|$)')"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BILLED_SQL":  # read from the backend registry when asked for
+        return billed_sql()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @migration
@@ -361,7 +369,7 @@ def m004_billed(con: duckdb.DuckDBPyConnection) -> None:
     # can say `WHERE billed` instead of guessing from backend names.
     for table in ("debates", "llm_calls"):
         con.execute(f'ALTER TABLE "{table}" ADD COLUMN billed BOOLEAN')
-        con.execute(f'UPDATE "{table}" SET billed = {BILLED_SQL}')
+        con.execute(f'UPDATE "{table}" SET billed = {billed_sql()}')
     con.execute("DROP VIEW run_overview")
     con.execute(
         """

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.backends import REGISTRY
+from crux_lab.backends import registered
 from crux_lab.models.accounting import LLMCall, Usage
 from crux_lab.models.domain import Camp, Crux, CruxCard, CruxSide, DCGState, DialogueTurn
 from crux_lab.models.result import DebateResult
@@ -215,7 +215,7 @@ def ledger_html(usage: Usage, calls: Sequence[LLMCall]) -> HTMLBlock:
         f"<td>{int(r[3]):,}</td><td>{r[4]:.2f}</td><td>${r[5]:.4f}</td></tr>"
         for p, r in sorted(per.items(), key=lambda kv: -kv[1][5])
     )
-    modelled = bool(calls) and all(c.backend in MODELLED_BACKENDS for c in calls)
+    modelled = bool(calls) and all(c.backend in modelled_backends() for c in calls)
     cached = "unknown" if usage.cache_read_tokens is None else f"{usage.cache_read_tokens:,}"
     total = (
         f"<tr style='font-weight:bold'><td>total</td><td>{usage.calls}</td><td>{usage.input_tokens:,}</td>"
@@ -250,7 +250,7 @@ def ledger_figure(calls: Sequence[LLMCall]) -> go.Figure:
         tokens.append(running_tokens)
     xs = list(range(1, len(ordered) + 1))
     hover = [f"#{c.seq} {esc(c.purpose)} ({esc(c.tier.value)})" for c in ordered]
-    modelled = bool(ordered) and all(c.backend in MODELLED_BACKENDS for c in ordered)
+    modelled = bool(ordered) and all(c.backend in modelled_backends() for c in ordered)
     costs = modelled or any(c.cost_usd for c in ordered)
     fig = go.Figure()
     name = "tokens (uncached input + output)"
@@ -315,8 +315,9 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
     )
 
 
-# Backends whose cost is what the calls would cost on the model, not what was billed.
-MODELLED_BACKENDS = frozenset(n for n, s in REGISTRY.items() if not s.billed)
+def modelled_backends() -> frozenset[str]:
+    """Backends whose cost is what the calls would cost on the model, not what was billed."""
+    return frozenset(n for n, s in registered().items() if not s.billed)
 
 
 def cost_text(cost_usd: float, backend: str) -> str:
@@ -325,7 +326,7 @@ def cost_text(cost_usd: float, backend: str) -> str:
     >>> cost_text(0.10293, "simulated"), cost_text(0.5, "anthropic")
     ('$0.1029 (modelled, not billed)', '$0.5000')
     """
-    return f"${cost_usd:.4f}" + (" (modelled, not billed)" if backend in MODELLED_BACKENDS else "")
+    return f"${cost_usd:.4f}" + (" (modelled, not billed)" if backend in modelled_backends() else "")
 
 
 def regime_text(result: DebateResult) -> str:

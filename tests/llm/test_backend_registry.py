@@ -7,7 +7,7 @@ import pytest
 
 from crux_lab import backends, tiers
 from crux_lab.llm import BACKENDS, backend_for_debate
-from crux_lab.llm.registry import load, option_names, options_for
+from crux_lab.llm.registry import option_names, options_for
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.llm.simulated.options import SimulatorOptions
 from crux_lab.models import PAID_BACKENDS, DebateConfig
@@ -16,18 +16,18 @@ TOPIC = "Is Bitcoin a better long-term store of value than gold?"
 PAIR = ["michael-saylor", "peter-schiff"]
 
 
-@pytest.mark.parametrize("name", list(backends.REGISTRY))
+@pytest.mark.parametrize("name", list(backends.registered()))
 def test_every_entry_names_code_that_exists(name: str) -> None:
     entry = backends.spec(name)
-    for path in (entry.factory, entry.options, entry.describe, entry.options_model, entry.library):
-        if path is not None:
-            assert callable(load(path)), path
+    for code in (entry.factory, entry.options, entry.describe, entry.options_model, entry.library):
+        if code is not None:
+            assert callable(code), code
     assert entry.description and "\n" not in entry.description
 
 
 def test_the_cli_tiers_and_billing_read_the_registry() -> None:
-    assert ("auto", *backends.REGISTRY) == BACKENDS
-    assert {n for n, s in backends.REGISTRY.items() if s.billed} == PAID_BACKENDS
+    assert ("auto", *backends.registered()) == BACKENDS
+    assert {n for n, s in backends.registered().items() if s.billed} == PAID_BACKENDS
     assert tiers.models_for("openai") == {}  # the explicit rule: no default model
     assert tiers.models_for("simulated") == tiers.default_models()
     assert "openai: --model-strong/--model-fast" in tiers.allocation_help()

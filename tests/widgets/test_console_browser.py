@@ -168,3 +168,55 @@ def test_a_console_run_shows_its_transcript_findings_and_report(console: Any, en
         finally:
             web.set_window_size(size["width"], size["height"])
     print(f"{engine}: {time.perf_counter() - started:.1f}s")
+
+
+def select_personas(web: Any, names: list[str]) -> None:
+    """Pick exactly ``names`` (display names) in the console's persona list."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    for box in web.find_elements(By.CSS_SELECTOR, ".widget-select-multiple"):
+        if box.find_element(By.CSS_SELECTOR, "label").text.strip() == "personas":
+            select = Select(box.find_element(By.TAG_NAME, "select"))
+            select.deselect_all()
+            for name in names:
+                select.select_by_visible_text(name)
+            return
+    raise AssertionError("no persona list in the console")
+
+
+def test_a_console_debate_on_a_local_openai_compatible_server(console: Any) -> None:
+    """The openai backend in the console: its base-URL field pointed at a local stand-in server
+    (the recorded dialogue cassette behind an OpenAI-compatible API) runs one debate whose
+    transcript, findings and saved run appear."""
+    import json
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.widgets.standin_openai import CASSETTES, standin_server
+
+    debates = json.loads((CASSETTES / "debates.json").read_text(encoding="utf-8"))
+    web = console
+    with standin_server("dialogue") as url:
+        try:
+            choose(web, "engine", "dialogue")
+            choose(web, "backend", "openai")
+            WebDriverWait(web, PAGE_S).until(lambda d: "base URL" in output(d).text, "the openai backend's server fields")
+            text_box(web, "base URL", url)
+            text_box(web, "max turns", str(debates["engines"]["dialogue"]["max_turns"]))
+            text_box(web, "topic", debates["topic"])
+            select_personas(web, ["Michael Saylor", "Peter Schiff"])
+            WebDriverWait(web, PAGE_S).until(lambda d: button(d, "run").is_enabled(), "the run button")
+            button(web, "run").click()
+            WebDriverWait(web, RUN_S).until(lambda d: "complete · run" in status(d) or "error:" in status(d),
+                                            "the openai debate to finish")
+            assert "error:" not in status(web), status(web)
+            out = output(web)
+            turns = out.find_elements(By.CSS_SELECTOR, ".cl-turn")
+            assert len(turns) >= 2 and all(t.get_attribute("textContent").strip() for t in turns)
+            assert out.find_elements(By.CSS_SELECTOR, ".cl-cruxes") and "regime" in out.text
+            saved = status(web).split("saved to ", 1)[1].split(" and the database", 1)[0].strip()
+            assert Path(saved).is_dir() and (Path(saved) / "manifest.json").exists(), saved
+        finally:
+            choose(web, "backend", "simulated")

@@ -105,6 +105,7 @@ class CruxEngine(Generic[P]):
     description: ClassVar[str]
     params_model: ClassVar[type[Any]]
     run_class: ClassVar[type[CruxRun[Any]]]
+    structure: ClassVar[str] = "rooms"  # the live console's counts (engines.base.Engine)
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = HARD_MAX_PERSONAS
 

@@ -44,6 +44,7 @@ from pydantic import BaseModel, ValidationError
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint, check_hints
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.llm.simulated.words import words as words
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import DisagreementType, Tier
 from crux_lab.paraphrase import _NAMES as _NAMES  # the handlers keep these names capitalised too
@@ -74,19 +75,6 @@ def handler(*purposes: str) -> Callable[[Handler], Handler]:
 
 
 OPPOSITE: dict[str, StanceValue] = {"pro": "con", "con": "pro", "uncertain": "uncertain"}
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    ["the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "be", "for", "with", "that", "this", "it", "as", "by", "at", "from", "will", "should", "can", "do", "does", "not", "no", "yes", "what", "how", "why", "whether", "which", "who", "than", "more", "less", "its", "into", "over"]
-)
-
-
-def words(text: str) -> set[str]:
-    """Content words of a text, lower-cased.
-
-    >>> sorted(words("Is Bitcoin a store of value?"))
-    ['bitcoin', 'store', 'value']
-    """
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
 
 
 def restates_in_words(text: str, topic: str) -> bool:

@@ -1,4 +1,4 @@
-"""The simulator's own options, and its entry points for the backend registry.
+"""The simulator's own options: the hooks its backend entry (:mod:`.factory`) names.
 
 Its options are its failure knobs (``DebateConfig.backend_options``, ``--sim KEY=VALUE``) and
 its persona library: the personas it speaks for and their deck's propositions. Building it for
@@ -11,17 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from crux_lab.models.base import Model
 from crux_lab.models.config import DebateConfig
 from crux_lab.personas.models import Persona, Proposition
-
-if TYPE_CHECKING:
-    from crux_lab.llm.base import Backend
-    from crux_lab.llm.registry import BackendArgs
 
 
 class SimulatorKnobs(Model):
@@ -79,15 +74,3 @@ def for_library(
 ) -> SimulatorOptions:
     """The simulator's options for a run that is not a debate (building a persona, judging)."""
     return SimulatorOptions(personas=personas, propositions=propositions, seed=seed)
-
-
-def build(args: BackendArgs) -> Backend:
-    """The simulator the registry builds; ``args.options`` is a :class:`SimulatorOptions`."""
-    from crux_lab.llm.simulated.core import SimulatedBackend
-
-    options = args.options
-    if not isinstance(options, SimulatorOptions):
-        raise TypeError("the simulated backend is built from SimulatorOptions (its personas and knobs)")
-    return SimulatedBackend(
-        options.personas, options.propositions, seed=options.seed, knobs=options.knobs, realtime=args.realtime
-    )

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from crux_lab.embed import get_embedder
-from crux_lab.llm.simulated.core import words
+from crux_lab.llm.simulated.words import words
 from crux_lab.personas.models import Deck
 
 # Cosine similarity (MiniLM) of the topic with the deck's closest topic or proposition.
