@@ -161,6 +161,18 @@ def _flat(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text.lower()).split())
 
 
+def shows(text: str, value: str) -> bool:
+    """Whether ``text`` shows ``value`` as the hint check reads it: whole words, lower-cased,
+    punctuation read as space (a plural is another word).
+
+    >>> shows("Do three-weekly collections work?", "three-weekly collection")
+    False
+    >>> shows("The three-weekly collection, again.", "three-weekly collection")
+    True
+    """
+    return f" {_flat(value)} " in f" {_flat(text)} "
+
+
 # What the check leaves out: labels from closed sets (``phase``, ``steering``, like the request's
 # ``purpose``) name which instruction the prompt gives, and the prompt states the instruction,
 # not the label; numbers, since a digit is in most prompts by chance.

@@ -38,7 +38,7 @@ from crux_lab.engines.guards import (
     topic_side,
     turn_outcome,
 )
-from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse
+from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, shows
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
@@ -271,7 +271,7 @@ class Speakers:
         turns = as_named(turn_hints(shown_turns(seen, user)), user, persona_id, self.names)
         hints = self.hints(
             speaker_id=persona_id,
-            aspect=aspect if aspect and aspect in user else None,
+            aspect=aspect if aspect and shows(user, aspect) else None,
             phase=hint_phase or phase,
             turns=turns,
             focus=focus,
