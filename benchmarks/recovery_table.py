@@ -77,7 +77,7 @@ def main() -> int:
             print("k-sample baseline: no tokens recorded yet for", K_ARM, "or the debate engines; run them first")
         elif (code := run([f"{K_ARM}+samples={k}"], args, items)) != 0:
             return code
-    print(table_markdown(rescore(load_table(items))))
+    print(table_markdown(rescore(load_table(items)), DEBATE_ENGINES))
     return 0
 
 

@@ -372,7 +372,7 @@ print each, and with --check compare it with the README, or with --write put it 
         for folder in folders:
             table = load_table(folder)
             scores = rescore(table)
-            built[table.name] = table_markdown(scores)
+            built[table.name] = table_markdown(scores, table.settings.get("debate_engines", []))
             console.print(f"\n{table.settings.get('title', table.name)} ({folder}):", highlight=False)
             console.print(built[table.name], highlight=False, soft_wrap=True)
             for line in table.notes:

@@ -225,11 +225,16 @@ def rescore(table: Table, encoder: Encoder | None = None) -> list[RecoveryScore]
     return out
 
 
-def _order(arm: str) -> tuple[int, str]:
-    """Canaries last, in their own order; the rest as first seen."""
+def _order(arm: str, first: Sequence[str] = ()) -> tuple[int, int, str]:
+    """Rows in a table: the arms of the engines in ``first`` (a table's debate engines) in that
+    order, then the other arms by name, then the canaries in their own order."""
+    engine = arm.split("+")[0]
     if arm.startswith(CANARY):
-        return (1, str(CANARIES.index(arm[len(CANARY):])) if arm[len(CANARY):] in CANARIES else arm)
-    return (0, "")
+        name = arm[len(CANARY):]
+        return (2, CANARIES.index(name) if name in CANARIES else len(CANARIES), arm)
+    if engine in first:
+        return (0, list(first).index(engine), arm)
+    return (1, 0, arm)
 
 
 def _num(value: Any, digits: int = 2) -> str:
@@ -247,11 +252,11 @@ def _ci(mean: float, ci: tuple[float, float]) -> str:
     return f"{mean:.2f} [{low:.2f}–{high:.2f}]"
 
 
-def table_markdown(scores: Sequence[RecoveryScore]) -> str:
-    """The recovery table as Markdown: one row per arm (canaries last), the headline P, R and
-    F1 recovered with sides (95% intervals over scenarios), then F1 by text alone, the item
-    counts and the cost."""
-    rows = sorted(summarize(scores, intervals=True), key=lambda r: _order(r["engine"]))
+def table_markdown(scores: Sequence[RecoveryScore], first: Sequence[str] = ()) -> str:
+    """The recovery table as Markdown: one row per arm (the engines in ``first`` on top, the
+    canaries last), the headline P, R and F1 recovered with sides (95% intervals over
+    scenarios), then F1 by text alone, the item counts and the cost."""
+    rows = sorted(summarize(scores, intervals=True), key=lambda r: _order(r["engine"], first))
     head = ("| arm | debates | items | matched by text | recovered with sides | sides wrong | no sides | restated topic "
             "| P [95% CI] | R [95% CI] | F1 [95% CI] | F1 by text | calls | tokens in / out | wall s | recovered per 100k tokens |")
     lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
