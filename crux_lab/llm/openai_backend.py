@@ -31,8 +31,11 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
   whose KV cache already holds its prefix. The last slot is kept for the other requests, so
   an extractor's long prompt never evicts a persona's prefix (``crux-lab local-model start``
   opens five: four personas and the rest). One request at a time goes to a slot: llama.cpp
-  answered a request that waited for its slot about the prompt of the one before it. So two
-  processes must not share a local server at once. Other servers get neither field.
+  answered a request that waited for its slot about the prompt of the one before it
+  (``benchmarks/cross_replies.py``). Within a process a lock per slot sees to it; across the
+  processes of this machine that share a local server (a sweep's workers, two notebooks), a
+  lease per slot in the cache folder (:mod:`crux_lab.llm.slot_lease`). Other servers get
+  neither field, and no lease.
 - **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
   (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
 - **Context.** When the context size is known (``context_tokens``, or a llama.cpp server's
@@ -63,6 +66,7 @@ from crux_lab.llm.base import (
     LLMResponse,
 )
 from crux_lab.llm.pricing import cost_usd, model_settings
+from crux_lab.llm.slot_lease import SlotLeases
 from crux_lab.llm.structured import (
     Reply,
     answer_with_one_repair,
@@ -290,6 +294,8 @@ class OpenAIBackend:
         self.slots: int | None = None
         self._slot_of: dict[str, int] = {}
         self._slot_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Lock]] = weakref.WeakKeyDictionary()
+        # A local server's slots are shared with every other crux_lab process of this machine.
+        self.leases: SlotLeases | None = SlotLeases(self.base_url) if self.local else None
         # Models that rejected a response_format schema: they get the prompt contract only.
         self._no_schema: set[str] = set()
         client = http_client or openai.DefaultAsyncHttpxClient()
@@ -518,16 +524,20 @@ class OpenAIBackend:
 
     async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
         """One request's exchange. A request pinned to a llama.cpp slot waits here while another
-        request of this backend is on that slot: sent together, the server made the second wait
-        for the slot and then answered it about the first one's prompt (two debates' extractor
-        calls on the spare slot; one scenario's card reply named another scenario's personas).
-        Two processes that share a server cannot see each other's locks: run one at a time."""
+        request is on that slot: sent together, the server made the second wait for the slot
+        and then answered it about the first one's prompt (two debates' extractor calls on the
+        spare slot; one scenario's card reply named another scenario's personas). The lock
+        covers this backend's own requests; on a local server the slot's lease
+        (:class:`~crux_lab.llm.slot_lease.SlotLeases`) covers every other crux_lab process."""
         params = self.request_params(request, model, messages)
         slot = params.get("extra_body", {}).get("id_slot")
         if slot is None:
             return await self._send_params(request, model, params)
         async with self._slot_lock(slot):
-            return await self._send_params(request, model, params)
+            if self.leases is None:
+                return await self._send_params(request, model, params)
+            async with self.leases.hold(slot):
+                return await self._send_params(request, model, params)
 
     async def _send_params(self, request: LLMRequest, model: str, params: dict[str, Any]) -> Reply:
         try:
