@@ -122,6 +122,7 @@ def resolve_base_url(base_url: str | None) -> str:
 # Per-attempt timeouts. A hosted model writes a long reply in a minute; a local server on a
 # CPU writes a few tokens a second, so a 3,000-token reply can take ten minutes there.
 REMOTE_TIMEOUT_S = 300.0
+DEFAULT_CONCURRENCY = 4  # requests one backend sends at once
 LOCAL_TIMEOUT_S = 1800.0
 
 
@@ -249,7 +250,7 @@ class OpenAIBackend:
         base_url: str | None = None,
         api_key: str | None = None,
         http_client: httpx2.AsyncClient | None = None,
-        max_concurrency: int = 4,
+        max_concurrency: int = DEFAULT_CONCURRENCY,
         timeout_s: float | None = None,
         max_retries: int = 3,
         structured: Structured = "auto",
@@ -638,6 +639,40 @@ async def _count_attempt(request: httpx2.Request) -> None:
     seen = _attempts.get()
     if seen is not None:
         seen.append(int(request.headers.get("x-stainless-retry-count", "0") or 0))
+
+
+def server_slots(base_url: str, *, timeout_s: float = 3.0) -> int | None:
+    """A llama.cpp server's ``total_slots`` (``/props``); None when not reported or not reachable."""
+    try:
+        props = httpx2.get(server_root(resolve_base_url(base_url)) + "/props", timeout=timeout_s).json()
+    except (httpx2.HTTPError, ValueError):
+        return None
+    slots = props.get("total_slots") if isinstance(props, dict) else None
+    return int(slots) if isinstance(slots, int) and slots > 0 else None
+
+
+def sharing_line(base_url: str, workers: int, slots: int | None = None, *, probe: bool = True) -> str:
+    """One line saying how ``workers`` processes share the server at ``base_url``.
+
+    >>> print(sharing_line("http://127.0.0.1:8080/v1", 2, 5, probe=False))  # doctest: +ELLIPSIS
+    local server http://127.0.0.1:8080/v1: 5 slots (4 for personas, 1 spare), one request at a time per slot across the 2 workers and every other crux_lab process on this machine (slot leases in .../leases)
+    >>> print(sharing_line("https://api.openai.com/v1", 4, probe=False))
+    remote server https://api.openai.com/v1: no leases; each of the 4 workers sends up to 4 requests at once
+    """
+    from crux_lab.llm.slot_lease import lease_dir
+
+    url = resolve_base_url(base_url)
+    if not is_local(url):
+        return (f"remote server {url}: no leases; each of the {workers} workers sends up to "
+                f"{DEFAULT_CONCURRENCY} requests at once")
+    if slots is None and probe:
+        slots = server_slots(url)
+    across = f"across the {workers} workers and every other crux_lab process on this machine"
+    if slots is not None and slots >= 3:
+        return (f"local server {url}: {slots} slots ({slots - 1} for personas, 1 spare), one request at a "
+                f"time per slot {across} (slot leases in {lease_dir()})")
+    seen = f"{slots} slot{'s' if slots != 1 else ''}" if slots else "slots not reported (not llama.cpp, or not up yet)"
+    return f"local server {url}: {seen}; nothing pinned, the server gives each request a free slot ({workers} workers)"
 
 
 def served_models(base_url: str, *, api_key: str | None = None, timeout_s: float = 5.0) -> list[str]:
