@@ -4,6 +4,7 @@ import os
 import sys
 import time
 
-print(f"stuck kernel {os.getpid()}: never answering ({sys.argv[1:]})", file=sys.stderr, flush=True)
-while True:
-    time.sleep(1)
+if __name__ == "__main__":  # (pytest's doctest collection imports this file too)
+    print(f"stuck kernel {os.getpid()}: never answering ({sys.argv[1:]})", file=sys.stderr, flush=True)
+    while True:
+        time.sleep(1)
