@@ -15,6 +15,7 @@ executor::
       engine: [dialogue, dcg]
       topic: ["Bitcoin is a good store of value", "..."]
     seeds: [0, 1]            # or: repeats: 2  (seeds 0..repeats-1)
+    kernel_start_s: 120      # a kernel not answering by then is killed and started once more
 
 Each cell is base + one grid combination + one seed. Its ``run_id`` is the hash of its
 parameters and seed (the same hash as :meth:`crux_lab.models.DebateConfig.run_id` when the
