@@ -31,8 +31,11 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
   whose KV cache already holds its prefix. The last slot is kept for the other requests, so
   an extractor's long prompt never evicts a persona's prefix (``crux-lab local-model start``
   opens five: four personas and the rest). One request at a time goes to a slot: llama.cpp
-  answered a request that waited for its slot about the prompt of the one before it. So two
-  processes must not share a local server at once. Other servers get neither field.
+  answered a request that waited for its slot about the prompt of the one before it
+  (``benchmarks/cross_replies.py``). Within a process a lock per slot sees to it; across the
+  processes of this machine that share a local server (a sweep's workers, two notebooks), a
+  lease per slot in the cache folder (:mod:`crux_lab.llm.slot_lease`). Other servers get
+  neither field, and no lease.
 - **Cost.** A server on this machine costs $0. Otherwise the price table prices the model
   (``crux_lab/data/prices.json``, overridable with ``$CRUX_LAB_PRICES``); unknown models cost 0.
 - **Context.** When the context size is known (``context_tokens``, or a llama.cpp server's
@@ -63,6 +66,7 @@ from crux_lab.llm.base import (
     LLMResponse,
 )
 from crux_lab.llm.pricing import cost_usd, model_settings
+from crux_lab.llm.slot_lease import SlotLeases
 from crux_lab.llm.structured import (
     Reply,
     answer_with_one_repair,
@@ -118,6 +122,7 @@ def resolve_base_url(base_url: str | None) -> str:
 # Per-attempt timeouts. A hosted model writes a long reply in a minute; a local server on a
 # CPU writes a few tokens a second, so a 3,000-token reply can take ten minutes there.
 REMOTE_TIMEOUT_S = 300.0
+DEFAULT_CONCURRENCY = 4  # requests one backend sends at once
 LOCAL_TIMEOUT_S = 1800.0
 
 
@@ -245,7 +250,7 @@ class OpenAIBackend:
         base_url: str | None = None,
         api_key: str | None = None,
         http_client: httpx2.AsyncClient | None = None,
-        max_concurrency: int = 4,
+        max_concurrency: int = DEFAULT_CONCURRENCY,
         timeout_s: float | None = None,
         max_retries: int = 3,
         structured: Structured = "auto",
@@ -290,6 +295,8 @@ class OpenAIBackend:
         self.slots: int | None = None
         self._slot_of: dict[str, int] = {}
         self._slot_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Lock]] = weakref.WeakKeyDictionary()
+        # A local server's slots are shared with every other crux_lab process of this machine.
+        self.leases: SlotLeases | None = SlotLeases(self.base_url) if self.local else None
         # Models that rejected a response_format schema: they get the prompt contract only.
         self._no_schema: set[str] = set()
         client = http_client or openai.DefaultAsyncHttpxClient()
@@ -518,16 +525,20 @@ class OpenAIBackend:
 
     async def _send(self, request: LLMRequest, model: str, messages: list[dict[str, str]]) -> Reply:
         """One request's exchange. A request pinned to a llama.cpp slot waits here while another
-        request of this backend is on that slot: sent together, the server made the second wait
-        for the slot and then answered it about the first one's prompt (two debates' extractor
-        calls on the spare slot; one scenario's card reply named another scenario's personas).
-        Two processes that share a server cannot see each other's locks: run one at a time."""
+        request is on that slot: sent together, the server made the second wait for the slot
+        and then answered it about the first one's prompt (two debates' extractor calls on the
+        spare slot; one scenario's card reply named another scenario's personas). The lock
+        covers this backend's own requests; on a local server the slot's lease
+        (:class:`~crux_lab.llm.slot_lease.SlotLeases`) covers every other crux_lab process."""
         params = self.request_params(request, model, messages)
         slot = params.get("extra_body", {}).get("id_slot")
         if slot is None:
             return await self._send_params(request, model, params)
         async with self._slot_lock(slot):
-            return await self._send_params(request, model, params)
+            if self.leases is None:
+                return await self._send_params(request, model, params)
+            async with self.leases.hold(slot):
+                return await self._send_params(request, model, params)
 
     async def _send_params(self, request: LLMRequest, model: str, params: dict[str, Any]) -> Reply:
         try:
@@ -628,6 +639,40 @@ async def _count_attempt(request: httpx2.Request) -> None:
     seen = _attempts.get()
     if seen is not None:
         seen.append(int(request.headers.get("x-stainless-retry-count", "0") or 0))
+
+
+def server_slots(base_url: str, *, timeout_s: float = 3.0) -> int | None:
+    """A llama.cpp server's ``total_slots`` (``/props``); None when not reported or not reachable."""
+    try:
+        props = httpx2.get(server_root(resolve_base_url(base_url)) + "/props", timeout=timeout_s).json()
+    except (httpx2.HTTPError, ValueError):
+        return None
+    slots = props.get("total_slots") if isinstance(props, dict) else None
+    return int(slots) if isinstance(slots, int) and slots > 0 else None
+
+
+def sharing_line(base_url: str, workers: int, slots: int | None = None, *, probe: bool = True) -> str:
+    """One line saying how ``workers`` processes share the server at ``base_url``.
+
+    >>> print(sharing_line("http://127.0.0.1:8080/v1", 2, 5, probe=False))  # doctest: +ELLIPSIS
+    local server http://127.0.0.1:8080/v1: 5 slots (4 for personas, 1 spare), one request at a time per slot across the 2 workers and every other crux_lab process on this machine (slot leases in .../leases)
+    >>> print(sharing_line("https://api.openai.com/v1", 4, probe=False))
+    remote server https://api.openai.com/v1: no leases; each of the 4 workers sends up to 4 requests at once
+    """
+    from crux_lab.llm.slot_lease import lease_dir
+
+    url = resolve_base_url(base_url)
+    if not is_local(url):
+        return (f"remote server {url}: no leases; each of the {workers} workers sends up to "
+                f"{DEFAULT_CONCURRENCY} requests at once")
+    if slots is None and probe:
+        slots = server_slots(url)
+    across = f"across the {workers} workers and every other crux_lab process on this machine"
+    if slots is not None and slots >= 3:
+        return (f"local server {url}: {slots} slots ({slots - 1} for personas, 1 spare), one request at a "
+                f"time per slot {across} (slot leases in {lease_dir()})")
+    seen = f"{slots} slot{'s' if slots != 1 else ''}" if slots else "slots not reported (not llama.cpp, or not up yet)"
+    return f"local server {url}: {seen}; nothing pinned, the server gives each request a free slot ({workers} workers)"
 
 
 def served_models(base_url: str, *, api_key: str | None = None, timeout_s: float = 5.0) -> list[str]:

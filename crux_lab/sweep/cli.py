@@ -7,6 +7,7 @@ exits 1 after recording and ingesting everything else.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,8 @@ def sweep(
     db: DbOption = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Export the sweep report when done.")] = False,
     status: Annotated[bool, typer.Option("--status", help="Show each cell's state (done on disk, ingested, failed, pending) and run nothing.")] = False,
+    backend: Annotated[str | None, typer.Option("--backend", help="Every cell's backend (overrides the file's), e.g. openai.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Every cell's server for the openai backend, e.g. http://127.0.0.1:8080/v1.")] = None,
 ) -> None:
     """Run every cell not yet done (resumable), ingest each into DuckDB, show progress.
 
@@ -50,6 +53,7 @@ def sweep(
         spec = load_sweep(spec_file)
     except SweepSpecError as exc:
         fail(str(exc))
+    spec = _override(spec, backend=backend, base_url=base_url)
     db_path = resolve_db_path(db)
     if status:
         _print_status(spec, db_path)
@@ -77,6 +81,8 @@ def sweep(
         progress.advance(task)
         progress.update(task, last=f"{outcome.run_id} {outcome.status}")  # type: ignore[attr-defined]
 
+    for line in sharing_lines(spec, workers or spec.workers):
+        note(line)
     try:
         with progress:
             result = run_sweep(spec, ingest=ingest_one, ingested=already, workers=workers, executor=executor,
@@ -107,6 +113,32 @@ def sweep(
     if result.count("failed"):
         raise typer.Exit(1)
 
+
+
+def _override(spec: SweepSpec, **params: str | None) -> SweepSpec:
+    """``spec`` with the given parameters set for every cell (a grid of them replaced)."""
+    given = {k: v for k, v in params.items() if v is not None}
+    if not given:
+        return spec
+    if "base_url" in given:
+        from crux_lab.llm.openai_backend import check_base_url
+
+        problem = check_base_url(given["base_url"])
+        if problem:
+            fail(problem)
+    grid = {k: v for k, v in spec.grid.items() if k not in given}
+    return replace(spec, base={**spec.base, **given}, grid=grid)
+
+
+def sharing_lines(spec: SweepSpec, workers: int) -> list[str]:
+    """One line per server the sweep's openai cells use: how its workers share it."""
+    backends = spec.grid.get("backend", [spec.base.get("backend")])
+    if "openai" not in backends:
+        return []
+    from crux_lab.llm.openai_backend import resolve_base_url, sharing_line
+
+    urls = spec.grid.get("base_url", [spec.base.get("base_url")])
+    return [sharing_line(url, workers) for url in dict.fromkeys(resolve_base_url(str(u or "") or None) for u in urls)]
 
 
 def _ingested_ids(db_path: Path) -> set[str]:

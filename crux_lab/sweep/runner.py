@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import wait as wait_fds
 from pathlib import Path
@@ -45,7 +45,7 @@ from typing import Any, Literal
 from crux_lab.scrub import scrub, scrub_data, scrub_file
 from crux_lab.store.db import DatabaseLocked
 from crux_lab.store.runfiles import run_folder_status
-from crux_lab.sweep.spec import Cell, SweepSpec
+from crux_lab.sweep.spec import KERNEL_START_S, Cell, SweepSpec
 
 CellStatus = Literal["done", "failed", "incomplete", "pending"]
 # Parameters the runner adds to every cell (the notebook may or may not declare them).
@@ -54,9 +54,11 @@ INJECTED = ("run_id", "run_dir", "sweep")
 # encryption", a KeyboardInterrupt logged at shutdown) would interleave with the progress bar
 # on every cell; cell errors still reach papermill.
 KERNEL_ARGS = ("--IPKernelApp.log_level=CRITICAL",)
-# A cell whose kernel died before replying to its first request is started again, this often.
+# A cell whose kernel died, or did not answer within the sweep's kernel_start_s, before
+# replying to its first request is started again, this often in all.
 KERNEL_STARTS = 2
 KERNEL_DIED = "Kernel died before replying to kernel_info"  # jupyter_client's words
+KERNEL_SILENT = "Kernel didn't respond in"  # ... N seconds (the start bound passed)
 # How long an ingest waits for readers to release the database before leaving the cell
 # done-on-disk for a later ingest.
 INGEST_WAIT_S = 120.0
@@ -142,32 +144,99 @@ def check_parameters(notebook: Path, names: Iterable[str], injected: Iterable[st
         )
 
 
+class KernelStartError(RuntimeError):
+    """A cell's kernel did not start, in every attempt; the message holds its stderr."""
+
+
+def _start_failure(exc: BaseException) -> str | None:
+    """How a kernel failed to start (jupyter_client's words), or None for any other error."""
+    text = str(exc)
+    if KERNEL_DIED in text:
+        return "it died before answering"
+    if KERNEL_SILENT in text:
+        return "it did not answer"
+    return None
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path | None) -> Iterator[None]:
+    """Send this process's stderr (fd 2, which a kernel it launches inherits) to ``path``."""
+    if path is None:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.dup2(fd, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+def _kill_children() -> None:
+    """End every process this one started (a kernel jupyter_client could not shut down)."""
+    import psutil
+
+    for child in psutil.Process().children():
+        kill_tree(child.pid, wait_s=2.0)
+
+
+def _tail(path: Path | None, chars: int = 600) -> str:
+    if path is None:
+        return ""
+    with contextlib.suppress(OSError):
+        return " ".join(path.read_text(encoding="utf-8", errors="replace").split())[-chars:]
+    return ""
+
+
 def execute_cell(notebook: str, output: str, params: dict[str, Any], run_id: str, run_dir: str,
-                 timeout_s: float, cwd: str, sweep: str = "") -> dict[str, Any]:
-    """Execute one cell's notebook with papermill (runs in a worker process); returns timings."""
+                 timeout_s: float, cwd: str, sweep: str = "", kernel_start_s: float = KERNEL_START_S,
+                 *, stderr_dir: str = "") -> dict[str, Any]:
+    """Execute one cell's notebook with papermill (runs in a worker process); returns timings.
+
+    A kernel that has not answered within ``kernel_start_s`` (or that died first) has run
+    nothing: it is killed and another is started, once; if that one does not start either,
+    :class:`KernelStartError` names the cell's failure with the kernel's stderr (each
+    attempt's stderr goes to ``stderr_dir/kernel-<n>.stderr`` when ``stderr_dir`` is given:
+    the worker process's own stderr is then the kernel's)."""
     import nbformat
     import papermill
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     started = time.perf_counter()
-    for attempt in range(KERNEL_STARTS):
+    for attempt in range(1, KERNEL_STARTS + 1):
+        log = Path(stderr_dir) / f"kernel-{attempt}.stderr" if stderr_dir else None
         try:
-            papermill.execute_notebook(
-                notebook,
-                output,
-                parameters={**params, "run_id": run_id, "run_dir": run_dir, "sweep": sweep},
-                kernel_name="python3",
-                progress_bar=False,
-                cwd=cwd,
-                execution_timeout=int(timeout_s),
-                extra_arguments=list(KERNEL_ARGS),
-            )
+            with _stderr_to(log):
+                papermill.execute_notebook(
+                    notebook,
+                    output,
+                    parameters={**params, "run_id": run_id, "run_dir": run_dir, "sweep": sweep},
+                    kernel_name="python3",
+                    progress_bar=False,
+                    cwd=cwd,
+                    execution_timeout=int(timeout_s),
+                    start_timeout=max(1, round(kernel_start_s)),
+                    extra_arguments=list(KERNEL_ARGS),
+                )
             break
         except RuntimeError as exc:
-            # A kernel that died before it answered has run nothing, so starting another is
-            # safe (two kernels started at once can be given the same port).
-            if KERNEL_DIED not in str(exc) or attempt + 1 == KERNEL_STARTS:
+            # A kernel that did not start has run nothing, so starting another is safe.
+            how = _start_failure(exc)
+            if how is None:
                 raise
+            if stderr_dir:  # a worker process of its own: its only children are kernels
+                _kill_children()
+            if attempt == KERNEL_STARTS:
+                stderr = _tail(log) or ("(empty)" if log is not None else "(not captured)")
+                raise KernelStartError(
+                    f"the cell's kernel did not start in {KERNEL_STARTS} attempts of up to "
+                    f"{kernel_start_s:g}s each (the last time {how}); its stderr: {stderr}"
+                ) from None
         finally:
             scrub_file(Path(output))  # an error output may quote a key; the notebook is kept
     wall = time.perf_counter() - started
@@ -508,6 +577,7 @@ def _run_sweep(spec: SweepSpec, ingest: Ingest, ingested: set[str], check_done: 
                     spec.timeout_s,
                     work_dir,
                     spec.name,
+                    spec.kernel_start_s,
                 )
 
             def finish(cell: Cell, result: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ executor::
       engine: [dialogue, dcg]
       topic: ["Bitcoin is a good store of value", "..."]
     seeds: [0, 1]            # or: repeats: 2  (seeds 0..repeats-1)
+    kernel_start_s: 120      # a kernel not answering by then is killed and started once more
 
 Each cell is base + one grid combination + one seed. Its ``run_id`` is the hash of its
 parameters and seed (the same hash as :meth:`crux_lab.models.DebateConfig.run_id` when the
@@ -40,6 +41,11 @@ from crux_lab.models.config import MAX_TURNS, DebateConfig
 MAX_WORKERS = 256
 MAX_REPEATS = 10_000
 MAX_TIMEOUT_S = 7 * 24 * 3600.0
+# A kernel that has not answered within this many seconds is killed and started once more
+# (then the cell fails naming its stderr). Generous: two cold kernels on a loaded 2-core
+# machine answered in 6 s; papermill's own default is 60 s.
+KERNEL_START_S = 120.0
+MAX_KERNEL_START_S = 3600.0
 
 TOP_KEYS = {
     "name": "a short name (letters, digits, - or _)",
@@ -52,6 +58,7 @@ TOP_KEYS = {
     "repeats": f"a whole number from 1 to {MAX_REPEATS} (seeds 0..repeats-1)",
     "description": "free text",
     "timeout_s": f"seconds per cell (a number > 0, at most {MAX_TIMEOUT_S:.0f})",
+    "kernel_start_s": f"seconds a cell's kernel may take to start (a number from 1 to {MAX_KERNEL_START_S:.0f})",
 }
 DEBATE_KEYS = {
     "topic", "personas", "engine", "backend", "seed", "max_turns", "sim", "backend_options", "params",
@@ -92,6 +99,7 @@ class SweepSpec:
     seeds: list[int] = field(default_factory=lambda: [0])
     timeout_s: float = 600.0
     description: str = ""
+    kernel_start_s: float = KERNEL_START_S
 
     @property
     def out_dir(self) -> Path:
@@ -237,6 +245,9 @@ def load_sweep(path: str | Path) -> SweepSpec:
     timeout = data.get("timeout_s", 600.0)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout <= MAX_TIMEOUT_S:
         raise fail("timeout_s", timeout)
+    kernel_start = data.get("kernel_start_s", KERNEL_START_S)
+    if not isinstance(kernel_start, int | float) or isinstance(kernel_start, bool) or not 1 <= kernel_start <= MAX_KERNEL_START_S:
+        raise fail("kernel_start_s", kernel_start)
     _check_values(path, base, grid, key_lines, grid_nodes)
     return SweepSpec(
         name=name,
@@ -249,6 +260,7 @@ def load_sweep(path: str | Path) -> SweepSpec:
         seeds=[int(s) for s in seeds],
         timeout_s=float(timeout),
         description=str(data.get("description", "")),
+        kernel_start_s=float(kernel_start),
     )
 
 

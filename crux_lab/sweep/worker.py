@@ -27,7 +27,8 @@ def main(argv: list[str]) -> int:
 
     result: dict[str, Any]
     try:
-        result = {"ok": True, "timings": execute_cell(*job["args"])}
+        # The kernel's stderr (this process's, inherited) goes to kernel-<n>.stderr beside the job.
+        result = {"ok": True, "timings": execute_cell(*job["args"], stderr_dir=str(job_path.parent))}
     except Exception as exc:  # noqa: BLE001 - the cell's failure is reported as data
         result = {"ok": False, "error": scrub(_error_text(exc))}
     tmp = result_path.with_suffix(".tmp")

@@ -80,23 +80,50 @@ def _reader(stream: object, lines: queue.Queue[str | None]) -> None:
     lines.put(None)
 
 
-def _until(lines: queue.Queue[str | None], seen: list[str], prefix: str, count: int) -> None:
+def evidence(root: Path) -> str:
+    """What the sweep and its kernels wrote on stderr (and the cells' recorded errors): the
+    failure message of a wait that failed."""
+    parts = []
+    cells = root / "c" / ".cells"
+    for path in sorted(cells.glob("*/kernel-*.stderr")) + sorted(cells.glob("*/worker.log")) + [root / "sweep.stderr"]:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            continue
+        parts.append(f"--- {path.relative_to(root)}: {text[-1500:] or '(empty)'}")
+    try:
+        cells_done = json.loads((root / "c" / "manifest.json").read_text(encoding="utf-8"))["cells"]
+        parts += [f"--- cell {k}: {v.get('status')} {v.get('error') or ''}" for k, v in cells_done.items()]
+    except (OSError, ValueError, KeyError):
+        pass
+    return "\n".join(parts) or "(no stderr, no worker log, no manifest)"
+
+
+def _until(lines: queue.Queue[str | None], seen: list[str], prefix: str, count: int, root: Path) -> None:
     deadline = time.monotonic() + SAFETY_S
     while sum(1 for s in seen if s.startswith(prefix)) < count:
-        line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+        try:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(f"no {count} {prefix} line(s) in {SAFETY_S:g}s: {seen}\n{evidence(root)}") from None
         if line is None:
-            raise AssertionError(f"the sweep exited before {count} {prefix} line(s): {seen}")
+            raise AssertionError(f"the sweep exited before {count} {prefix} line(s): {seen}\n{evidence(root)}")
         seen.append(line)
 
 
-def _wait_for_files(folder: Path, count: int) -> list[Path]:
+def _wait_for_files(folder: Path, count: int, sweep: subprocess.Popen[str], root: Path) -> list[Path]:
+    """The pid files the kernels write when their cell runs; fails at once, with the kernels'
+    stderr, when the sweep exits first (its cells failed), not after SAFETY_S."""
     deadline = time.monotonic() + SAFETY_S
     while time.monotonic() < deadline:
         found = sorted(folder.glob("*.pid")) if folder.is_dir() else []
         if len(found) >= count:
             return found
+        if sweep.poll() is not None:
+            raise AssertionError(f"the sweep exited ({sweep.returncode}) before its kernels wrote {count} "
+                                 f"marker(s) in {folder}:\n{evidence(root)}")
         time.sleep(0.05)  # polling a file the kernel writes: a sync point, not a timing guess
-    raise AssertionError(f"the kernels never wrote {count} marker(s) in {folder}")
+    raise AssertionError(f"the kernels never wrote {count} marker(s) in {folder}:\n{evidence(root)}")
 
 
 def sweep_processes(root: Path) -> list[str]:
@@ -118,10 +145,11 @@ def interrupt_sweep(root: Path, state: State) -> Outcome:
     root.mkdir(parents=True, exist_ok=True)
     spec = _write_spec(root, state)
     workers = "1" if state == "between" else "2"
+    err = (root / "sweep.stderr").open("w", encoding="utf-8")  # the evidence of a failed wait
     proc = subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(spec), state, workers],
-        start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, cwd=root,
+        start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=err, text=True, cwd=root,
     )
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
@@ -129,11 +157,11 @@ def interrupt_sweep(root: Path, state: State) -> Outcome:
     kernel_pids: list[int] = []
     try:
         if state == "starting":
-            _until(lines, seen, "LAUNCH", 2)  # both workers exist; their kernels are starting
+            _until(lines, seen, "LAUNCH", 2, root)  # both workers exist; their kernels are starting
         elif state == "running":
-            kernel_pids = [int(p.read_text()) for p in _wait_for_files(root / "markers", 2)]
+            kernel_pids = [int(p.read_text()) for p in _wait_for_files(root / "markers", 2, proc, root)]
         else:
-            _until(lines, seen, "INGEST", 1)  # first cell finished; the coordinator is between cells
+            _until(lines, seen, "INGEST", 1, root)  # first cell finished; the coordinator is between cells
         sent = time.perf_counter()
         os.killpg(proc.pid, signal.SIGINT)
         if state == "between":
@@ -146,6 +174,7 @@ def interrupt_sweep(root: Path, state: State) -> Outcome:
         if proc.poll() is None:  # only after a failure: do not leave it behind
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        err.close()
     while True:
         line = lines.get(timeout=SAFETY_S)
         if line is None:

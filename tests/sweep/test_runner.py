@@ -217,12 +217,13 @@ def test_an_ingest_waits_for_readers_to_let_go(tmp_path: Path) -> None:
 
 
 def test_a_kernel_that_died_at_start_is_started_once_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kernel that died before its first reply ran nothing: the cell starts another once;
-    any other error, or a second death, is the cell's error."""
+    """A kernel that died, or did not answer within the start bound, before its first reply
+    ran nothing: the cell starts another once; a second failure is named as the kernel not
+    starting, and any other error is the cell's error at once."""
     import nbformat
     import papermill
 
-    from crux_lab.sweep.runner import KERNEL_DIED, execute_cell
+    from crux_lab.sweep.runner import KERNEL_DIED, KernelStartError, execute_cell
 
     out = tmp_path / "out.ipynb"
     calls: list[int] = []
@@ -235,12 +236,17 @@ def test_a_kernel_that_died_at_start_is_started_once_more(tmp_path: Path, monkey
             nbformat.write(nbformat.v4.new_notebook(), output)
         return run
 
-    monkeypatch.setattr(papermill, "execute_notebook", flaky(1))
-    assert execute_cell("nb.ipynb", str(out), {}, "r", str(tmp_path), 60, str(tmp_path))["wall_s"] >= 0
-    assert len(calls) == 2
-    for fails, error in ((2, KERNEL_DIED), (1, "Kernel didn't respond in 60 seconds")):
+    silent = "Kernel didn't respond in 60 seconds"
+    for error in (KERNEL_DIED, silent):
+        calls.clear()
+        monkeypatch.setattr(papermill, "execute_notebook", flaky(1, error))
+        assert execute_cell("nb.ipynb", str(out), {}, "r", str(tmp_path), 60, str(tmp_path))["wall_s"] >= 0
+        assert len(calls) == 2
+    for fails, error, raised, match in ((2, KERNEL_DIED, KernelStartError, "did not start in 2 attempts .* died"),
+                                        (2, silent, KernelStartError, "did not start in 2 attempts .* did not answer"),
+                                        (1, "Kernel error: boom", RuntimeError, "boom")):
         calls.clear()
         monkeypatch.setattr(papermill, "execute_notebook", flaky(fails, error))
-        with pytest.raises(RuntimeError, match="Kernel"):
+        with pytest.raises(raised, match=match):
             execute_cell("nb.ipynb", str(out), {}, "r", str(tmp_path), 60, str(tmp_path))
-        assert len(calls) == min(fails, 2)
+        assert len(calls) == fails
