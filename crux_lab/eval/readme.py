@@ -1,6 +1,6 @@
 """The tables and quoted figures of a Markdown file that must reproduce from committed items.
 
-A rebuilt table sits between ``<!-- rescore: NAME -->`` and ``<!-- /rescore -->``, NAME being
+A rebuilt table sits between the lines ``<!-- rescore: NAME -->`` and ``<!-- /rescore -->``, NAME being
 its items folder under ``benchmarks/items/``. A quoted item with its cosine is written
 ``"<the item's text>" (cosine 0.90)``; :func:`quoted_cosines` finds every one, so a test can
 check each against the committed items. Text under a heading that starts with "History" is
@@ -13,7 +13,9 @@ import re
 
 __all__ = ["ReadmeError", "quoted_cosines", "replace_blocks", "table_blocks"]
 
-_BLOCK = re.compile(r"<!-- rescore: ([\w.-]+) -->\n(.*?)<!-- /rescore -->", re.S)
+_BLOCK = re.compile(r"^<!-- rescore: ([\w.-]+) -->\n(.*?)^<!-- /rescore -->$", re.S | re.M)
+_OPEN = re.compile(r"^<!-- rescore: ", re.M)
+_CLOSE = re.compile(r"^<!-- /rescore -->$", re.M)
 _QUOTE = re.compile(r"[\"\u201c]([^\"\u201d\n]{8,}?)[\"\u201d]\s*\(cosine (\d\.\d\d)\)")
 
 
@@ -27,9 +29,9 @@ def table_blocks(text: str) -> dict[str, str]:
     >>> table_blocks("a\\n<!-- rescore: t1 -->\\n| x |\\n<!-- /rescore -->\\n")
     {'t1': '| x |\\n'}
     """
-    opened = text.count("<!-- rescore:")
+    opened = len(_OPEN.findall(text))
     found = {m.group(1): m.group(2) for m in _BLOCK.finditer(text)}
-    if opened != len(found) or opened != text.count("<!-- /rescore -->"):
+    if opened != len(found) or opened != len(_CLOSE.findall(text)):
         raise ReadmeError("the <!-- rescore: NAME --> and <!-- /rescore --> markers do not pair up (or a NAME is used twice); fix them.")
     return found
 
