@@ -365,7 +365,7 @@ def _poll_record(cand: Candidate, answers: list[PersonaPollAnswer], status: str,
     decisive = [a.persona_id for a in answers if a.pivot == "YES"]
     not_decisive = [a.persona_id for a in answers if a.pivot in ("NO", "PARTLY")]
     return CruxPoll(
-        status=status, question=cand.question, answers=answers, decisive_for=decisive,
+        status=status, question=cand.question, item_id=cand.item_id, answers=answers, decisive_for=decisive,
         not_decisive_for=not_decisive, debate_yes_side=debate_yes, debate_no_side=debate_no, note=note,
     )
 

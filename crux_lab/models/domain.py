@@ -300,6 +300,8 @@ class CruxPoll(Model):
 
     status: Literal["split", "unanimous", "unsplit", "unpolled"]
     question: str
+    # The card or crux it was asked of (its id in the result).
+    item_id: str = ""
     answers: list[PersonaPollAnswer] = Field(default_factory=list)
     decisive_for: list[str] = Field(default_factory=list)
     not_decisive_for: list[str] = Field(default_factory=list)
