@@ -37,6 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
 from crux_lab.analysis.pivots import graph_pivots, pivot_agreement
+from crux_lab.analysis.polled import decisive_line, unanimous_line
 from crux_lab.engines.base import EngineContext, EngineParams, shaped
 from crux_lab.llm.base import Hints, LLMError, LLMOutputError
 from crux_lab.llm.purposes import Purpose
@@ -64,6 +65,8 @@ __all__ = [
     "PollReply",
     "Candidate",
     "candidates",
+    "decisive_line",
+    "unanimous_line",
     "poll_request",
     "pivot_request",
     "persona_system",
@@ -368,36 +371,6 @@ def _poll_record(cand: Candidate, answers: list[PersonaPollAnswer], status: str,
         status=status, question=cand.question, item_id=cand.item_id, answers=answers, decisive_for=decisive,
         not_decisive_for=not_decisive, debate_yes_side=debate_yes, debate_no_side=debate_no, note=note,
     )
-
-
-def _names(ids: Sequence[str], names: Mapping[str, str]) -> str:
-    shown = [names.get(p, p) for p in ids]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def decisive_line(poll: CruxPoll, names: Mapping[str, str]) -> str:
-    """"decisive for A, not for B" (or "" before the pivot test).
-
-    >>> p = CruxPoll(status="split", question="q", decisive_for=["a"], not_decisive_for=["b"])
-    >>> decisive_line(p, {"a": "Ann", "b": "Bo"})
-    'decisive for Ann, not for Bo'
-    """
-    parts = []
-    if poll.decisive_for:
-        parts.append(f"decisive for {_names(poll.decisive_for, names)}")
-    if poll.not_decisive_for:
-        parts.append(f"not for {_names(poll.not_decisive_for, names)}" if parts else f"decisive for no one ({_names(poll.not_decisive_for, names)} would keep their answer)")
-    return ", ".join(parts)
-
-
-def unanimous_line(poll: CruxPoll) -> str:
-    """The common-ground wording of a candidate everyone answered alike.
-
-    >>> unanimous_line(CruxPoll(status="unanimous", question="q", answers=[PersonaPollAnswer(persona_id="a", answer="YES")]))
-    'every persona answered YES when asked alone'
-    """
-    said = {a.answer for a in poll.answers}
-    return f"every persona answered {next(iter(said))} when asked alone" if len(said) == 1 else ""
 
 
 # ---------------------------------------------------------------------------
