@@ -401,7 +401,7 @@ class SimContext:
                 -ix[0],
             ),
         )
-        return best[1]
+        return without_lead_in(best[1])
 
     def focus(self, persona_ids: Sequence[str] | None = None) -> Proposition | None:
         """The proposition a persona most likely talks about now.
@@ -507,6 +507,20 @@ class SimContext:
         if opener:
             text = f"{opener.rstrip('.').capitalize()}. {text}"
         return text.replace("?.", "?")
+
+
+# What a speaker puts before a claim ("Beyond that, X."): a reader quoting the claim leaves it out.
+_LEAD_IN = re.compile(r"^(beyond that,|to be precise:|to be precise about [^:]*:|i disagree:|my answer:|i also hold this:)\s*", re.I)
+
+
+def without_lead_in(sentence: str) -> str:
+    """A sentence as a reader quotes its claim: without the speaker's lead-in.
+
+    >>> without_lead_in("Beyond that, gold is money."), without_lead_in("To be precise: Gold is money.")
+    ('Gold is money.', 'Gold is money.')
+    """
+    out = _LEAD_IN.sub("", sentence.strip(), count=1)
+    return out[:1].upper() + out[1:] if out != sentence.strip() else out
 
 
 def lower_first(text: str) -> str:
