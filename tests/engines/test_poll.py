@@ -24,6 +24,10 @@ from crux_lab.llm.base import Hints, LLMCallFailed, LLMOutputError, LLMRequest, 
 from crux_lab.llm.ledger import Ledger
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import (
+    Argument,
+    ArgumentGraph,
+    Attack,
+    AttackTarget,
     CardPosition,
     Crux,
     CruxCard,
@@ -363,3 +367,23 @@ def test_the_simulator_answers_from_the_requests_text_alone() -> None:
     negated = f"Is it true that it is not the case that {GOLD[0].lower()}{GOLD[1:-1]}?"
     assert (ask("michael-saylor", negated), ask("peter-schiff", negated)) == ("YES", "NO")
     assert ask("michael-saylor", "Is it true that tulips bloom in April in Holland?") == "UNSURE"
+
+
+def test_where_there_is_an_argument_graph_its_pivots_are_compared_with_the_personas_answers() -> None:
+    def pivot(request: LLMRequest, n: int) -> dict[str, str]:  # Saylor says decisive, Schiff not
+        return {"answer": "YES" if "Saylor" in request.system[:200] else "NO", "reason": "one sentence"}
+
+    ctx = _ctx(Recording(_sim(), {"pivot": pivot}))
+    target = AttackTarget(arg_id="b")
+    ctx.result.graph = ArgumentGraph(
+        arguments=[Argument(id="a", speaker_id="peter-schiff", claim=GOLD),
+                   Argument(id="b", speaker_id="michael-saylor", claim=f"I don't accept that {GOLD[0].lower()}{GOLD[1:]}")],
+        attacks=[Attack(id="x", from_arg_id="a", to_arg_id="b", type="rebut", target=target),
+                 Attack(id="y", from_arg_id="b", to_arg_id="a", type="rebut", target=target.model_copy(update={"arg_id": "a"}))],
+    )
+    ctx.result.cruxes = [Crux(id="k", statement=GOLD, source="assumption", argument_ids=["a", "b"],
+                              yes_side=[CruxSide(persona_id="peter-schiff")], no_side=[CruxSide(persona_id="michael-saylor")])]
+    _poll(ctx)
+    # the graph: deciding either argument decides both personas' claims; Saylor agrees, Schiff does not
+    assert ctx.result.poll is not None and ctx.result.poll.graph_pivot_pairs == 2
+    assert ctx.result.poll.graph_pivot_agreement == 0.5
