@@ -389,7 +389,8 @@ async def test_a_concession_in_a_clash_is_a_resolved_crux_with_its_reason() -> N
         return {"utterance": "Scarcity is what no central bank can debase.", "move": "CHALLENGE", "stance": "pro", "addresses": ["c1"]}
 
     backend = ScriptedBackend(sim(), script={"detect_disagreement": lambda q, n: _detection([pair], claim), "rebuttal": rebuttal})
-    res = (await run({"n_aspects": 1}, backend=backend)).result
+    # poll off: the card a scripted clash settles is the subject here, not who stands where asked alone
+    res = (await run({"n_aspects": 1, "poll": False}, backend=backend)).result
     clash = [e.message for e in res.events if e.type == "message_posted" and e.phase == "clash"]  # type: ignore[union-attr]
     assert len(clash) == 2 and clash[0].persona_id != clash[1].persona_id  # a real exchange, not one turn
     assert "crux_room_spawning" not in [e.type for e in res.events]
@@ -487,7 +488,8 @@ async def test_card_with_a_bad_field_is_repaired_once_then_dropped(deck: Path) -
         }
         return card
 
-    res = (await run({"max_rooms": 1}, backend=ScriptedBackend(sim(), script={"card": topic_then_fixed}))).result
+    # poll off: the scripted card's sides are the test's, not the personas'
+    res = (await run({"max_rooms": 1, "poll": False}, backend=ScriptedBackend(sim(), script={"card": topic_then_fixed}))).result
     assert res.crux_cards and all(c.question != TOPIC for c in res.crux_cards)
 
 
