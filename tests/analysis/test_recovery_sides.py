@@ -117,6 +117,7 @@ def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_pat
     users = {}
     for tape in (tmp_path / "tapes").glob("*.jsonl"):
         rows = [json.loads(line) for line in tape.read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r.get("purpose") == "direct_cards"]  # the one call (the poll asks the personas after it)
         users[tape.name] = [m["content"] for r in rows for m in r["request"]["messages"]]
     blind = next(v for k, v in users.items() if "informed" not in k)
     informed = next(v for k, v in users.items() if "informed" in k and "samples" not in k)
