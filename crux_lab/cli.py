@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from crux_lab.analysis.metric_registry import problems as metric_problems
+from crux_lab.analysis.polled import crux_poll_lines, poll_lines
 from crux_lab.backends import OFFLINE, choices_help
 from crux_lab.backends import problems as backend_problems
 from crux_lab.backends import registered as registered_backends
@@ -344,11 +345,16 @@ def _summary(result: DebateResult, run_dir: Path, db_path: Path | None, out: Pat
     regime = result.regime.value + (f" — {escape(result.regime_description)}" if result.regime_description else "")
     out_console.print(f"regime: {regime}")
     out_console.print(f"turns: {len(result.transcript)}  cruxes: {len(result.cruxes)}  crux cards: {len(result.crux_cards)}")
+    names = result.persona_names or {}
     for crux in result.cruxes[:5]:
         kind = f" ({crux.disagreement_type.value})" if crux.disagreement_type else ""
         out_console.print(f"  - {escape(crux.statement)}{kind}")
+        for line in crux_poll_lines(crux, names):
+            out_console.print(f"      {escape(line)}")
     if len(result.cruxes) > 5:
         out_console.print(f"  ... and {len(result.cruxes) - 5} more")
+    for line in poll_lines(result, names):
+        out_console.print(escape(line))
     out_console.print(
         f"calls: {u.calls}  tokens: {u.input_tokens:,} in / {u.output_tokens:,} out"
         f" (cache read {'unknown' if u.cache_read_tokens is None else f'{u.cache_read_tokens:,}'},"

@@ -18,6 +18,7 @@ from crux_lab.analysis.sides import tidy_sides
 from crux_lab.engines import get as get_engine
 from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
 from crux_lab.engines.output import debate_output
+from crux_lab.engines.poll import poll_on, run_poll
 from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, backend_for_debate, check_structured
 from crux_lab.llm.ledger import Ledger, live_backend, run_backend
@@ -34,6 +35,9 @@ from crux_lab.models.events import (
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.loader import deck_for, load_personas
 from crux_lab.scrub import scrub
+
+# An engine's last event: the poll runs just before it is recorded.
+FINAL_EVENTS = frozenset({"debate_complete", "engine_complete"})
 
 
 class DebateRun:
@@ -118,8 +122,16 @@ class DebateRun:
                 if check.warning():
                     yield record(EngineError(level="warning", purpose="structured_output", error=check.warning() or ""))
             gen = self.engine.run(self.ctx)
+            polled = False
             try:
                 async for event in gen:
+                    if event.type in FINAL_EVENTS and not polled and not self._stop:
+                        # The poll: every candidate crux put to each persona alone, before the
+                        # final event tidies the sides and logs the output (engines/poll.py).
+                        polled = True
+                        if poll_on(self.params):
+                            async for polled_event in run_poll(self.ctx, self.engine):
+                                yield record(polled_event)
                     yield record(event)
                     if self._stop:
                         break

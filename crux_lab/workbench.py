@@ -48,6 +48,7 @@ from crux_lab.sweep.spec import config_from_params
 from crux_lab.viz._text import HTMLBlock, esc, fmt_number, short_title
 from crux_lab.viz.benchmark import mean_ci, metric_bounds
 from crux_lab.viz.framework import framework_steps
+from crux_lab.viz.polls import poll_matrix_figure
 
 T = TypeVar("T")
 # The "notebook" renderer puts plotly.js itself into the first figure's HTML output, so an
@@ -321,6 +322,33 @@ def sweep_table(sweep: str | None = None, db: str | Path | None = None, *, audit
                 values.append(math.nan)
         df["fake_consensus"] = values
     return df
+
+
+POLL_SQL = """
+SELECT p.run_id, p.crux_id, p.question, p.status, p.persona_id, p.answer, p.confidence, p.reason, p.decisive,
+       p.flipped, p.pivot_answer, r.engine, r.topic
+FROM crux_polls p JOIN runs r USING (run_id)
+WHERE (? IS NULL OR r.sweep_id = ?)
+ORDER BY r.topic, r.engine, p.run_id, p.crux_id, p.persona_id
+"""
+
+
+def poll_table(sweep: str | None = None, db: str | Path | None = None) -> list[dict[str, Any]]:
+    """The personas' own answers to every candidate crux of a sweep's runs (all runs when
+    ``sweep`` is None), from the ``crux_polls`` table: one dict per crux and persona."""
+    path = resolve_db_path(db)
+    if not path.is_file():
+        return []
+    res = query(POLL_SQL, path, [sweep or None, sweep or None])
+    return [dict(zip(res.columns, row, strict=True)) for row in res.rows]
+
+
+def poll_matrix(rows: Sequence[dict[str, Any]] | DebateResult, names: Mapping[str, str] | None = None) -> Any:
+    """The persona × crux matrix of the personas' own answers (decisive cells starred), for one
+    run or for the rows of :func:`poll_table`; names default to the library's."""
+    if not isinstance(rows, DebateResult) and names is None:
+        names = display_names(dict.fromkeys(r["persona_id"] for r in rows))
+    return poll_matrix_figure(rows, names=names)
 
 
 def summary_table(df: Any, metrics: Sequence[str] = ("calls", "tokens", "cost_usd", "n_cruxes", "fake_consensus"),

@@ -31,7 +31,8 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
     each with the sides its engine states: a card's YES and NO positions (NUANCED is on neither
     side), a crux's yes and no sides, a dispute's stances.
 
-    Cruxes with ``source == "card"`` repeat a card and are skipped; a crux's ``settling_question``
+    Cruxes with ``source == "card"`` repeat a card and are skipped, and so are disputes the poll
+    ruled out (``DebateResult.poll.ruled_disputes``); a crux's ``settling_question``
     is not used (it is the *test*, not the crux).
     """
     out: list[CruxText] = []
@@ -49,6 +50,8 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
         out.append(CruxText("crux", c.id, c.statement, dtype, tuple(c.proposition_ids), yes, no))
     if include_disputes:
         mirrored = {c.dispute_id for c in result.cruxes if c.dispute_id}
+        # a dispute whose crux the poll ruled out (its personas, asked alone, did not split on it)
+        mirrored |= set(result.poll.ruled_disputes) if result.poll is not None else set()
         for d in result.dcg.disputes:
             if d.id in mirrored:
                 continue

@@ -57,6 +57,7 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.engines.output import apply_classic_output, debate_output, final_output
+from crux_lab.engines.poll import PollParams
 from crux_lab.engines.round_events import (
     BlackboardUpdate,
     ClaimsDecomposed,
@@ -79,7 +80,8 @@ from crux_lab.models.events import (
 TURN_PURPOSE = Purpose.blackboard_turn
 
 
-class BlitzParams(EngineParams):
+class BlitzParams(PollParams):
+    poll: bool = Field(False, description="Put every candidate crux to each persona alone (off by default for this engine).")
     max_rounds: int = Field(4, ge=1, le=12, description="Rounds per table before stopping.")
     entropy_threshold: float = Field(0.35, ge=0.0, le=1.0, description="Consensus when mean stance entropy falls to this.")
     divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
@@ -289,6 +291,10 @@ class BlitzEngine:
     params_model: ClassVar[type[EngineParams]] = BlitzParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 24
+
+    def persona_system(self, ctx: EngineContext, persona_id: str) -> str:
+        """The persona's system prompt as its turns send it (the poll asks with it)."""
+        return persona_system(ctx, persona_id)
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
         params = engine_params(ctx, BlitzParams)

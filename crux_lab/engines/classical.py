@@ -31,6 +31,7 @@ from crux_lab.engines.blitz import (
 )
 from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
 from crux_lab.engines.guards import stop_if_too_weak
+from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
@@ -38,7 +39,8 @@ from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
 
 
-class ClassicalParams(EngineParams):
+class ClassicalParams(PollParams):
+    poll: bool = Field(False, description="Put every candidate crux to each persona alone (off by default for this engine).")
     max_rounds: int = Field(3, ge=1, le=12, description="Rounds per table; a round is one turn per agent.")
     entropy_threshold: float = Field(0.35, ge=0.0, le=1.0)
     divergence_distance: float = Field(0.35, ge=0.0, le=1.0, description="Mean distance at or above which a stalled table counts as divergent.")
@@ -136,6 +138,10 @@ class ClassicalEngine:
     params_model: ClassVar[type[EngineParams]] = ClassicalParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 12
+
+    def persona_system(self, ctx: EngineContext, persona_id: str) -> str:
+        """The persona's system prompt as its turns send it (the poll asks with it)."""
+        return persona_system(ctx, persona_id)
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
         params = engine_params(ctx, ClassicalParams)

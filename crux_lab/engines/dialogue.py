@@ -30,7 +30,7 @@ from crux_lab.engines.dialogue_v2.crystallizer import (
     DCGCrystallizer,
     GraphCrystallizer,
 )
-from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun
+from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun, dialogue_system
 from crux_lab.models.events import DebateEvent
 
 
@@ -50,6 +50,10 @@ class DialogueEngine:
 
     def crystallizer(self, ctx: EngineContext, params: DialogueParams, names: dict[str, str]) -> Crystallizer:
         return GraphCrystallizer(ctx.config.topic, ctx.persona_ids, names)
+
+    def persona_system(self, ctx: EngineContext, persona_id: str) -> str:
+        """The persona's system prompt as its dialogue turns send it (the poll asks with it)."""
+        return dialogue_system(ctx, engine_params(ctx, DialogueParams), persona_id)
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
         check_personas(self, ctx.persona_ids)

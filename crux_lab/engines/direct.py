@@ -39,6 +39,7 @@ from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.outcome import card_to_crux
 from crux_lab.engines.names import persona_ref, quote, world_question
+from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
@@ -62,7 +63,7 @@ from crux_lab.personas.models import Persona
 from crux_lab.personas.prompt import build_system_prompt
 
 
-class BaselineParams(EngineParams):
+class BaselineParams(PollParams):
     max_cards: int = Field(6, ge=1, le=20)
     informed: bool = Field(False, description="Show each persona's whole system prompt, stances included, not its contract alone.")
     samples: int = Field(1, ge=1, le=32, description="Calls to make and merge by text, sides by majority.")

@@ -69,6 +69,7 @@ from crux_lab.engines.graph_state import (
     to_argument_graph,
 )
 from crux_lab.engines.output import debate_output
+from crux_lab.engines.poll import PollParams
 from crux_lab.engines.round_events import (
     ArgumentsSubmitted,
     AttacksGenerated,
@@ -105,7 +106,7 @@ from crux_lab.models.events import (
 )
 
 
-class GraphParams(EngineParams):
+class GraphParams(PollParams):
     max_rounds: int = Field(3, ge=1, le=6, description="Rounds of attacks (1-3 is typical).")
     max_attacks: int = Field(4, ge=0, le=8, description="Attacks each persona may submit per round.")
     preferred_limit: int = Field(64, ge=1, le=4096, description="Preferred extensions listed per graph event (the count is exact).")
@@ -296,6 +297,10 @@ class GraphEngine:
     params_model: ClassVar[type[EngineParams]] = GraphParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 12
+
+    def persona_system(self, ctx: EngineContext, persona_id: str) -> str:
+        """The persona's system prompt as its argument turns send it (the poll asks with it)."""
+        return persona_system(ctx, persona_id)
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
         params = engine_params(ctx, GraphParams)

@@ -328,4 +328,5 @@ def debate_output(result: DebateResult) -> DebateOutput:
         regime=result.regime,
         regime_description=result.regime_description,
         accepted_claims=result.accepted_claims,
+        poll=result.poll,
     )

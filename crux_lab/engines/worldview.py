@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.timeline import Timeline
+from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Crux, CruxSide, DisagreementType, Regime
@@ -299,7 +300,7 @@ def worldview_cruxes(view: Worldview, *, prefix: str = "wv") -> list[Crux]:
     return list(by_question.values())
 
 
-class WorldviewParams(EngineParams):
+class WorldviewParams(PollParams):
     positions: int = Field(4, ge=1, le=8, description="Positions each persona states.")
 
 

@@ -373,6 +373,9 @@ ALLOCATION: dict[str, Allocation] = {
     Purpose.final_output: Allocation(Tier.fast, 0.3, 1500),
     # crux_rooms
     Purpose.channel_message: Allocation(Tier.strong, 0.85, 200),
+    # the poll: a persona answers one question alone (short, steady replies)
+    Purpose.poll: Allocation(Tier.strong, 0.2, 200),
+    Purpose.pivot: Allocation(Tier.strong, 0.2, 160),
     # personas
     Purpose.extract_beliefs: Allocation(Tier.fast, 0.2, 800),
     Purpose.anti_sycophancy_check: Allocation(Tier.fast, 0.2, 200),

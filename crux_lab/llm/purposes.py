@@ -49,6 +49,9 @@ class Purpose(StrEnum):
     crux_pairs = "crux_pairs"
     direct_cards = "direct_cards"
     cot_cards = "cot_cards"
+    # the poll of candidate cruxes (every engine that finds cruxes): a persona answers alone
+    poll = "poll"
+    pivot = "pivot"
     # scoring
     judge = "judge"
     judge_falsifiers = "judge_falsifiers"

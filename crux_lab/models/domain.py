@@ -257,6 +257,67 @@ class CruxSide(Model):
     statement: str = ""
 
 
+PollAnswer = Literal["YES", "NO", "UNSURE"]
+PivotAnswer = Literal["YES", "NO", "PARTLY"]
+
+
+class PersonaPollAnswer(Model):
+    """One persona's answer to a candidate crux, asked alone (its own system prompt and the
+    question, no transcript), with the side the debate had given it kept as evidence."""
+
+    persona_id: str
+    answer: PollAnswer
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+    reason: str = ""
+    # The side the debate gave this persona (a card position, a crux side, a dispute stance);
+    # None: the debate put it on no side. Its quote or reasoning there, kept as evidence.
+    debate_side: Literal["YES", "NO", "NUANCED"] | None = None
+    debate_statement: str = ""
+    # The debate put it on YES (NO) and, asked alone, it answers NO (YES).
+    flipped: bool = False
+    # A reply that was neither YES, NO nor UNSURE after the one repair: recorded as UNSURE, kept.
+    raw_reply: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The pivot test: would its answer on the debate topic change were this settled against it?
+    pivot: PivotAnswer | None = None
+    pivot_reason: str = ""
+
+    def flip_line(self, name: str) -> str:
+        """The side flip in words, or "".
+
+        >>> PersonaPollAnswer(persona_id="a", answer="YES", debate_side="NO", flipped=True).flip_line("Ann")
+        'Ann stated NO in the room, answers YES when asked alone'
+        """
+        return f"{name} stated {self.debate_side} in the room, answers {self.answer} when asked alone" if self.flipped else ""
+
+
+class CruxPoll(Model):
+    """A candidate crux put to every persona alone (``crux_lab.engines.poll``).
+
+    ``status``: ``split`` (at least one YES and one NO: a crux, its sides the poll's),
+    ``unanimous`` (every persona gave the same YES or NO: common ground, never a crux),
+    ``unsplit`` (no YES against a NO: not a crux), ``unpolled`` (a request failed: the debate's
+    sides stand). ``decisive_for``: the personas whose pivot answer is YES."""
+
+    status: Literal["split", "unanimous", "unsplit", "unpolled"]
+    question: str
+    # The card or crux it was asked of (its id in the result).
+    item_id: str = ""
+    answers: list[PersonaPollAnswer] = Field(default_factory=list)
+    decisive_for: list[str] = Field(default_factory=list)
+    not_decisive_for: list[str] = Field(default_factory=list)
+    # The debate's own sides, with their quotes (evidence; the crux's sides are the poll's).
+    debate_yes_side: list[CruxSide] = Field(default_factory=list)
+    debate_no_side: list[CruxSide] = Field(default_factory=list)
+    note: str = ""
+
+    def answer_of(self, persona_id: str) -> PersonaPollAnswer | None:
+        return next((a for a in self.answers if a.persona_id == persona_id), None)
+
+    @property
+    def flips(self) -> list[PersonaPollAnswer]:
+        return [a for a in self.answers if a.flipped]
+
+
 class Crux(Model):
     """A crux found by any engine, in one common shape.
 
@@ -288,6 +349,34 @@ class Crux(Model):
     # names at least one persona and none is on both (analysis.sides.tidy_sides, at the end of a
     # run; left out of dumps while unset).
     sides_known: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The personas' own answers, asked alone (crux_lab.engines.poll); None: not polled.
+    poll: CruxPoll | None = Field(default=None, exclude_if=lambda v: v is None)
+
+
+class PollSummary(Model):
+    """What the poll did in one run (``crux_lab.engines.poll``): how many candidates it put to
+    the personas, what it left out and why, the side flips, and, where the engine keeps an
+    argument graph, how often the graph's pivots agree with the personas' own pivot answers."""
+
+    status: Literal["done", "skipped"] = "done"
+    note: str = ""
+    candidates: int = 0
+    polled: int = 0
+    # Candidates beyond poll_max (left with their debate sides), and those a failed request
+    # left unpolled: their questions.
+    over_limit: list[str] = Field(default_factory=list)
+    unpolled: list[str] = Field(default_factory=list)
+    # Candidates the poll did not split (no YES against a NO, and not every persona the same):
+    # dropped from the cruxes and cards, kept here.
+    not_split: list[CruxPoll] = Field(default_factory=list)
+    # Disputes whose crux the poll ruled out (not split, or common ground): not cruxes any more.
+    ruled_disputes: list[str] = Field(default_factory=list)
+    flips: int = 0
+    decisive: int = 0
+    # Share of (crux, persona) pairs where the argument graph's pivot and the persona's pivot
+    # answer agree (graph, dialogue); None: no argument graph, or nothing to compare.
+    graph_pivot_agreement: float | None = None
+    graph_pivot_pairs: int = 0
 
 
 class CommonGround(Model):
@@ -295,12 +384,14 @@ class CommonGround(Model):
 
     id: str
     statement: str
-    source: Literal["grounded", "dispute", "card", "blackboard", "stances"]
+    source: Literal["grounded", "dispute", "card", "blackboard", "stances", "poll"]
     persona_ids: list[str] = Field(default_factory=list)
     argument_id: str | None = None
     dispute_id: str | None = None
     agreed_side: Side | None = None
     proposition_ids: list[str] = Field(default_factory=list)
+    # source "poll": a candidate crux every persona answered the same way when asked alone.
+    poll: CruxPoll | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class AcceptedClaim(Model):
@@ -367,6 +458,8 @@ class CruxCard(Model):
     proposition_ids: list[str] = Field(default_factory=list)
     # Does the question merely restate the debate topic? (see Crux.restates_topic)
     restates_topic: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The personas' own answers, asked alone (see Crux.poll); None: not polled.
+    poll: CruxPoll | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Concession(Model):
@@ -423,3 +516,4 @@ class DebateOutput(Model):
     regime: Regime = Regime.unknown
     regime_description: str = ""
     accepted_claims: list[AcceptedClaim] = Field(default_factory=list)
+    poll: PollSummary | None = Field(default=None, exclude_if=lambda v: v is None)

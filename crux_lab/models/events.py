@@ -14,6 +14,7 @@ from crux_lab.models.domain import (
     CommonGround,
     Crux,
     CruxCard,
+    CruxPoll,
     DCGState,
     DebateOutput,
     DialogueTurn,
@@ -159,6 +160,17 @@ class CruxMessage(EventBase):
 class CruxCardPosted(EventBase):
     type: Literal["crux_card_posted"] = "crux_card_posted"
     card: CruxCard
+
+
+@register_event
+class CruxPolled(EventBase):
+    """A candidate crux put to every persona alone (``crux_lab.engines.poll``): its question,
+    each persona's answer and pivot, and what the poll made of it."""
+
+    type: Literal["crux_polled"] = "crux_polled"
+    item_id: str
+    kind: Literal["card", "crux"]
+    poll: CruxPoll
 
 
 @register_event

@@ -21,6 +21,7 @@ from crux_lab.models.domain import (
     DCGState,
     DialogueTurn,
     PersonaPosition,
+    PollSummary,
     PositionShift,
     Regime,
 )
@@ -114,3 +115,5 @@ class DebateResult(Model):
     error: str | None = None
     # Per-debate evaluation metrics (crux_lab.analysis.metrics.compute_metrics); NaN-free.
     metrics: dict[str, float] = Field(default_factory=dict)
+    # What the poll of candidate cruxes did (crux_lab.engines.poll); None: no poll ran.
+    poll: PollSummary | None = Field(default=None, exclude_if=lambda v: v is None)

@@ -16,7 +16,8 @@ Table layout (one row per thing per run; every table has ``run_id``):
   ``concessions``, ``positions``, ``position_shifts``, ``llm_calls``: the DebateResult, flat;
 - ``metrics``: scores written after the run (evaluation), keyed by (run_id, name);
 - view ``run_overview``: one row per run, provenance and outcome side by side;
-- ``extra`` (JSON) on every run table: model fields newer than the schema (m003).
+- ``extra`` (JSON) on every run table: model fields newer than the schema (m003);
+- ``crux_polls``: each candidate crux's answers from every persona asked alone (m008).
 """
 
 from __future__ import annotations
@@ -424,6 +425,35 @@ def m007_backend_options(con: duckdb.DuckDBPyConnection) -> None:
     # copies it into backend_options for them (LEGACY_OPTIONS_SQL).
     con.execute("ALTER TABLE runs ADD COLUMN backend_options JSON")
     con.execute(f"UPDATE runs SET backend_options = {LEGACY_OPTIONS_SQL}")
+
+
+@migration
+def m008_crux_polls(con: duckdb.DuckDBPyConnection) -> None:
+    # The poll (crux_lab.engines.poll): one row per candidate crux and persona, the persona's own
+    # answer asked alone, its confidence and reason, the side the debate had given it, whether
+    # that flipped, and its pivot answer (would its answer on the topic change?).
+    con.execute(
+        """
+        CREATE TABLE crux_polls (
+            run_id VARCHAR,
+            crux_id VARCHAR,
+            question VARCHAR,
+            status VARCHAR,
+            persona_id VARCHAR,
+            answer VARCHAR,
+            confidence DOUBLE,
+            reason VARCHAR,
+            debate_side VARCHAR,
+            flipped BOOLEAN,
+            pivot_answer VARCHAR,
+            pivot_reason VARCHAR,
+            decisive BOOLEAN,
+            raw_reply VARCHAR,
+            extra JSON,
+            PRIMARY KEY (run_id, crux_id, persona_id)
+        )
+        """
+    )
 
 
 # The options of a run written with a `sim` column: its non-zero knobs, as DebateConfig loads them.

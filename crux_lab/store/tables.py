@@ -42,6 +42,7 @@ RUN_TABLES: tuple[str, ...] = (
     "positions",
     "position_shifts",
     "llm_calls",
+    "crux_polls",
 )
 
 
@@ -222,4 +223,29 @@ def result_rows(
     rows["positions"] = [_dump(p, run_id=rid) for p in result.positions]
     rows["position_shifts"] = [_dump(s, run_id=rid) for s in result.position_shifts]
     rows["llm_calls"] = [_dump(c, run_id=rid, billed=is_billed(c.backend)) for c in result.llm_calls]
+    rows["crux_polls"] = poll_rows(result)
+    return rows
+
+
+def poll_rows(result: DebateResult) -> list[Row]:
+    """One row per polled candidate crux and persona: cards, cruxes (a crux mirroring a card is
+    the card's row), common ground the poll found, and candidates it did not split."""
+    polls = [c.poll for c in result.crux_cards if c.poll is not None]
+    polls += [c.poll for c in result.cruxes if c.poll is not None]
+    polls += [g.poll for g in result.common_ground if g.poll is not None]
+    polls += list(result.poll.not_split) if result.poll is not None else []
+    rows: list[Row] = []
+    seen: set[tuple[str, str]] = set()
+    for poll in polls:
+        for a in poll.answers:
+            key = (poll.item_id or poll.question, a.persona_id)
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append({
+                "run_id": result.run_id, "crux_id": key[0], "question": poll.question, "status": poll.status,
+                "persona_id": a.persona_id, "answer": a.answer, "confidence": a.confidence, "reason": a.reason,
+                "debate_side": a.debate_side, "flipped": a.flipped, "pivot_answer": a.pivot,
+                "pivot_reason": a.pivot_reason, "decisive": a.persona_id in poll.decisive_for, "raw_reply": a.raw_reply,
+            })
     return rows

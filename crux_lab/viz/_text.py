@@ -78,7 +78,7 @@ def no_figure(message: str) -> HTMLBlock:
     return HTMLBlock(f'<div class="cl-note"><i>{esc(message)}</i></div>')
 
 
-_NEGATION = ("it is not the case that ", "it is false that ", "it is not true that ")
+_NEGATION = ("i don't accept that ", "it is not the case that ", "it is false that ", "it is not true that ")
 
 
 def short_title(text: object, n: int = 40) -> str:

@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from crux_lab.analysis.polled import answers_line, decisive_line, flip_lines
 from crux_lab.backends import registered
 from crux_lab.models.accounting import LLMCall, Usage
-from crux_lab.models.domain import Camp, Crux, CruxCard, CruxSide, DCGState, DialogueTurn
+from crux_lab.models.domain import Camp, Crux, CruxCard, CruxPoll, CruxSide, DCGState, DialogueTurn
 from crux_lab.models.result import DebateResult
 from crux_lab.viz._text import HTMLBlock, esc, short_title
 
@@ -141,11 +142,79 @@ def crux_cards_html(cards: Sequence[CruxCard], *, names: dict[str, str] | None =
         out.append(
             '<div class="cl-card" style="border:1px solid #ccc;border-radius:6px;padding:8px;margin:8px 0">'
             f'<div><b>{esc(card.question)}</b> <span style="background:#fdb863;border-radius:3px;padding:0 5px">'
-            f"{esc(card.disagreement_type.value)}</span> <i>{status}</i></div>"
+            f"{esc(card.disagreement_type.value)}</span> <i>{status}</i>{decisive_badge(card.poll, names)}</div>"
             f'<div style="margin:4px 0">{esc(card.diagnosis)}</div>'
-            f'<table class="cl-table" style="font-size:90%;width:100%">{head}{rows}</table></div>'
+            f'<table class="cl-table" style="font-size:90%;width:100%">{head}{rows}</table>{poll_note_html(card.poll, names)}</div>'
         )
     return HTMLBlock("".join(out))
+
+
+def decisive_badge(poll: CruxPoll | None, names: Mapping[str, str]) -> str:
+    """A crux's decisive mark: "decisive for A, not for B" (the pivot test), or "unpolled".
+
+    >>> decisive_badge(CruxPoll(status="split", question="q", decisive_for=["a"]), {"a": "Ann"})
+    ' <span class="cl-decisive" style="background:#b2df8a;border-radius:3px;padding:0 5px">★ decisive for Ann</span>'
+    """
+    if poll is None:
+        return ""
+    if poll.status == "unpolled":
+        return ' <span class="cl-unpolled" style="background:#eee;border-radius:3px;padding:0 5px">unpolled</span>'
+    line = decisive_line(poll, names)
+    if not line:
+        return ""
+    star = "★ " if poll.decisive_for else ""
+    color = "#b2df8a" if poll.decisive_for else "#eee"
+    return f' <span class="cl-decisive" style="background:{color};border-radius:3px;padding:0 5px">{star}{esc(line)}</span>'
+
+
+def poll_note_html(poll: CruxPoll | None, names: Mapping[str, str]) -> str:
+    """Under a crux or card: each persona's answer asked alone with its reason, and side flips."""
+    if poll is None:
+        return ""
+    if poll.status == "unpolled":
+        return f'<div style="font-size:90%;color:#555">{esc(answers_line(poll, names))}</div>'
+    reasons = "".join(
+        f"<li><b>{esc(names.get(a.persona_id, a.persona_id))}</b> {esc(a.answer)} ({a.confidence:.1f})"
+        + (f": {esc(a.reason)}" if a.reason else "")
+        + (f' <span style="color:#b35806">(reply kept: {esc(a.raw_reply[:120])})</span>' if a.raw_reply else "")
+        + "</li>"
+        for a in poll.answers
+    )
+    flips = "".join(f'<li style="color:#b35806">{esc(line)}</li>' for line in flip_lines(poll, names))
+    return (f'<div class="cl-poll" style="font-size:90%;margin-top:4px"><i>asked alone, each persona answered:</i>'
+            f'<ul style="margin:2px 0">{reasons}{flips}</ul></div>')
+
+
+def poll_html(result: DebateResult, names: Mapping[str, str] | None = None) -> HTMLBlock:
+    """The run's poll: what it did, the common ground it found (every persona answered alike when
+    asked alone), the candidates it did not split, what it left unpolled.
+
+    >>> from crux_lab.models import DebateConfig
+    >>> r = DebateResult(run_id="r", config=DebateConfig(topic="t", persona_ids=["a", "b"]), engine="dcg", backend="simulated")
+    >>> poll_html(r).html
+    '<div><i>(no poll in this run)</i></div>'
+    """
+    names = names or {}
+    s = result.poll
+    if s is None:
+        return HTMLBlock("<div><i>(no poll in this run)</i></div>")
+    parts = [f"<div>{esc(s.note)}</div>"] if s.note else []
+    ground = [g for g in result.common_ground if g.poll is not None]
+    if ground:
+        items = "".join(f"<li>{esc(g.statement)} <i>({esc(g.poll.note if g.poll else '')})</i></li>" for g in ground)
+        parts.append(f"<div><b>Common ground</b> (every persona gave the same answer when asked alone):<ul>{items}</ul></div>")
+    if s.not_split:
+        items = "".join(f"<li>{esc(p.question)} <i>({esc(answers_line(p, names))})</i></li>" for p in s.not_split)
+        parts.append(f"<div><b>Not cruxes</b> (asked alone, no persona answered against another):<ul>{items}</ul></div>")
+    if s.unpolled:
+        items = "".join(f"<li>{esc(q)}</li>" for q in s.unpolled)
+        parts.append(f"<div><b>Unpolled</b> (a request failed; the debate's sides stand):<ul>{items}</ul></div>")
+    if s.over_limit:
+        parts.append(f"<div>{len(s.over_limit)} more candidate(s) were over the poll's limit and keep their debate sides.</div>")
+    if s.graph_pivot_agreement is not None:
+        parts.append(f"<div>The argument graph's pivots agree with the personas' own pivot answers in "
+                     f"{s.graph_pivot_agreement:.0%} of {s.graph_pivot_pairs} crux-persona pairs.</div>")
+    return HTMLBlock('<div class="cl-poll-summary">' + "".join(parts) + "</div>")
 
 
 def disputes_html(dcg: DCGState, *, names: Mapping[str, str] | None = None) -> HTMLBlock:
@@ -305,13 +374,14 @@ def cruxes_html(cruxes: Sequence[Crux], *, names: dict[str, str] | None = None) 
         return '<td colspan="2"><i>this run cannot say who holds which side</i></td>'
 
     rows = "".join(
-        f"<tr><td>{esc(c.statement)}</td><td>{esc(c.disagreement_type.value if c.disagreement_type else 'not typed')}</td>"
+        f"<tr><td>{esc(c.statement)}{decisive_badge(c.poll, names)}{poll_note_html(c.poll, names)}</td>"
+        f"<td>{esc(c.disagreement_type.value if c.disagreement_type else 'not typed')}</td>"
         f"<td>{esc(CRUX_SOURCES.get(c.source, c.source))}</td>{sides(c)}<td>{esc(settle(c))}</td></tr>"
         for c in cruxes
     )
     return HTMLBlock(
-        '<table class="cl-table cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>one side</th>'
-        f"<th>the other side</th><th>what would settle it</th></tr>{rows}</table>"
+        '<table class="cl-table cl-cruxes"><tr><th>crux</th><th>type</th><th>found by</th><th>one side (YES)</th>'
+        f"<th>the other side (NO)</th><th>what would settle it</th></tr>{rows}</table>"
     )
 
 

@@ -117,6 +117,7 @@ def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_pat
     users = {}
     for tape in (tmp_path / "tapes").glob("*.jsonl"):
         rows = [json.loads(line) for line in tape.read_text().splitlines() if line.strip()]
+        rows = [r for r in rows if r.get("purpose") == "direct_cards"]  # the one call (the poll asks the personas after it)
         users[tape.name] = [m["content"] for r in rows for m in r["request"]["messages"]]
     blind = next(v for k, v in users.items() if "informed" not in k)
     informed = next(v for k, v in users.items() if "informed" in k and "samples" not in k)
@@ -125,7 +126,8 @@ def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_pat
     assert all("Holds (" in u for u in informed) and len(sampled) == 3 and len(set(sampled)) == 3
     rows = {s.engine: s for s in run.scores}
     assert set(rows) == {"direct", "direct+informed=true", "direct+informed=true+samples=3"}
-    assert rows["direct+informed=true+samples=3"].calls == 3
+    # three sampled calls (the tape above holds exactly three); a run's calls also count the poll's
+    assert rows["direct+informed=true+samples=3"].calls >= 3
     assert len(list((tmp_path / "items").glob("*.json"))) == 6  # three arms and three canaries
 
 

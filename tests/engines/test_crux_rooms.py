@@ -184,7 +184,9 @@ async def test_unrepairable_detector_reply_is_skipped() -> None:
     # one per detection call (a guard's warning on the small deck's repeated turns aside)
     detect = [w for w in warnings if w.purpose == "detect_disagreement"]  # type: ignore[union-attr]
     assert len(detect) == 4 and all(w.purpose.startswith("guard_") for w in warnings if w not in detect)  # type: ignore[union-attr]
-    assert r.result.complete and types(r).count("message_posted") == 12
+    # every turn of the budget is posted, except one a guard skipped
+    skipped = sum(1 for w in warnings if getattr(w, "purpose", "").startswith("guard_") and "the turn was skipped" in getattr(w, "error", ""))
+    assert r.result.complete and types(r).count("message_posted") + skipped == 12
 
 
 async def test_bad_persona_counts() -> None:

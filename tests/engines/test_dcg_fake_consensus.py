@@ -75,7 +75,10 @@ def test_dcg_refuses_the_missed_link_instead_of_inventing_agreement() -> None:
     for seed in range(4):
         r = debate("dcg", 1.0, seed)
         refusals += [e for e in r.events if isinstance(e, EngineError) and e.level == "warning" and "refused" in e.error]
-        assert r.common_ground == [] and r.regime.value != "consensus"
+        # no agreement from the dispute graph; the poll's common ground is what every persona
+        # answered alike when asked alone (the audit below checks it against the planted stances)
+        assert [g for g in r.common_ground if g.source != "poll"] == [] and r.regime.value != "consensus"
+        assert all(g.poll is not None and g.poll.status == "unanimous" for g in r.common_ground)
         assert not audited("dcg", 1.0, seed).fake_consensus
     assert refusals and all(("divergence" in e.error) or ("stance-dispute" in e.error) for e in refusals)
 

@@ -32,6 +32,8 @@ async def test_no_ground_truth_reaches_a_hint_a_reply_or_an_extractor(engine: st
     assert backend.requests, "the engine made no call"
     assert backend.violations == []
     found = len(result.cruxes) + len(result.crux_cards) + len(result.dcg.disputes)
+    # what the debate proposed and the poll then ruled out (asked alone, the personas did not split)
+    found += len(result.poll.not_split) + sum(g.poll is not None for g in result.common_ground) if result.poll else 0
     if engine in CONTRACT_ONLY:
         # One call that sees only the contracts: on the simulator it finds what they state
         # outright, and says so when that is nothing (never consensus).

@@ -214,9 +214,9 @@ async def test_a_turn_names_the_shown_ids_it_answers(world) -> None:  # type: ig
 
 async def test_opening_states_several_positions(world) -> None:  # type: ignore[no-untyped-def]
     out = (await ask(backend(world), "opening", TurnOutput, [], speaker_id=S, phase="opening", extra={"positions": 3})).parsed
-    assert len(reader(world).recognize_all(out.dialogue)) >= 3 and out.dialogue.count("I also hold this") == 2
+    assert len(reader(world).recognize_all(out.dialogue)) >= 3 and out.dialogue.count("Beyond that,") == 2
     single = (await ask(backend(world), "opening", TurnOutput, [], speaker_id=S, phase="opening")).parsed
-    assert "I also hold this" not in single.dialogue
+    assert "Beyond that," not in single.dialogue
 
 
 async def test_same_request_same_answer(world) -> None:  # type: ignore[no-untyped-def]

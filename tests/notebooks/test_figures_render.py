@@ -121,14 +121,14 @@ def check(figures: list[Figure], promised: list[str]) -> None:
 
 
 CASES: dict[str, tuple[str, dict[str, object], list[str]]] = {
-    "01 dialogue": ("01_debate", {"from_run": "dialogue"}, ["Argument graph over the debate", "Argument graph(?! over)", "Ledger"]),
-    "01 dcg": ("01_debate", {"from_run": "dcg"}, ["Dispute graph over the debate", "Disputes: who holds", "Ledger"]),
-    "01 panel": ("01_debate", {"from_run": "panel"}, ["The debate as it went", "Crux cards: where", "Ledger"]),
+    "01 dialogue": ("01_debate", {"from_run": "dialogue"}, ["Argument graph over the debate", "Argument graph(?! over)", "Asked alone", "Ledger"]),
+    "01 dcg": ("01_debate", {"from_run": "dcg"}, ["Dispute graph over the debate", "Disputes: who holds", "Asked alone", "Ledger"]),
+    "01 panel": ("01_debate", {"from_run": "panel"}, ["The debate as it went", "Crux cards: where", "Asked alone", "Ledger"]),
     "02": ("02_belief_graphs", {}, ["Belief graph: Michael Saylor", "Retrieved subgraph"]),
     "03 dialogue": ("03_argument_framework", {"run": "dialogue"}, ["Argument graph over the debate", "Argument graph, step by step"]),
     "04 panel": ("04_alignment_matrix", {"run": "panel"}, ["Persona × crux card", "Persona × persona disagreement", "Crux types"]),
-    "05 panel": ("05_position_shifts", {"run": "panel"}, ["Position shifts", "Stance timeline"]),
-    "06": ("06_benchmark", {"sweep": "fx", "db": "<db>"}, ["Engine comparison", "Regime distribution", "n_cruxes over seeds", "Cost per run"]),
+    "05 panel": ("05_position_shifts", {"run": "panel"}, ["Position shifts", "Stance timeline", "Asked alone"]),
+    "06": ("06_benchmark", {"sweep": "fx", "db": "<db>"}, ["Asked alone", "Engine comparison", "Regime distribution", "n_cruxes over seeds", "Cost per run"]),
     "07": ("07_evaluation", {}, ["Crux recovery per engine", r"Crux recovery \(f1\) as the offline backend's failure knobs", "Per-debate metrics",
                                  "Polis check"]),
 }

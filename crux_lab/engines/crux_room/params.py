@@ -6,14 +6,15 @@ from collections.abc import Sequence
 
 from pydantic import Field, model_validator
 
-from crux_lab.engines.base import EngineConfigError, EngineParams
+from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.antisyc import AntiSycophancyParams
+from crux_lab.engines.poll import PollParams
 
 DEFAULT_MAX_PERSONAS = 6
 HARD_MAX_PERSONAS = 12
 
 
-class CruxParams(EngineParams):
+class CruxParams(PollParams):
     max_personas: int = Field(
         DEFAULT_MAX_PERSONAS, ge=2, le=HARD_MAX_PERSONAS, description="Largest panel this run accepts."
     )

@@ -61,6 +61,8 @@ _LEAD_INS = (
     "i'll grant part of that on",
     "i'll grant that",
     "to be precise about",
+    "to be precise:",
+    "beyond that,",
     "my answer:",
     "i disagree:",
 )

@@ -16,7 +16,6 @@ from pydantic import Field
 from crux_lab.embed import get_embedder
 from crux_lab.engines.base import (
     EngineContext,
-    EngineParams,
     as_named,
     make_turn,
     shown_turns,
@@ -49,6 +48,7 @@ from crux_lab.engines.guards import (
     side_outcome,
     turn_outcome,
 )
+from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints, LLMOutputError
 from crux_lab.llm.purposes import Phase, Purpose, SteeringLabel
 from crux_lab.models.domain import (
@@ -74,7 +74,7 @@ MAX_FAILED_TURNS = 3
 OPENING_POSITIONS = 3  # an opening states the main position and up to two more
 
 
-class DialogueParams(EngineParams):
+class DialogueParams(PollParams):
     """Parameters of the dialogue and dcg engines (all optional)."""
 
     crystallize_every: int = Field(5, ge=2, le=20, description="safety net: crystallize after this many turns")
@@ -105,6 +105,13 @@ def default_encoder() -> Encoder:
             return embedder.encode(texts)
 
     return encode
+
+
+def dialogue_system(ctx: EngineContext, params: DialogueParams, persona_id: str) -> str:
+    """A persona's system block in the dialogue and dcg engines: every turn of that persona,
+    and the poll, send these bytes."""
+    propositions = {p.id: p for p in ctx.deck.propositions} if ctx.deck else None
+    return build_system_prompt(ctx.personas[persona_id], framing=params.framing, propositions=propositions)
 
 
 class DialogueRun:
@@ -141,11 +148,7 @@ class DialogueRun:
             names=self.names,
             encoder=encoder_factory() if params.circling_detection else None,
         )
-        propositions = {p.id: p for p in ctx.deck.propositions} if ctx.deck else None
-        self.systems = {
-            pid: build_system_prompt(ctx.personas[pid], framing=params.framing, propositions=propositions)
-            for pid in self.ids
-        }
+        self.systems = {pid: dialogue_system(ctx, params, pid) for pid in self.ids}
         self.proposed: Crux | None = None
         self.failed_turns = 0
         self.last_size = 0

@@ -115,7 +115,7 @@ MOVE_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("PROPOSE_CRUX", ("the core disagreement is", *VAGUE_MARKERS)),
     ("REFRAME", ("the real question is",)),
     ("CHALLENGE", ("i disagree",)),
-    ("CLARIFY", ("to be precise about",)),
+    ("CLARIFY", ("to be precise",)),
 )
 CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
 _REPLY_LEAD = re.compile(r"^\s*(i disagree|no|wrong)\s*:\s*", re.I)
@@ -146,15 +146,15 @@ def named_reason_of(text: str) -> str | None:
 
 RECOGNISE_AT = 0.28  # relevance a sentence needs to count as stating a proposition
 # "I disagree: X" asserts X against the other side, so it is no negation of X.
-_NEGATIONS = ("it is not the case that", "not true that", "i deny that", "is false")
+_NEGATIONS = ("i don't accept that", "it is not the case that", "not true that", "i deny that", "is false")
 _DOUBTS = ("i am not sure that", "i'm not sure", "not sure that", "uncertain whether")
 
 
 def read_stance(text: str) -> StanceValue | None:
     """The stance a sentence takes on the claim it states, read from its wording.
 
-    >>> read_stance("It is not the case that gold will outperform.")
-    'con'
+    >>> read_stance("It is not the case that gold will outperform."), read_stance("I don't accept that gold will outperform.")
+    ('con', 'con')
     >>> read_stance("I am not sure that rents fall.")
     'uncertain'
     >>> read_stance("Rents fall when supply grows.")
@@ -389,7 +389,7 @@ class SimContext:
                 -ix[0],
             ),
         )
-        return best[1]
+        return without_lead_in(best[1])
 
     def focus(self, persona_ids: Sequence[str] | None = None) -> Proposition | None:
         """The proposition a persona most likely talks about now.
@@ -462,7 +462,7 @@ class SimContext:
         belief = self.belief_phrase(persona, truth)
         claim = {
             "pro": f"{proposition.text}",
-            "con": f"It is not the case that {lower_first(proposition.text.rstrip('.'))}.",
+            "con": deny(proposition.text),
             "uncertain": f"I am not sure that {lower_first(proposition.text.rstrip('.'))}.",
         }[stance or "uncertain"]
         parts: list[str] = []
@@ -479,7 +479,7 @@ class SimContext:
             parts.append(f"I disagree: {claim}")
             parts.append(reason)
         elif move == "CLARIFY":
-            parts.append(f"To be precise about {short(proposition.question)}: {claim}")
+            parts.append(f"To be precise: {claim}")
             parts.append(reason)
         elif move == "REFRAME":
             parts.append(f"The real question is {lower_first(proposition.question.rstrip('?'))}?")
@@ -497,8 +497,44 @@ class SimContext:
         return text.replace("?.", "?")
 
 
+# What a speaker puts before a claim ("Beyond that, X."): a reader quoting the claim leaves it out.
+_LEAD_IN = re.compile(r"^(beyond that,|to be precise:|to be precise about [^:]*:|i disagree:|my answer:|i also hold this:)\s*", re.I)
+
+
+def without_lead_in(sentence: str) -> str:
+    """A sentence as a reader quotes its claim: without the speaker's lead-in.
+
+    >>> without_lead_in("Beyond that, gold is money."), without_lead_in("To be precise: Gold is money.")
+    ('Gold is money.', 'Gold is money.')
+    """
+    out = _LEAD_IN.sub("", sentence.strip(), count=1)
+    return out[:1].upper() + out[1:] if out != sentence.strip() else out
+
+
 def lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text else text
+    """The text as the middle of a sentence: its first letter lower-cased, unless it opens with
+    a name or an acronym.
+
+    >>> lower_first("Gold is money."), lower_first("Bitcoin's supply is fixed."), lower_first("AI labs grow.")
+    ('gold is money.', "Bitcoin's supply is fixed.", 'AI labs grow.')
+    >>> lower_first("I don't accept that.")
+    "I don't accept that."
+    """
+    if not text:
+        return text
+    first, _, rest = text.partition(" ")
+    second = rest.split(" ", 1)[0]
+    named = first == "I" or (len(first) > 1 and first.isupper()) or first.removesuffix("'s") in _NAMES or second[:1].isupper()
+    return text if named else text[:1].lower() + text[1:]
+
+
+def deny(text: str) -> str:
+    """How a speaker rejects a claim, in a sentence a person would say.
+
+    >>> deny("Gold will outperform Bitcoin in the next crisis.")
+    "I don't accept that gold will outperform Bitcoin in the next crisis."
+    """
+    return f"I don't accept that {lower_first(text.strip().rstrip('.'))}."
 
 
 def short(text: str, limit: int = 80) -> str:

@@ -26,6 +26,7 @@ from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     SimContext,
+    deny,
     fired_trigger,
     handler,
     lower_first,
@@ -83,7 +84,7 @@ def stance_sentence(prop: Proposition, stance: str) -> str:
     if stance == "pro":
         return f"{text}."
     if stance == "con":
-        return f"It is not the case that {lower_first(text)}."
+        return deny(text)
     return f"It is unclear whether {lower_first(text)}."
 
 

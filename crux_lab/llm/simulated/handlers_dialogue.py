@@ -88,7 +88,7 @@ def schema_fields(request: LLMRequest) -> set[str]:
 # ---------------------------------------------------------------------------
 
 
-_CLAIM_AFTER = ("i disagree:", "to be precise about", "my answer:", "i also hold this:")
+_CLAIM_AFTER = ("i disagree:", "to be precise", "my answer:", "i also hold this:")
 
 
 def stated_stance(ctx: SimContext, turn: ReadTurn, pid: str) -> StanceValue | None:

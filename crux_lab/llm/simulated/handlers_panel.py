@@ -272,6 +272,11 @@ def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     room = list(ctx.cast())
     topic = ctx.recognize(ctx.hints.topic)
     avoid = {topic.id} if topic is not None else set()
+    # Sent back because its question restated the topic (the repair quotes it): the writer asks
+    # about another premise the two parted on, as a model told so does.
+    restated = re.search(r'its question "(.+?)" restates the debate topic', f"{ctx.repair}\n{ctx.user}")
+    if restated and (was := ctx.recognize(restated.group(1).rstrip("…"))) is not None:
+        avoid.add(was.id)
     premise = _premise(ctx, room, avoid)
     vague = ctx.chance(ctx.knobs.vague_crux)
     menu = _chunk_menu(ctx, request)

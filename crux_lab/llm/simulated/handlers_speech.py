@@ -19,6 +19,7 @@ from crux_lab.llm.simulated.core import (
     VAGUE_MARKERS,
     ReadTurn,
     SimContext,
+    deny,
     fired_trigger,
     handler,
     lower_first,
@@ -220,10 +221,10 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             t2 = me.stance_on(p2.id)
             claim = {
                 "pro": p2.text,
-                "con": f"It is not the case that {lower_first(p2.text.rstrip('.'))}.",
+                "con": deny(p2.text),
             }.get(s2 or "", f"I am not sure that {lower_first(p2.text.rstrip('.'))}.")
             why = f" {t2.reason}" if t2 else ""
-            text += f" I also hold this: {claim.rstrip('.')}.{why}"
+            text += f" Beyond that, {lower_first(claim.rstrip('.'))}.{why}"
     if move != "CONCEDE":
         text = say_anew(ctx, me, prop, truth, text, against)
     confidence = truth.confidence if truth else 0.5

@@ -35,8 +35,8 @@ from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
     SimContext,
+    deny,
     handler,
-    lower_first,
     split_sentences,
 )
 from crux_lab.models.domain import DisagreementType
@@ -98,7 +98,7 @@ def worldview_positions(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         if ctx.chance(ctx.knobs.drift):
             stance = OPPOSITE[stance]
         body = prop.text.rstrip(".")
-        text = body + "." if stance == "pro" else f"It is not the case that {lower_first(body)}."
+        text = body + "." if stance == "pro" else deny(body)
         assumptions = [truth.reason]
         assumptions += [nodes[i].concept for i in truth.belief_node_ids[:2] if i in nodes and nodes[i].concept != truth.reason]
         positions.append({"position": text, "assumptions": assumptions})

@@ -39,8 +39,12 @@ def config_for(engine: str, backend: str = "replay") -> DebateConfig:
     cap = {p: {"tier": a.tier.value, "max_tokens": min(a.max_tokens, spec["max_tokens"])} for p, a in ALLOCATION.items()}
     for extra in ("direct_cards", "cot_cards", "worldview_positions", "crux_pairs"):  # purposes outside the table
         cap[extra] = {"tier": "strong", "max_tokens": spec["max_tokens"]}
+    # The poll (crux_lab.engines.poll) is off: these recordings hold the debates, made before the
+    # poll existed; a recording made with the poll drops this, and its cassette then holds the
+    # poll's calls. A missing call is a recording fault (CassetteMiss), never a poll left unpolled.
+    params = {"poll": False, **mine["params"]}
     return DebateConfig(topic=spec["topic"], persona_ids=spec["personas"], engine=engine, backend=backend,
-                        seed=mine.get("seed", spec["seed"]), max_turns=mine["max_turns"], params=mine["params"], allocation=cap)
+                        seed=mine.get("seed", spec["seed"]), max_turns=mine["max_turns"], params=params, allocation=cap)
 
 
 async def record(engine: str, base_url: str, model: str) -> None:

@@ -1,0 +1,111 @@
+"""The poll's answers in words (pure): who answered what when asked alone, side flips, which
+cruxes are decisive for whom, and the run's poll in a few lines. Read by the CLI summary, the
+reports, the console and the poll itself (:mod:`crux_lab.engines.poll`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from crux_lab.models.domain import Crux, CruxCard, CruxPoll
+from crux_lab.models.result import DebateResult
+
+__all__ = ["answers_line", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
+
+
+def names_text(ids: Sequence[str], names: Mapping[str, str]) -> str:
+    """Display names joined as a reader writes them.
+
+    >>> names_text(["a", "b", "c"], {"a": "Ann"})
+    'Ann, b and c'
+    """
+    shown = [names.get(p, p) for p in ids]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else ""
+
+
+def decisive_line(poll: CruxPoll, names: Mapping[str, str]) -> str:
+    """"decisive for A, not for B" (or "" before the pivot test).
+
+    >>> p = CruxPoll(status="split", question="q", decisive_for=["a"], not_decisive_for=["b"])
+    >>> decisive_line(p, {"a": "Ann", "b": "Bo"})
+    'decisive for Ann, not for Bo'
+    >>> decisive_line(CruxPoll(status="split", question="q", not_decisive_for=["b"]), {"b": "Bo"})
+    'decisive for no one: Bo would keep their answer on the topic'
+    """
+    if poll.decisive_for:
+        line = f"decisive for {names_text(poll.decisive_for, names)}"
+        return line + (f", not for {names_text(poll.not_decisive_for, names)}" if poll.not_decisive_for else "")
+    if poll.not_decisive_for:
+        return f"decisive for no one: {names_text(poll.not_decisive_for, names)} would keep their answer on the topic"
+    return ""
+
+
+def unanimous_line(poll: CruxPoll) -> str:
+    """The common-ground wording of a candidate every persona answered alike.
+
+    >>> from crux_lab.models.domain import PersonaPollAnswer as A
+    >>> unanimous_line(CruxPoll(status="unanimous", question="q", answers=[A(persona_id="a", answer="YES")]))
+    'every persona answered YES when asked alone'
+    """
+    said = {a.answer for a in poll.answers}
+    return f"every persona answered {next(iter(said))} when asked alone" if len(said) == 1 else ""
+
+
+def answers_line(poll: CruxPoll, names: Mapping[str, str]) -> str:
+    """Who answered what, asked alone.
+
+    >>> from crux_lab.models.domain import PersonaPollAnswer as A
+    >>> p = CruxPoll(status="split", question="q", answers=[A(persona_id="a", answer="YES", confidence=0.9), A(persona_id="b", answer="NO", confidence=0.6)])
+    >>> answers_line(p, {"a": "Ann"})
+    'asked alone: Ann YES (0.9), b NO (0.6)'
+    """
+    if poll.status == "unpolled":
+        return "unpolled: " + (poll.note or "the debate's sides stand")
+    return "asked alone: " + ", ".join(f"{names.get(a.persona_id, a.persona_id)} {a.answer} ({a.confidence:.1f})" for a in poll.answers)
+
+
+def flip_lines(poll: CruxPoll, names: Mapping[str, str]) -> list[str]:
+    """One line per persona whose answer is the opposite of the side the debate gave it."""
+    return [a.flip_line(names.get(a.persona_id, a.persona_id)) for a in poll.flips]
+
+
+def crux_poll_lines(crux: Crux | CruxCard, names: Mapping[str, str]) -> list[str]:
+    """A crux's (or card's) polled sides, flips and decisiveness, in lines.
+
+    >>> from crux_lab.models.domain import PersonaPollAnswer as A
+    >>> p = CruxPoll(status="split", question="q", decisive_for=["a"], answers=[
+    ...     A(persona_id="a", answer="YES", confidence=0.9, debate_side="NO", flipped=True, pivot="YES"),
+    ...     A(persona_id="b", answer="NO", confidence=0.6)])
+    >>> crux_poll_lines(Crux(id="c", statement="q", source="card", poll=p), {"a": "Ann", "b": "Bo"})
+    ['asked alone: Ann YES (0.9), Bo NO (0.6)', 'decisive for Ann', 'Ann stated NO in the room, answers YES when asked alone']
+    """
+    poll = crux.poll
+    if poll is None:
+        return []
+    out = [answers_line(poll, names)]
+    if line := decisive_line(poll, names):
+        out.append(line)
+    return out + flip_lines(poll, names)
+
+
+def poll_lines(result: DebateResult, names: Mapping[str, str]) -> list[str]:
+    """The run's poll in a few lines (the CLI summary and the console)."""
+    s = result.poll
+    if s is None:
+        return []
+    if s.status == "skipped":
+        return [f"poll: skipped ({s.note})"]
+    lines = [f"poll: {s.note}" if s.note else "poll: done"]
+    for g in result.common_ground:
+        if g.poll is not None:
+            lines.append(f"  common ground: {g.statement} ({unanimous_line(g.poll)})")
+    for p in s.not_split:
+        lines.append(f"  not a crux (no one answered against another): {p.question}")
+    if s.over_limit:
+        lines.append(f"  left unpolled over the limit: {len(s.over_limit)}")
+    if s.unpolled:
+        lines.append(f"  unpolled (a request failed): {'; '.join(s.unpolled)}")
+    if s.graph_pivot_agreement is not None:
+        lines.append(f"  the argument graph's pivots agree with the personas' own answers in {s.graph_pivot_agreement:.0%} "
+                     f"of {s.graph_pivot_pairs} crux-persona pairs")
+    return lines
