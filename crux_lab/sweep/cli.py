@@ -132,8 +132,11 @@ def _override(spec: SweepSpec, **params: str | None) -> SweepSpec:
 
 def sharing_lines(spec: SweepSpec, workers: int) -> list[str]:
     """One line per server the sweep's openai cells use: how its workers share it."""
+    from crux_lab.backends import registered
+
+    specs = registered()
     backends = spec.grid.get("backend", [spec.base.get("backend")])
-    if "openai" not in backends:
+    if not any(b in specs and specs[b].base_url for b in backends):  # no cell talks to a server at a URL
         return []
     from crux_lab.llm.openai_backend import resolve_base_url, sharing_line
 
