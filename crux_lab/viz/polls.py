@@ -59,9 +59,11 @@ def poll_matrix_figure(rows: Iterable[Mapping[str, Any]] | DebateResult, *, name
                        + (f"<br><i>{wrap(str(r.get('reason') or ''))}</i>" if r.get("reason") else ""))
     verdict = {"split": "crux", "unanimous": "common ground", "unsplit": "not split", "unpolled": "unpolled"}
     labels = []
+    crowded = len(keys) > 8  # wrapped labels side by side would overlap: one slanted line each
     for key in keys:
         question, status = columns[key]
-        label = f"{esc(verdict.get(status, status))}:<br>{wrap(short_title(question, 54), 20, 3)}"
+        label = (f"{esc(verdict.get(status, status))}: {esc(short_title(question, 48))}" if crowded
+                 else f"{esc(verdict.get(status, status))}:<br>{wrap(short_title(question, 54), 20, 3)}")
         n, base = 2, label
         while label in labels:
             label, n = f"{base} ({n})", n + 1
@@ -72,7 +74,7 @@ def poll_matrix_figure(rows: Iterable[Mapping[str, Any]] | DebateResult, *, name
         colorbar={"tickvals": [-1, 0, 1], "ticktext": ["NO", "UNSURE", "YES"]},
     ))
     fig.update_layout(title=esc(title) + "<br><sup>★ decisive: its answer on the topic would change were this settled the other way</sup>",
-                      height=max(300, 60 * len(personas) + 220), hoverlabel={"align": "left"}, plot_bgcolor="#ffffff",
-                      xaxis={"tickangle": 0, "automargin": True, "showgrid": False}, yaxis={"showgrid": False},
+                      height=max(300, 60 * len(personas) + 220) + (200 if crowded else 0), hoverlabel={"align": "left"}, plot_bgcolor="#ffffff",
+                      xaxis={"tickangle": -40 if crowded else 0, "automargin": True, "showgrid": False}, yaxis={"showgrid": False},
                       margin={"l": 20, "r": 20, "t": 80, "b": 40})
     return fig
