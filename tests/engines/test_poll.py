@@ -284,9 +284,9 @@ def test_poll_false_leaves_the_result_as_the_engine_made_it() -> None:
 
 
 @pytest.fixture(scope="module")
-def dcg_requests() -> tuple[DebateResult, list[LLMRequest]]:
+def dialogue_requests() -> tuple[DebateResult, list[LLMRequest]]:
     backend = Recording(SimulatedBackend(load_personas(IDS), propositions_for(IDS), seed=0))
-    config = DebateConfig(topic=TOPIC, persona_ids=IDS, engine="dcg", backend="simulated", max_turns=16)
+    config = DebateConfig(topic=TOPIC, persona_ids=IDS, engine="dialogue", backend="simulated", max_turns=16)
     run = DebateRun(config, backend=backend)
 
     async def go() -> None:
@@ -298,9 +298,9 @@ def dcg_requests() -> tuple[DebateResult, list[LLMRequest]]:
 
 
 def test_a_poll_request_holds_the_personas_own_system_prompt_and_the_question_alone(
-    dcg_requests: tuple[DebateResult, list[LLMRequest]],
+    dialogue_requests: tuple[DebateResult, list[LLMRequest]],
 ) -> None:
-    result, requests = dcg_requests
+    result, requests = dialogue_requests
     polls = [r for r in requests if r.purpose == "poll"]
     assert polls and result.poll is not None and result.poll.polled
     turns = {r.hints.speaker_id: r.system for r in requests if r.purpose == "dialogue_turn"}

@@ -19,7 +19,8 @@ from crux_lab.runner import run_debate_sync
 def main(argv: list[str]) -> int:
     base_url, out, engine, topic, *personas = argv[1:]
     backend = OpenAIBackend(models={"strong": "stand-in", "fast": "stand-in"}, base_url=base_url)
-    config = DebateConfig(topic=topic, persona_ids=personas, engine=engine, backend="openai", seed=0, max_turns=4)
+    config = DebateConfig(topic=topic, persona_ids=personas, engine=engine, backend="openai", seed=0, max_turns=4,
+                          params={"poll": False})  # the stand-in speaks only the card schema: no poll
     print("READY", flush=True)
     sys.stdin.readline()
     result = run_debate_sync(config, backend=backend)

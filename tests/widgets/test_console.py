@@ -172,8 +172,6 @@ def test_counts_fit_the_engine_before_any_event() -> None:
     assert "IN 0" in console.counts.value
 
 
-@pytest.mark.xfail(strict=True, reason="on the simulator whose speakers disagree only once they heard it, 6 turns find no crux and 16 "
-                   "turns find only a speaker-proposed crux with no known sides; a seed or turn count not found yet")
 def test_dcg_findings_show_disputes_with_two_sides_and_the_cruxes() -> None:
     from crux_lab.viz._text import esc
 
