@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from crux_lab.models import (
     ArgumentGraph,
     CruxCard,
