@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from crux_lab.analysis.polis_heldout import HeldOut
 from crux_lab.analysis.polis_truth import GroupMind, PolisTruth, _clear
+from crux_lab.analysis.stats import cohen_kappa
 from crux_lab.analysis.textmatch import unit_vectors
 
 __all__ = [
@@ -66,27 +67,6 @@ def fidelity_pairs(truth: PolisTruth, held: HeldOut, minds: Sequence[GroupMind])
             if vote is not None:
                 out[(mind.persona_id, sid)] = vote
     return out
-
-
-def cohen_kappa(answers: Sequence[str], truth: Sequence[str]) -> float:
-    """Cohen's kappa of two label sequences (``nan`` when empty or when chance agreement is 1).
-
-    >>> cohen_kappa(["YES", "NO", "YES", "NO"], ["YES", "NO", "YES", "NO"])
-    1.0
-    >>> cohen_kappa(["YES", "YES", "NO", "NO"], ["YES", "NO", "YES", "NO"])
-    0.0
-    >>> math.isnan(cohen_kappa(["YES", "YES"], ["YES", "YES"]))
-    True
-    """
-    n = len(answers)
-    if n == 0 or n != len(truth):
-        return math.nan
-    labels = sorted(set(answers) | set(truth))
-    observed = sum(1 for a, t in zip(answers, truth, strict=True) if a == t) / n
-    expected = sum((answers.count(x) / n) * (truth.count(x) / n) for x in labels)
-    if expected >= 1.0:
-        return math.nan
-    return (observed - expected) / (1.0 - expected)
 
 
 @dataclass(frozen=True)
