@@ -8,7 +8,7 @@ claim onto a binary dispute, so that cannot happen.
 For every polarized pair of the shipped library (same deck, at least ``--min-contested``
 propositions with opposite ground-truth stances), both engines debate the deck's first topic
 on the simulated backend with ``missed_attack`` in {0, 0.2, 0.4} over several seeds. Each
-result is audited against ground truth (:mod:`crux_lab.fake_consensus`), which
+result is audited against ground truth (:mod:`crux_lab.analysis.fake_consensus`), which
 matches arguments, disputes, cruxes and turns to the planted propositions by their text alone
 (the simulator's word-overlap recognizer; no id is trusted), on the one-channel path: engines
 learn only what their prompts asked the simulator to state.
@@ -39,7 +39,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from crux_lab.fake_consensus import audit
+from crux_lab.analysis.fake_consensus import audit
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import DebateConfig
 from crux_lab.personas.loader import load_decks, load_personas, propositions_for

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from crux_lab.analysis.crux_groups import found_cruxes, group_cruxes
+from crux_lab.analysis.fake_consensus import audit
 from crux_lab.analysis.insights import alignment_report
 from crux_lab.analysis.shifts import observations_from_turns
 from crux_lab.analysis.shifts import shift_timeline as timeline
-from crux_lab.fake_consensus import audit
 from crux_lab.llm import resolve_backend_name
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult

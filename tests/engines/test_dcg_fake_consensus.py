@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from crux_lab.fake_consensus import audit, reader
+from crux_lab.analysis.fake_consensus import audit, reader
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models import DebateConfig, DebateResult, EngineError, Side
 from crux_lab.personas.loader import load_personas, propositions_for

@@ -44,17 +44,17 @@ from pydantic import BaseModel, ValidationError
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint, check_hints
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.simulated.options import SimulatorKnobs
-from crux_lab.llm.simulated.words import words as words
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import DisagreementType, Tier
 from crux_lab.paraphrase import _NAMES as _NAMES  # the handlers keep these names capitalised too
-from crux_lab.personas.models import (
-    FlipTrigger,
-    Persona,
-    Proposition,
-    PropositionStance,
-    StanceValue,
-)
+from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
+
+# The reading the simulator shares with the fake-consensus audit; the handlers import these
+# names from here.
+from crux_lab.personas.reading import CONDITION as CONDITION
+from crux_lab.personas.reading import VAGUE_MARKERS as VAGUE_MARKERS
+from crux_lab.personas.reading import Reader, ReadTurn, read_stance, split_sentences, words
+from crux_lab.personas.reading import fired_trigger as fired_trigger
 from crux_lab.tokens import count_tokens
 
 HandlerResult = dict[str, Any] | str
@@ -91,97 +91,11 @@ def restates_in_words(text: str, topic: str) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= 0.6
 
 
-@dataclass
-class ReadTurn:
-    """A turn of the request as the simulator read it from the words alone: its move, its stance
-    on the main proposition, the reason it names for a concession, and ``proposition_ids``
-    (the deck propositions the text states, main one first)."""
-
-    speaker_id: str
-    text: str
-    move: str | None = None
-    stance: str | None = None
-    named_reason: str | None = None
-    turn_index: int | None = None
-    proposition_ids: list[str] = field(default_factory=list)
-
-
-# The words that show a turn's move, as the simulated speakers phrase them (``SimContext.utter``):
-# a reader learns the move from the turn's words, never from the speaker's reply.
-CONCEDE_CUES = ("i'll grant part of that", "you have met my condition", "you make a fair point")
-VAGUE_MARKERS = ("see this differently", "different perspectives")  # the generic crux statements
-MOVE_CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("CONCEDE", CONCEDE_CUES),
-    ("PROPOSE_CRUX", ("the core disagreement is", *VAGUE_MARKERS)),
-    ("REFRAME", ("the real question is",)),
-    ("CHALLENGE", ("i disagree",)),
-    ("CLARIFY", ("to be precise",)),
-)
-CONDITION = re.compile(r"You have met my condition: (.+?)\.?$")
 _REPLY_LEAD = re.compile(r"^\s*(i disagree|no|wrong)\s*:\s*", re.I)
 
 
-def read_move(text: str) -> str:
-    """The move a turn's words make (``CLAIM`` when no cue shows another).
-
-    >>> read_move("I'll grant part of that on whether gold is money. I am not sure that gold is money.")
-    'CONCEDE'
-    >>> read_move("I disagree: gold is money.")
-    'CHALLENGE'
-    >>> read_move("Gold is money.")
-    'CLAIM'
-    """
-    low = text.lower()
-    return next((move for move, cues in MOVE_CUES if any(c in low for c in cues)), "CLAIM")
-
-
-def named_reason_of(text: str) -> str | None:
-    """The reason a concession names in its words ("You have met my condition: ..."), if any.
-
-    >>> named_reason_of("I'll grant that. You have met my condition: a court rules against it.")
-    'a court rules against it'
-    """
-    return next((m.group(1).strip() for s in split_sentences(text) if (m := CONDITION.search(s))), None)
-
-
-RECOGNISE_AT = 0.28  # relevance a sentence needs to count as stating a proposition
-# "I disagree: X" asserts X against the other side, so it is no negation of X.
-_NEGATIONS = ("i don't accept that", "it is not the case that", "not true that", "i deny that", "is false")
-_DOUBTS = ("i am not sure that", "i'm not sure", "not sure that", "uncertain whether")
-
-
-def read_stance(text: str) -> StanceValue | None:
-    """The stance a sentence takes on the claim it states, read from its wording.
-
-    >>> read_stance("It is not the case that gold will outperform."), read_stance("I don't accept that gold will outperform.")
-    ('con', 'con')
-    >>> read_stance("I am not sure that rents fall.")
-    'uncertain'
-    >>> read_stance("Rents fall when supply grows.")
-    'pro'
-    >>> read_stance("I disagree: rents fall when supply grows.")
-    'pro'
-    """
-    low = text.lower()
-    if any(d in low for d in _DOUBTS):
-        return "uncertain"
-    if any(n in low for n in _NEGATIONS):
-        return "con"
-    return "pro"
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a text (on . ! ? and line breaks).
-
-    >>> split_sentences("One. Two? Three")
-    ['One.', 'Two?', 'Three']
-    """
-    parts = re.split(r"(?<=[.!?])\s+|\n+", text.strip())
-    return [p.strip() for p in parts if p.strip()]
-
-
 @dataclass
-class SimContext:
+class SimContext(Reader):
     """What a handler may use: seeded randomness, knobs, ground truth, the hints and the
     request's turns as read (:class:`ReadTurn`)."""
 
@@ -228,36 +142,6 @@ class SimContext:
             raise LLMOutputError("simulator", f"unknown speaker {pid!r}; known: {known}")
         return self.personas[pid]
 
-    def truth(self, persona_id: str, proposition_id: str) -> PropositionStance | None:
-        return self.personas[persona_id].stance_on(proposition_id) if persona_id in self.personas else None
-
-    def current_stance(self, persona_id: str, proposition_id: str) -> StanceValue | None:
-        """Ground-truth stance, updated by what happened in the turns so far (as read).
-
-        A persona's own CONCEDE on a proposition moves it to ``uncertain``; a flip condition whose
-        trigger appears in an opponent's turn moves it to the trigger's ``new_stance``.
-        """
-        truth = self.truth(persona_id, proposition_id)
-        if truth is None:
-            return None
-        stance: StanceValue = truth.stance
-        for turn in self.turns:
-            if proposition_id not in turn.proposition_ids:
-                continue
-            if turn.speaker_id == persona_id:
-                if turn.move == "CONCEDE":
-                    stance = "uncertain"
-                continue
-            trig = fired_trigger(truth, turn)
-            if trig is not None:
-                stance = trig.new_stance
-        return stance
-
-    def deck_propositions(self, persona_ids: Sequence[str] | None = None) -> list[Proposition]:
-        ids = list(persona_ids or self.cast())
-        held = {s.proposition_id for pid in ids if pid in self.personas for s in self.personas[pid].stances.stances}
-        return [p for pid, p in sorted(self.propositions.items()) if pid in held]
-
     def stances_in(self, turn: ReadTurn) -> dict[str, StanceValue]:
         """The stance a turn's text takes on each proposition it states, read from the sentence
         that states each. "I disagree: X" disagrees with the previous speaker and asserts X, so
@@ -296,70 +180,10 @@ class SimContext:
         return out
 
     # -- reading (extractor roles) ---------------------------------------
-    def relevance(self, proposition: Proposition, text: str) -> float:
-        q = words(text)
-        if not q:
-            return 0.0
-        keys = words(" ".join([proposition.text, proposition.question, *proposition.keywords]))
-        return len(q & keys) / (len(q) ** 0.5 * max(1, len(keys)) ** 0.5)
-
-    def rank_propositions(self, text: str, persona_ids: Sequence[str] | None = None) -> list[Proposition]:
-        """Deck propositions ordered by keyword relevance to ``text`` (ties by id, stable)."""
-        props = self.deck_propositions(persona_ids)
-        return sorted(props, key=lambda p: (-self.relevance(p, text), p.id))
-
-    def recognize(self, text: str, *, at: float = RECOGNISE_AT) -> Proposition | None:
-        """The deck belief a text states, by reading it: the most relevant proposition when it
-        clears ``at``. With probability ``misread`` (stable per text) the reader takes the
-        runner-up instead, or nothing when there is none."""
-        if not text.strip():
-            return None
-        ranked = self.rank_propositions(text)
-        scored = [(self.relevance(p, text), p) for p in ranked[:2]]
-        hits = [p for score, p in scored if score >= at]
-        if not hits:
-            return None
-        if self.stable_chance(self.knobs.misread, "recognize", text):
-            return hits[1] if len(hits) > 1 else None
-        return hits[0]
-
-    def recognize_all(self, text: str) -> list[Proposition]:
-        """Every deck belief a text states: the whole text's main one first, then any sentence
-        that states another on its own."""
-        main = self.recognize(text)
-        found = [main] if main is not None else []
-        for sentence in split_sentences(text):
-            p = self.recognize(sentence, at=0.45)
-            if p is not None and all(p.id != f.id for f in found):
-                found.append(p)
-        return found
-
-    def read_turn(self, turn: TurnHint) -> ReadTurn:
-        """A turn as read from its words: the propositions its text states, its move, its stance
-        on the main one (a concession's from the sentence that states where it now stands, else
-        "uncertain"), and the reason a concession names."""
-        props = self.recognize_all(turn.text)
-        move = read_move(turn.text)
-        stance: str | None = None
-        if props:
-            sentences = split_sentences(turn.text) or [turn.text]
-            if move == "CONCEDE":  # where the speaker now stands: a sentence that states the claim
-                sentences = [s for s in sentences if not any(c in s.lower() for c in CONCEDE_CUES)
-                             and self.relevance(props[0], s) >= RECOGNISE_AT]
-            if sentences:
-                main_sentence = max(sentences, key=lambda s: self.relevance(props[0], s))
-                stance = read_stance(main_sentence)
-            if move == "CONCEDE":
-                stance = stance or "uncertain"
-        return ReadTurn(
-            speaker_id=turn.speaker_id,
-            text=turn.text,
-            move=move,
-            stance=stance,
-            named_reason=named_reason_of(turn.text) if move == "CONCEDE" else None,
-            turn_index=turn.turn_index,
-            proposition_ids=[p.id for p in props],
-        )
+    def misreads(self, *key: str) -> bool:
+        """True when this reader misreads what ``key`` names: with probability ``misread``,
+        the same every time for the same key."""
+        return self.stable_chance(self.knobs.misread, *key)
 
     def classify(self, text: str) -> DisagreementType:
         """The extractor's own reading of what kind of disagreement a question is (the
@@ -540,21 +364,6 @@ def deny(text: str) -> str:
 def short(text: str, limit: int = 80) -> str:
     text = text.rstrip("?")
     return lower_first(text if len(text) <= limit else text[: limit - 1] + "…")
-
-
-def fired_trigger(truth: PropositionStance, turn: ReadTurn) -> FlipTrigger | None:
-    """The first flip condition of ``truth`` that ``turn`` (an opponent's) satisfies, if any."""
-    text = words(turn.text)
-    for trig in truth.flip_conditions:
-        if trig.proposition_id and trig.proposition_id not in turn.proposition_ids:
-            continue
-        if trig.kind == "concession":
-            if turn.move == "CONCEDE" and trig.by in ("any", turn.speaker_id):
-                return trig
-            continue
-        if trig.keywords and all(k.lower() in " ".join(sorted(text)) or k.lower() in turn.text.lower() for k in trig.keywords):
-            return trig
-    return None
 
 
 _TYPE_CUES: tuple[tuple[DisagreementType, tuple[str, ...]], ...] = (

@@ -1,7 +1,7 @@
 """Simulator handlers for the crystallizer and discovery calls of the dialogue and DCG engines.
 
 They behave like a careful extractor that only has the request: the cluster of turns its
-prompt shows (``hints.turns``, read by :class:`~crux_lab.llm.simulated.core.ReadTurn`: which
+prompt shows (``hints.turns``, read by :class:`~crux_lab.personas.reading.ReadTurn`: which
 belief each sentence states is recognised from the words, the stance from the wording or the
 stance the speaker's reply stated) and the graph as the prompt's table shows it
 (``hints.extra['graph']`` for the Dung graph, ``hints.extra['dcg']`` for the DCG: the engine's ids with

@@ -14,8 +14,8 @@ from functools import lru_cache
 import numpy as np
 
 from crux_lab.embed import get_embedder
-from crux_lab.llm.simulated.words import words
 from crux_lab.personas.models import Deck
+from crux_lab.personas.reading import words
 
 # Cosine similarity (MiniLM) of the topic with the deck's closest topic or proposition.
 IN_SCOPE_AT = 0.50

@@ -12,29 +12,29 @@ common ground. With the persona simulator the truth is known, so the bug can be 
   up disputing, even if only one side stated it (an unattacked one-sided claim in ``dialogue``).
 
 The audit is a scorer: it matches the result's items (arguments, disputes, cruxes, turns) to
-the deck's planted propositions by their TEXT alone, with the simulator's word-overlap
-recognizer (:meth:`crux_lab.llm.simulated.core.SimContext.recognize`: content-word overlap
-with a proposition's text, question and keywords, at its recognition threshold, never
+the deck's planted propositions by their TEXT alone, with the word-overlap recognizer the
+simulator reads with too (:meth:`crux_lab.personas.reading.Reader.recognize`: content-word
+overlap with a proposition's text, question and keywords, at its recognition threshold, never
 misreading). No id the engine or the simulator wrote is trusted.
 
 "End with" = the ground-truth stance after the debate's own concessions and fired flip
-conditions, as read from the transcript (:meth:`SimContext.current_stance`), so legitimate
-agreement reached in the debate is never counted as fake.
+conditions, as read from the transcript (:meth:`~crux_lab.personas.reading.Reader.current_stance`),
+so legitimate agreement reached in the debate is never counted as fake.
+
+The result's shape decides what its common ground is: a result with a dispute graph (DCG)
+holds its disputes as common ground, any other its grounded arguments.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from crux_lab.engines.base import turn_hints
-from crux_lab.llm.base import Hints
-from crux_lab.llm.simulated.core import SimContext
-from crux_lab.llm.simulated.options import SimulatorKnobs
+from crux_lab.llm.base import TurnHint
 from crux_lab.models.domain import Regime
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Persona, Proposition
+from crux_lab.personas.reading import DeckReader
 
 
 @dataclass(frozen=True)
@@ -62,26 +62,19 @@ class FakeConsensusAudit:
 
 def reader(
     result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
-) -> SimContext:
+) -> DeckReader:
     """A reader of the result's texts: the transcript read turn by turn, no misreading."""
-    ctx = SimContext(
-        rng=random.Random(0),
-        knobs=SimulatorKnobs(),
-        personas=personas,
-        propositions=propositions,
-        hints=Hints(turns=turn_hints(result.transcript)),
-    )
-    ctx.turns = [ctx.read_turn(t) for t in ctx.hints.turns]
-    return ctx
+    said = [TurnHint(speaker_id=t.persona_id, text=t.dialogue, turn_index=t.turn_index) for t in result.transcript]
+    return DeckReader.of(personas, propositions, said)
 
 
 def final_stances(
     result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
 ) -> dict[tuple[str, str], str | None]:
     """(persona, proposition) -> ground-truth stance at the end of the debate."""
-    ctx = reader(result, personas, propositions)
+    read = reader(result, personas, propositions)
     return {
-        (pid, prop): ctx.current_stance(pid, prop)
+        (pid, prop): read.current_stance(pid, prop)
         for pid in result.config.persona_ids
         for prop in propositions
     }
@@ -90,13 +83,13 @@ def final_stances(
 def audit(
     result: DebateResult, personas: Mapping[str, Persona], propositions: Mapping[str, Proposition]
 ) -> FakeConsensusAudit:
-    """Audit one result (either engine) for fake consensus, matching its items by text."""
-    ctx = reader(result, personas, propositions)
-    final = {(pid, prop): ctx.current_stance(pid, prop) for pid in result.config.persona_ids for prop in propositions}
+    """Audit one result for fake consensus, matching its items by text."""
+    read = reader(result, personas, propositions)
+    final = {(pid, prop): read.current_stance(pid, prop) for pid in result.config.persona_ids for prop in propositions}
     ids = list(result.config.persona_ids)
 
     def about(text: str) -> str | None:
-        prop = ctx.recognize(text)
+        prop = read.recognize(text)
         return prop.id if prop is not None else None
 
     def opposed(prop: str, who: list[str]) -> bool:
@@ -127,7 +120,7 @@ def audit(
                 if pa and pa == pb and a.speaker_id != b.speaker_id and opposed(pa, [a.speaker_id, b.speaker_id]):
                     contradictory.append(f"{a.id}+{b.id}:{pa}")
     spoke: dict[str, set[str]] = {}
-    for t in ctx.turns:
+    for t in read.turns:
         for prop in t.proposition_ids:
             spoke.setdefault(prop, set()).add(t.speaker_id)
     discussed = sorted(p for p, who in spoke.items() if len(who) >= 2 and opposed(p, sorted(who)))
