@@ -16,8 +16,13 @@ from crux_lab.analysis.metrics import run_metrics
 from crux_lab.analysis.quality import mark_event_restates_topic
 from crux_lab.analysis.sides import tidy_sides
 from crux_lab.engines import get as get_engine
-from crux_lab.engines.base import EngineContext, check_config, check_personas, validate_params
-from crux_lab.engines.output import debate_output
+from crux_lab.engines.base import (
+    EngineContext,
+    check_config,
+    check_personas,
+    debate_output,
+    validate_params,
+)
 from crux_lab.engines.poll import poll_on, run_poll
 from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, backend_for_debate, check_structured

@@ -30,7 +30,7 @@ import ipywidgets as w
 from crux_lab import backends
 from crux_lab.engines import ENGINES, available
 from crux_lab.engines.crux_room.events import CruxRoomSpawning, RoundStart
-from crux_lab.engines.dialogue_v2.events import PhaseStart
+from crux_lab.engines.dialogue.events import PhaseStart
 from crux_lab.llm import BackendUnavailable, UnknownBackend, resolve_backend_name
 from crux_lab.local_model.server import ServerState, pid_alive, read_state
 from crux_lab.models.accounting import Usage

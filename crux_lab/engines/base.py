@@ -32,7 +32,7 @@ from crux_lab.llm.base import (
 )
 from crux_lab.llm.ledger import Ledger
 from crux_lab.models.config import DebateConfig
-from crux_lab.models.domain import DialogueTurn, Move
+from crux_lab.models.domain import DebateOutput, DialogueTurn, Move
 from crux_lab.models.events import DebateEvent, EngineError
 from crux_lab.models.result import DebateResult
 from crux_lab.personas.models import Deck, Persona
@@ -416,3 +416,20 @@ def check_config(engine: Engine, config: DebateConfig, params: EngineParams) -> 
     hook = getattr(engine, "check_config", None)
     if callable(hook):
         hook(config, params)
+
+
+def debate_output(result: DebateResult) -> DebateOutput:
+    """The common output of a finished result, for the ``debate_complete`` event."""
+    return DebateOutput(
+        cruxes=result.cruxes,
+        fault_lines=result.fault_lines,
+        flip_conditions=result.flip_conditions,
+        resolution_paths=result.resolution_paths,
+        evidence_ledger=result.evidence_ledger,
+        common_ground=result.common_ground,
+        camps=result.camps,
+        regime=result.regime,
+        regime_description=result.regime_description,
+        accepted_claims=result.accepted_claims,
+        poll=result.poll,
+    )

@@ -252,7 +252,7 @@ def ask_each_persona_interim(
     that returns one fits. Empty when the setup has no held-out statements. On the simulator a
     persona answers from its mind: it reads which of its deck's statements the question states
     (by word overlap) and gives its stance on that one."""
-    from crux_lab.engines.claims import Claim, initial_stance
+    from crux_lab.engines.blackboard.claims import Claim, initial_stance
     from crux_lab.runner import DebateRun
 
     held, lib = setup.held, setup.library

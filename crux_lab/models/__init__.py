@@ -106,12 +106,12 @@ from crux_lab.models.result import (
 
 # Events an engine family declares in its own package: name -> module.
 _FAMILY_EVENTS = {
-    "PhaseStart": "crux_lab.engines.dialogue_v2.events",
-    "PhaseTransition": "crux_lab.engines.dialogue_v2.events",
-    "Steering": "crux_lab.engines.dialogue_v2.events",
-    "Crystallization": "crux_lab.engines.dialogue_v2.events",
-    "ConcessionEvent": "crux_lab.engines.dialogue_v2.events",
-    "ConvergenceCheck": "crux_lab.engines.dialogue_v2.events",
+    "PhaseStart": "crux_lab.engines.dialogue.events",
+    "PhaseTransition": "crux_lab.engines.dialogue.events",
+    "Steering": "crux_lab.engines.dialogue.events",
+    "Crystallization": "crux_lab.engines.dialogue.events",
+    "ConcessionEvent": "crux_lab.engines.dialogue.events",
+    "ConvergenceCheck": "crux_lab.engines.dialogue.events",
     "RoundStart": "crux_lab.engines.crux_room.events",
     "RoundEnd": "crux_lab.engines.crux_room.events",
     "ClashStart": "crux_lab.engines.crux_room.events",
@@ -119,15 +119,15 @@ _FAMILY_EVENTS = {
     "CruxRoomComplete": "crux_lab.engines.crux_room.events",
     "DisagreementCandidate": "crux_lab.engines.crux_room.events",
     "DisagreementDetected": "crux_lab.engines.crux_room.events",
-    "ArgumentsSubmitted": "crux_lab.engines.round_events",
-    "AttacksGenerated": "crux_lab.engines.round_events",
-    "ValidationComplete": "crux_lab.engines.round_events",
-    "GraphConvergence": "crux_lab.engines.round_events",
-    "TableAssigned": "crux_lab.engines.round_events",
-    "InitialStance": "crux_lab.engines.round_events",
-    "ConvergenceUpdate": "crux_lab.engines.round_events",
-    "BlackboardUpdate": "crux_lab.engines.round_events",
-    "ClaimsDecomposed": "crux_lab.engines.round_events",
+    "ArgumentsSubmitted": "crux_lab.engines.blackboard.events",
+    "AttacksGenerated": "crux_lab.engines.blackboard.events",
+    "ValidationComplete": "crux_lab.engines.blackboard.events",
+    "GraphConvergence": "crux_lab.engines.blackboard.events",
+    "TableAssigned": "crux_lab.engines.blackboard.events",
+    "InitialStance": "crux_lab.engines.blackboard.events",
+    "ConvergenceUpdate": "crux_lab.engines.blackboard.events",
+    "BlackboardUpdate": "crux_lab.engines.blackboard.events",
+    "ClaimsDecomposed": "crux_lab.engines.blackboard.events",
 }
 
 

@@ -41,9 +41,9 @@ class EventBase(Model):
 EVENT_TYPES: Registry[type[EventBase]] = Registry(
     "event type",
     plugins=(
-        "crux_lab.engines.dialogue_v2.events",  # dialogue, dcg
+        "crux_lab.engines.dialogue.events",  # dialogue, dcg
         "crux_lab.engines.crux_room.events",  # panel, crux_rooms
-        "crux_lab.engines.round_events",  # blitz, classical, graph
+        "crux_lab.engines.blackboard.events",  # blitz, classical, graph
     ),
 )
 

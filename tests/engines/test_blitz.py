@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 
-from crux_lab.engines.blackboard import (
+from crux_lab.engines.blackboard.board import (
     ConvergenceRule,
     check_convergence,
     confidence_distance,
     stance_entropy,
 )
-from crux_lab.engines.claims import AgentStance, assign_tables
+from crux_lab.engines.blackboard.claims import AgentStance, assign_tables
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.llm.simulated.core import split_sentences

@@ -7,8 +7,8 @@ from typing import get_args
 
 import pytest
 
-from crux_lab.engines.blackboard import Blackboard
-from crux_lab.engines.classical import Intent, UrgencyReply, pick_speaker
+from crux_lab.engines.blackboard.board import Blackboard
+from crux_lab.engines.blackboard.classical import Intent, UrgencyReply, pick_speaker
 from crux_lab.llm.base import LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.models import DebateConfig, Tier

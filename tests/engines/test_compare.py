@@ -107,7 +107,7 @@ def test_compare_command_rejects_bad_input_without_a_traceback(tmp_path: Path) -
 def test_an_engine_that_crashes_does_not_cost_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ids, topic = shipped_deck()
     from crux_lab import engines
-    from crux_lab.engines.blitz import BlitzEngine
+    from crux_lab.engines.blackboard.blitz import BlitzEngine
 
     real = engines.available()
     monkeypatch.setattr(compare_mod, "available", lambda: {k: v for k, v in real.items() if k in ("blitz", "graph")})

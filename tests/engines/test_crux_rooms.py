@@ -10,8 +10,8 @@ import pytest
 
 from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.claims import ClaimIndex
+from crux_lab.engines.crux_room.crux_rooms import CruxRoomsEngine
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted
-from crux_lab.engines.crux_rooms import CruxRoomsEngine
 from crux_lab.llm.base import LLMRequest
 from crux_lab.models import DebateConfig, DisagreementCandidate
 from crux_lab.runner import DebateRun

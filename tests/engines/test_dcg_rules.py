@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crux_lab.argumentation.dcg import check_invariants
-from crux_lab.engines.dialogue_v2.dcg_state import DCGHolder, dcg_insights
-from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult, ReasonAttack
+from crux_lab.engines.dialogue.dcg_state import DCGHolder, dcg_insights
+from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult, ReasonAttack
 
 
 def reply(**kw) -> DCGCrystallizationResult:  # type: ignore[no-untyped-def]
@@ -147,7 +147,7 @@ def test_common_ground_only_from_a_recorded_side_change(replies: list[dict]) -> 
 
 def test_a_new_dispute_that_restates_the_topic_is_refused_with_its_stances() -> None:
     """Qwen's first dispute on the Bitcoin debate was the topic word for word; it names no premise."""
-    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+    from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
 
     topic = "Is Bitcoin a better long-term store of value than gold?"
     c = DCGCrystallizer(topic, ["a", "b"], {"a": "Ann", "b": "Bo"})
@@ -183,7 +183,7 @@ def test_a_no_side_whose_quote_is_the_dispute_itself_is_sent_back_once() -> None
     """The Cedar Falls Skeptic said "I believe that public money should build a common school
     open to every child.", and Qwen made that sentence the dispute with her on NO: the one
     repair says so; a side that disagrees in its own words passes."""
-    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+    from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
     from crux_lab.models.domain import DialogueTurn
 
     said = "I believe that public money should build a common school open to every child."

@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-from crux_lab.engines.dialogue_v2.controller import Controller, ControllerSettings, gist
+from crux_lab.engines.dialogue.controller import Controller, ControllerSettings, gist
 from crux_lab.models import DialogueTurn, Move
 
 PHASES = {1: "opening", 2: "free_exchange", 3: "crux_seeking", 4: "resolution"}

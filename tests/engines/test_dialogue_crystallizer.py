@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from crux_lab.engines.dialogue_v2.crystallizer import GraphCrystallizer
-from crux_lab.engines.dialogue_v2.schemas import CrystallizationResult
+from crux_lab.engines.dialogue.crystallizer import GraphCrystallizer
+from crux_lab.engines.dialogue.schemas import CrystallizationResult
 from crux_lab.models import Crystallization, DialogueTurn, GraphUpdated, Move
 
 

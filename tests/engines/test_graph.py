@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from crux_lab.engines.graph_state import (
+from crux_lab.engines.blackboard.graph_state import (
     ArgMeta,
     add_arguments,
     add_attacks,
@@ -453,14 +453,14 @@ class Hallucinating:
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
         if request.purpose == "validate_attacks" and self.trusting:
-            from crux_lab.engines.graph import ValidationItem, ValidationReply
+            from crux_lab.engines.blackboard.graph import ValidationItem, ValidationReply
 
             reply = ValidationReply(results=[ValidationItem(attack_id=a["id"], valid=True) for a in request.hints.extra["attacks"]])
             return LLMResponse(text=reply.model_dump_json(), parsed=reply, model="x", backend=self.name)
         response = await self.inner.generate(request)
         if request.purpose != "generate_attacks":
             return response
-        from crux_lab.engines.graph import AttackDraft, AttacksReply
+        from crux_lab.engines.blackboard.graph import AttackDraft, AttacksReply
 
         me = request.hints.speaker_id
         own = next(a["id"] for a in request.hints.extra["arguments"] if a["speaker_id"] == me)

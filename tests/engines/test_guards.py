@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from crux_lab.engines.crux_room.schemas import CardReply, SpeechReply
-from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult
+from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult
 from crux_lab.engines.guards import (
     GIVE_UP_AFTER,
     Said,
@@ -192,7 +192,7 @@ def test_a_crystallization_with_stances_on_an_undeclared_dispute_is_sent_back_on
     # Saylor's quote taken from the reason his turn named (which the crystallizer is shown)
     from pydantic import ValidationError
 
-    from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
+    from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
     from crux_lab.models import DialogueTurn
 
     turns = [

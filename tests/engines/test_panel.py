@@ -20,8 +20,8 @@ from crux_lab.engines.base import EngineConfigError
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import DebateMemory, turn_context
 from crux_lab.engines.crux_room.detection import detect
+from crux_lab.engines.crux_room.panel import PanelEngine
 from crux_lab.engines.crux_room.schemas import CardReply
-from crux_lab.engines.panel import PanelEngine
 from crux_lab.llm.base import LLMRequest
 from crux_lab.models import CruxCard, DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas

@@ -11,8 +11,8 @@ import httpx2
 import pytest
 
 from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room.panel import PanelParams, _PanelRun
 from crux_lab.engines.crux_room.schemas import OpeningReply
-from crux_lab.engines.panel import PanelParams, _PanelRun
 from crux_lab.llm.anthropic_backend import AnthropicBackend
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.ledger import Ledger

@@ -11,7 +11,7 @@ import pytest
 
 import crux_lab.engines
 from crux_lab.engines.crux_room.context import History, room_context
-from crux_lab.engines.dialogue_v2.prompts import FINAL_CLEANUP
+from crux_lab.engines.dialogue.prompts import FINAL_CLEANUP
 from crux_lab.models import DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas
 from crux_lab.runner import DebateRun
@@ -112,7 +112,7 @@ def test_no_prompt_cites_a_seed_or_a_section() -> None:
 def test_a_long_argument_graph_leaves_the_topic_and_the_last_point_in_a_turn_prompt() -> None:
     """Found in a three-speaker dialogue run: fifteen listed arguments took the turn's whole
     budget, and the prompt showed "Debate on: Is Bitcoin a better …" and no turn at all."""
-    from crux_lab.engines.dialogue_v2.prompts import (
+    from crux_lab.engines.dialogue.prompts import (
         EXCHANGE_INSTRUCTION,
         dialogue_message,
         fit_shown,

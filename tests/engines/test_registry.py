@@ -69,7 +69,7 @@ def test_persona_count_and_duplicates_are_checked(name: str) -> None:
 
 @pytest.mark.parametrize("name", MINE)
 async def test_same_seed_same_debate_and_the_event_log_carries_the_output(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from crux_lab.engines.output import debate_output
+    from crux_lab.engines.base import debate_output
     from crux_lab.models import parse_event
     from crux_lab.personas.loader import load_decks
     from crux_lab.runner import run_debate

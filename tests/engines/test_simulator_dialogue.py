@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from crux_lab.engines.dialogue_v2.crystallizer import DCGCrystallizer
-from crux_lab.engines.dialogue_v2.schemas import (
+from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
+from crux_lab.engines.dialogue.schemas import (
     CrystallizationResult,
     DCGCrystallizationResult,
     DiscoveryResult,

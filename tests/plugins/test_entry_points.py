@@ -104,9 +104,9 @@ def test_a_name_clash_is_one_line_naming_the_plugin_the_name_and_the_package(tmp
     ):
         assert engines.problems() == [
             "engine plugin 'mine' of package crux-lab-clash: the name 'dialogue' is already registered by "
-            "crux_lab.engines.dialogue; left out."
+            "crux_lab.engines.dialogue.dialogue; left out."
         ]
-        assert engines.get("dialogue").__class__.__module__ == "crux_lab.engines.dialogue"
+        assert engines.get("dialogue").__class__.__module__ == "crux_lab.engines.dialogue.dialogue"
         assert backends.problems() == [
             "backend plugin 'auto' of package crux-lab-clash: the name 'auto' is already registered by crux_lab; left out.",
             "backend plugin 'mine' of package crux-lab-clash: the name 'openai' is already registered by "

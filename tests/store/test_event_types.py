@@ -29,12 +29,12 @@ from crux_lab.models import (
 from crux_lab.registry import DuplicateName
 
 FAMILIES = {
-    "phase_start": "crux_lab.engines.dialogue_v2.events",
-    "crystallization": "crux_lab.engines.dialogue_v2.events",
+    "phase_start": "crux_lab.engines.dialogue.events",
+    "crystallization": "crux_lab.engines.dialogue.events",
     "round_start": "crux_lab.engines.crux_room.events",
     "disagreement_detected": "crux_lab.engines.crux_room.events",
-    "table_assigned": "crux_lab.engines.round_events",
-    "attacks_generated": "crux_lab.engines.round_events",
+    "table_assigned": "crux_lab.engines.blackboard.events",
+    "attacks_generated": "crux_lab.engines.blackboard.events",
     "status": "crux_lab.models.events",
 }
 

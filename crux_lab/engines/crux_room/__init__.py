@@ -1,5 +1,6 @@
-"""Machinery shared by the ``panel`` and ``crux_rooms`` engines.
+"""The crux-room family: the ``panel`` and ``crux_rooms`` engines and their shared machinery.
 
+- :mod:`.panel`, :mod:`.crux_rooms`: the engines, one module each;
 - :mod:`.schemas`: the structured replies the engines ask the model for;
 - :mod:`.prompts`: persona system prompt and per-phase instructions;
 - :mod:`.context`: tiered debate context, bounded room context, anonymized history;
@@ -10,4 +11,5 @@
 - :mod:`.room`: crux rooms (three-phase and conversation loop) and card extraction;
 - :mod:`.outcome`: DebateResult insight fields (cruxes, common ground, camps, shifts, regime);
 - :mod:`.timeline`: which calls ran in parallel, for wall-time vs critical-path numbers;
+- :mod:`.events`: the events only this family streams.
 """

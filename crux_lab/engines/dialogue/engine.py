@@ -21,8 +21,8 @@ from crux_lab.engines.base import (
     shown_turns,
     turn_hints,
 )
-from crux_lab.engines.dialogue_v2 import prompts
-from crux_lab.engines.dialogue_v2.controller import (
+from crux_lab.engines.dialogue import prompts
+from crux_lab.engines.dialogue.controller import (
     PHASE_NAMES,
     PHASE_TITLES,
     Controller,
@@ -30,15 +30,15 @@ from crux_lab.engines.dialogue_v2.controller import (
     Encoder,
     SteeringDecision,
 )
-from crux_lab.engines.dialogue_v2.crystallizer import Applied, Crystallizer, Insights, parse_reply
-from crux_lab.engines.dialogue_v2.events import (
+from crux_lab.engines.dialogue.crystallizer import Applied, Crystallizer, Insights, parse_reply
+from crux_lab.engines.dialogue.events import (
     ConcessionEvent,
     ConvergenceCheck,
     PhaseStart,
     PhaseTransition,
     Steering,
 )
-from crux_lab.engines.dialogue_v2.schemas import TurnOutput
+from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,

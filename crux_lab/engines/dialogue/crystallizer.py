@@ -17,12 +17,12 @@ from pydantic import BaseModel, ValidationError
 
 from crux_lab.analysis.restates import restates_topic_flags
 from crux_lab.engines.base import turn_hints
-from crux_lab.engines.dialogue_v2 import prompts
-from crux_lab.engines.dialogue_v2.controller import gist
-from crux_lab.engines.dialogue_v2.dcg_state import DCGChange, DCGHolder, dcg_insights
-from crux_lab.engines.dialogue_v2.events import Crystallization
-from crux_lab.engines.dialogue_v2.graph import ArgumentGraphState, graph_insights
-from crux_lab.engines.dialogue_v2.schemas import (
+from crux_lab.engines.dialogue import prompts
+from crux_lab.engines.dialogue.controller import gist
+from crux_lab.engines.dialogue.dcg_state import DCGChange, DCGHolder, dcg_insights
+from crux_lab.engines.dialogue.events import Crystallization
+from crux_lab.engines.dialogue.graph import ArgumentGraphState, graph_insights
+from crux_lab.engines.dialogue.schemas import (
     ConcessionNote,
     CruxNote,
     CrystallizationResult,
@@ -500,7 +500,7 @@ class DCGCrystallizer(Crystallizer):
 
     def said(self, turns: Sequence[DialogueTurn]) -> dict[str, list[str]]:
         """Persona id -> what the crystallizer is shown of their ``turns``: the words and the
-        reason each named (:func:`~crux_lab.engines.dialogue_v2.prompts.turn_line`)."""
+        reason each named (:func:`~crux_lab.engines.dialogue.prompts.turn_line`)."""
         said: dict[str, list[str]] = {pid: [] for pid in self.persona_ids}
         for t in turns:
             said.setdefault(t.persona_id, []).extend([t.dialogue, *([t.named_reason] if t.named_reason else [])])
@@ -541,7 +541,7 @@ class DCGCrystallizer(Crystallizer):
         her saying exactly that, and the two who disagreed with her on YES), as a problem the
         model can fix in its one repair.
 
-        >>> from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult as R
+        >>> from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult as R
         >>> c = DCGCrystallizer("t", ["a", "b"], {"a": "Ann", "b": "Bo"})
         >>> q = "Public money should build a common school open to every child."
         >>> print(*c.swapped(R.model_validate({"new_disputes": [{"id": "n", "question": q}], "upsert_stances": [

@@ -1,7 +1,7 @@
 """The ``dialogue`` and ``dcg`` engines: one moderated dialogue, two kinds of graph.
 
 Both run the same dialogue layer, controller and four phases
-(:mod:`crux_lab.engines.dialogue_v2`); they differ only in what the crystallizer writes:
+(:mod:`crux_lab.engines.dialogue`); they differ only in what the crystallizer writes:
 ``dialogue`` keeps a sparse Dung argument graph (grounded = common ground, preferred = camps),
 ``dcg`` keeps a dispute-centric graph (Dispute -> Stance -> Reason), where contradictory
 stances on one dispute are a crux by construction and can never count as common ground.
@@ -25,12 +25,12 @@ from crux_lab.engines.base import (
     check_personas,
     engine_params,
 )
-from crux_lab.engines.dialogue_v2.crystallizer import (
+from crux_lab.engines.dialogue.crystallizer import (
     Crystallizer,
     DCGCrystallizer,
     GraphCrystallizer,
 )
-from crux_lab.engines.dialogue_v2.engine import DialogueParams, DialogueRun, dialogue_system
+from crux_lab.engines.dialogue.engine import DialogueParams, DialogueRun, dialogue_system
 from crux_lab.models.events import DebateEvent
 
 

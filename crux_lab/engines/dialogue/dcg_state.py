@@ -29,7 +29,7 @@ from crux_lab.argumentation.dcg import (
     compute_common_ground,
     compute_cruxes,
 )
-from crux_lab.engines.dialogue_v2.schemas import (
+from crux_lab.engines.dialogue.schemas import (
     DCGCrystallizationResult,
     ReasonAttack,
     StanceUpsert,
@@ -100,7 +100,7 @@ def _new_stance(stance_id: str, dispute_id: str, up: StanceUpsert) -> Stance:
 class DCGHolder:
     """The current DCG plus id counters; replaced wholesale on every successful mutation.
 
-    >>> from crux_lab.engines.dialogue_v2.schemas import DCGCrystallizationResult as R
+    >>> from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult as R
     >>> h = DCGHolder()
     >>> ch = h.apply(R.model_validate({
     ...   "new_disputes": [{"id": "n1", "question": "Is adoption deterministic?"}],

@@ -23,11 +23,12 @@ from crux_lab.engines import register_engine
 from crux_lab.engines.base import (
     EngineContext,
     EngineParams,
+    debate_output,
     engine_params,
     turn_fields,
     turn_hints,
 )
-from crux_lab.engines.blackboard import (
+from crux_lab.engines.blackboard.board import (
     Blackboard,
     BlackboardTurnReply,
     ConvergenceRule,
@@ -37,7 +38,7 @@ from crux_lab.engines.blackboard import (
     summarize,
     turn_prompt,
 )
-from crux_lab.engines.claims import (
+from crux_lab.engines.blackboard.claims import (
     AgentStance,
     Claim,
     assign_tables,
@@ -47,6 +48,14 @@ from crux_lab.engines.claims import (
     initial_stances,
     persona_system,
 )
+from crux_lab.engines.blackboard.events import (
+    BlackboardUpdate,
+    ClaimsDecomposed,
+    ConvergenceUpdate,
+    InitialStance,
+    TableAssigned,
+)
+from crux_lab.engines.blackboard.output import apply_classic_output, final_output
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
@@ -56,15 +65,7 @@ from crux_lab.engines.guards import (
     stop_if_too_weak,
     turn_outcome,
 )
-from crux_lab.engines.output import apply_classic_output, debate_output, final_output
 from crux_lab.engines.poll import PollParams
-from crux_lab.engines.round_events import (
-    BlackboardUpdate,
-    ClaimsDecomposed,
-    ConvergenceUpdate,
-    InitialStance,
-    TableAssigned,
-)
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn

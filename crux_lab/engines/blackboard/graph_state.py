@@ -20,7 +20,7 @@ from crux_lab.argumentation import (
     iter_extensions,
 )
 from crux_lab.argumentation.crux import format_count
-from crux_lab.engines.claims import short_claim, stance_groups
+from crux_lab.engines.blackboard.claims import short_claim, stance_groups
 from crux_lab.models.domain import (
     AcceptedClaim,
     Argument,

@@ -21,7 +21,7 @@ from itertools import combinations
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, TurnText, turn_hints
-from crux_lab.engines.claims import (
+from crux_lab.engines.blackboard.claims import (
     AgentStance,
     Claim,
     StanceWord,

@@ -15,8 +15,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, turn_hints
-from crux_lab.engines.blackboard import Blackboard, dispute_score, post_lines
-from crux_lab.engines.claims import (
+from crux_lab.engines.blackboard.board import Blackboard, dispute_score, post_lines
+from crux_lab.engines.blackboard.claims import (
     AgentStance,
     Claim,
     claim_ref,
@@ -31,7 +31,6 @@ from crux_lab.models.domain import (
     CommonGround,
     Crux,
     CruxSide,
-    DebateOutput,
     DialogueTurn,
     DisagreementType,
     PersonaPosition,
@@ -312,21 +311,4 @@ def _position(pid: str, at: Literal["initial", "final"], claims: Sequence[Claim]
         text="; ".join(f"{_STANCE_WORD[stances[c.id].stance]}: {c.text}" for c in held),
         stances={c.id: stances[c.id].stance for c in held},
         confidence={c.id: stances[c.id].confidence for c in held},
-    )
-
-
-def debate_output(result: DebateResult) -> DebateOutput:
-    """The common output of a finished result, for the ``debate_complete`` event."""
-    return DebateOutput(
-        cruxes=result.cruxes,
-        fault_lines=result.fault_lines,
-        flip_conditions=result.flip_conditions,
-        resolution_paths=result.resolution_paths,
-        evidence_ledger=result.evidence_ledger,
-        common_ground=result.common_ground,
-        camps=result.camps,
-        regime=result.regime,
-        regime_description=result.regime_description,
-        accepted_claims=result.accepted_claims,
-        poll=result.poll,
     )

@@ -44,8 +44,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from crux_lab.engines import register_engine
-from crux_lab.engines.base import EngineContext, EngineParams, engine_params
-from crux_lab.engines.claims import (
+from crux_lab.engines.base import EngineContext, EngineParams, debate_output, engine_params
+from crux_lab.engines.blackboard.claims import (
     Claim,
     StanceWord,
     claim_hints,
@@ -55,7 +55,18 @@ from crux_lab.engines.claims import (
     grounding_block,
     persona_system,
 )
-from crux_lab.engines.graph_state import (
+from crux_lab.engines.blackboard.events import (
+    ArgumentsSubmitted,
+    AttacksGenerated,
+    BlackboardUpdate,
+    ClaimsDecomposed,
+    ConvergenceUpdate,
+    GraphConvergence,
+    InitialStance,
+    TableAssigned,
+    ValidationComplete,
+)
+from crux_lab.engines.blackboard.graph_state import (
     ArgMeta,
     GraphState,
     add_arguments,
@@ -68,19 +79,7 @@ from crux_lab.engines.graph_state import (
     recompute_semantics,
     to_argument_graph,
 )
-from crux_lab.engines.output import debate_output
 from crux_lab.engines.poll import PollParams
-from crux_lab.engines.round_events import (
-    ArgumentsSubmitted,
-    AttacksGenerated,
-    BlackboardUpdate,
-    ClaimsDecomposed,
-    ConvergenceUpdate,
-    GraphConvergence,
-    InitialStance,
-    TableAssigned,
-    ValidationComplete,
-)
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (

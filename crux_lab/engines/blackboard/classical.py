@@ -19,8 +19,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
-from crux_lab.engines.blackboard import Blackboard, apply_turn, claims_block, post_lines, summarize
-from crux_lab.engines.blitz import (
+from crux_lab.engines.blackboard.blitz import (
     TableSetup,
     board_events,
     board_turn,
@@ -29,7 +28,14 @@ from crux_lab.engines.blitz import (
     open_tables,
     rule_from,
 )
-from crux_lab.engines.claims import claim_ref, claims_extra, persona_system
+from crux_lab.engines.blackboard.board import (
+    Blackboard,
+    apply_turn,
+    claims_block,
+    post_lines,
+    summarize,
+)
+from crux_lab.engines.blackboard.claims import claim_ref, claims_extra, persona_system
 from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
