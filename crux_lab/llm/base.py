@@ -383,6 +383,40 @@ ALLOCATION: dict[str, Allocation] = {
 
 DEFAULT_ALLOCATION = Allocation(Tier.strong, 0.7, 800)
 
+# Purposes an engine declared in its own module (:func:`declare_purpose`): name -> the module.
+DECLARED: dict[str, str] = {}
+
+
+def declare_purpose(
+    name: str, tier: Tier, *, module: str, temperature: float = 0.7, max_tokens: int = 800
+) -> str:
+    """Declare a purpose an engine's requests name, with its tier, temperature and token cap,
+    from the engine's own module (``module``: its ``__name__``; a plug-in's included):
+    :func:`allocation_for` then allocates it, with no edit to crux_lab. Returns ``name``, for
+    the engine's requests.
+
+    A name crux_lab already uses (:class:`~crux_lab.llm.purposes.Purpose`), or one another
+    module declared, is refused with a ``ValueError`` naming it; declaring the same purpose
+    again from the same module (a re-import) is allowed.
+
+    >>> declare_purpose("doc_example_purpose", Tier.fast, max_tokens=300, module="doc")
+    'doc_example_purpose'
+    >>> allocation_for("doc_example_purpose").tier
+    <Tier.fast: 'fast'>
+    >>> declare_purpose("card", Tier.fast, module="doc")
+    Traceback (most recent call last):
+    ...
+    ValueError: the purpose 'card' is crux_lab's own (crux_lab.llm.purposes); declare another name
+    """
+    if name in Purpose.__members__.values():
+        raise ValueError(f"the purpose {name!r} is crux_lab's own (crux_lab.llm.purposes); declare another name")
+    first = DECLARED.get(name)
+    if first is not None and first != module:
+        raise ValueError(f"the purpose {name!r} is already declared by {first}; declare another name")
+    DECLARED[name] = module
+    ALLOCATION[name] = Allocation(tier, temperature, max_tokens)
+    return name
+
 
 def allocation_for(purpose: str, overrides: dict[str, dict[str, Any]] | None = None) -> Allocation:
     """Tier, temperature and max tokens for a purpose, with per-run overrides.

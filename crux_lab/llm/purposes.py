@@ -5,6 +5,10 @@ handler (``crux_lab.llm.simulated``) and the model allocation (``crux_lab.llm.ba
 picks its tier. Both import these names, so the coupling shows in the imports. ``Purpose`` is a
 ``str`` enum: a member equals its string, so a request may name its purpose either way.
 
+These are crux_lab's own. An engine outside them declares its purposes in its own module
+(:func:`crux_lab.llm.base.declare_purpose`) and, optionally, the simulator's answer
+(:func:`crux_lab.llm.simulated.handler`).
+
 >>> Purpose.card == "card"
 True
 """

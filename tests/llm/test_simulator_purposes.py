@@ -24,8 +24,10 @@ ANSWERED = {
 
 def test_the_simulator_answers_these_purposes() -> None:
     _load_handlers()
-    assert set(HANDLERS) == ANSWERED
-    assert {str(p) for p in Purpose} <= set(HANDLERS)  # every declared purpose has its handler
+    # its own handlers; an engine's module (a plug-in's) may add answers to purposes it declared
+    own = {p for p, fn in HANDLERS.items() if fn.__module__.startswith("crux_lab.llm.simulated.")}
+    assert own == ANSWERED
+    assert {str(p) for p in Purpose} <= own  # every purpose of crux_lab's has its handler
 
 
 async def test_any_other_purpose_gets_a_named_refusal() -> None:

@@ -43,6 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint, check_hints
 from crux_lab.llm.pricing import cost_usd, default_model
+from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.options import SimulatorKnobs
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import DisagreementType, Tier
@@ -64,10 +65,23 @@ HANDLERS: dict[str, Handler] = {}
 
 
 def handler(*purposes: str) -> Callable[[Handler], Handler]:
-    """Register a function as the simulator's answer to one or more purposes."""
+    """Register a function as the simulator's answer to one or more purposes.
+
+    The simulator's own handler modules answer crux_lab's purposes; an engine's module (a
+    plug-in's included) may answer the purposes it declared itself
+    (:func:`crux_lab.llm.base.declare_purpose`). Outside this package, a purpose crux_lab
+    owns, or one another function already answers, is refused with a ``ValueError``.
+    """
 
     def register(fn: Handler) -> Handler:
+        own = fn.__module__.startswith(f"{__package__}.")
         for p in purposes:
+            if not own:
+                taken = HANDLERS.get(p)
+                if p in Purpose.__members__.values():
+                    raise ValueError(f"the simulator answers the purpose {str(p)!r} itself; {fn.__module__} may answer only purposes it declared")
+                if taken is not None and (taken.__module__, taken.__qualname__) != (fn.__module__, fn.__qualname__):
+                    raise ValueError(f"the purpose {str(p)!r} is already answered by {taken.__module__}.{taken.__qualname__}")
             HANDLERS[p] = fn
         return fn
 

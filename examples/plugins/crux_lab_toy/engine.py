@@ -3,8 +3,12 @@
 An engine is a class with a ``name``, a one-line ``description``, its parameters' model, the
 number of personas it takes and an async ``run`` that yields events; ``@register_engine``
 registers it, and one entry-point line (``crux_lab.engines``) in this package's
-``pyproject.toml`` tells crux_lab to import this module. It reuses a purpose the simulator
-already answers (``direct_cards``), so it runs offline on ``--backend simulated``.
+``pyproject.toml`` tells crux_lab to import this module.
+
+Its call has its own purpose, declared here with its tier (``declare_purpose``), and the
+simulator's answer to it, registered here too (``@handler``: the simulator's analyst, as it
+answers the direct baseline), so it runs offline on ``--backend simulated`` with no edit to
+crux_lab. A purpose no handler answers gets the simulator's named refusal.
 """
 
 from __future__ import annotations
@@ -13,6 +17,20 @@ from typing import ClassVar
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.direct import DirectEngine
+from crux_lab.llm.base import LLMRequest, declare_purpose
+from crux_lab.llm.simulated import SimContext, handler
+from crux_lab.llm.simulated.core import HandlerResult
+from crux_lab.llm.simulated.handlers_worldview import baseline_cards
+from crux_lab.models.domain import Tier
+
+# The toy's one call: the direct baseline's allocation (strong tier, steady, room for cards).
+TOY_CARDS = declare_purpose("toy_cards", Tier.strong, temperature=0.3, max_tokens=3000, module=__name__)
+
+
+@handler(TOY_CARDS)
+def answer_toy_cards(ctx: SimContext, request: LLMRequest) -> HandlerResult:
+    """The simulator's answer: its analyst drafts crux cards as for the direct baseline."""
+    return baseline_cards(ctx, request)
 
 TOY_TASK = (
     "Write at most 2 crux cards (the two questions on which these people most clearly disagree; "
@@ -27,3 +45,4 @@ class ToyEngine(DirectEngine):
     name: ClassVar[str] = "toy"
     description: ClassVar[str] = "Example plug-in: one call for the two clearest crux cards"
     task: ClassVar[str] = TOY_TASK
+    purpose: ClassVar[str] = TOY_CARDS
