@@ -137,6 +137,16 @@ class PollReply(BaseModel):
         return self
 
 
+class CheckReply(BaseModel):
+    answer: str = Field(description="HOLD, REJECT or UNSURE")
+    reason: str = Field("", description="One sentence, in your own voice: why")
+
+    @model_validator(mode="after")
+    def _answer(self, info: ValidationInfo) -> CheckReply:
+        _check_answer(self.answer, CHECK_ANSWERS, info)
+        return self
+
+
 class PivotReply(BaseModel):
     answer: str = Field(description="YES, NO or PARTLY")
     reason: str = Field("", description="One sentence, in your own voice")
@@ -148,16 +158,29 @@ class PivotReply(BaseModel):
 
 
 POLL_ANSWERS = ("YES", "NO", "UNSURE")
+CHECK_ANSWERS = ("HOLD", "REJECT", "UNSURE")
 PIVOT_ANSWERS = ("YES", "NO", "PARTLY")
 # What a server that enforces schemas is shown: the answer from its closed list.
 POLL_SCHEMA = shaped(PollReply, _enum(POLL_ANSWERS))
 PIVOT_SCHEMA = shaped(PivotReply, _enum(PIVOT_ANSWERS))
+CHECK_SCHEMA = shaped(CheckReply, _enum(CHECK_ANSWERS))
 
 POLL_PROMPT = """One question, put to you alone. Answer it as yourself, from your own views.
 
 Question: {question}
 
 Reply in JSON: "answer": YES, NO or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, in your own voice, saying why."""
+
+# The respondent check: the same question put the other way round. A model whose answers follow
+# the question's wording rather than the persona (on the dev scenarios Qwen2.5-1.5B answered YES
+# to every yes/no question and REJECT to every hold-or-reject one; benchmarks/poll_fidelity.py)
+# fails it, and its answers are not counted.
+CHECK_PROMPT = """One question, put to you alone. Do you hold the view it asks about, or reject it? Answer as yourself, from your own views.
+
+Question: {question}
+
+Reply in JSON: "answer": HOLD (you hold it: your answer is yes) or REJECT (your answer is no), or UNSURE; "reason": one sentence, in your own voice."""
+
 
 PIVOT_PROMPT = """One question, put to you alone. You answered {mine} to this question: {question}
 
@@ -275,6 +298,15 @@ def pivot_request(ctx: EngineContext, system: str, persona_id: str, question: st
     )
 
 
+def check_request(ctx: EngineContext, system: str, persona_id: str, question: str) -> Any:
+    """The respondent check: the question again, answered HOLD or REJECT instead of YES or NO."""
+    return ctx.request(
+        Purpose.poll_check, system, CHECK_PROMPT.format(question=question), output_schema=CHECK_SCHEMA,
+        hints=Hints(speaker_id=persona_id, focus=question), cache_system=True,
+        validation={"poll_answer": _OneRepair()},
+    )
+
+
 class _Failed(Exception):
     """A poll request that failed on the server (not an unreadable reply)."""
 
@@ -319,6 +351,31 @@ async def _pivot(ctx: EngineContext, system: str, answer: PersonaPollAnswer, que
         answer.pivot_reason = f"(unreadable reply) {response.text[:200]}"
 
 
+async def _check(ctx: EngineContext, system: str, answer: PersonaPollAnswer, question: str) -> None:
+    """Put the question the other way round; the persona's answers count only when the two agree
+    (YES with HOLD, NO with REJECT)."""
+    try:
+        response = await ctx.call(check_request(ctx, system, answer.persona_id, question))
+    except LLMOutputError:
+        said = None
+    except LLMError as exc:
+        raise _Failed(str(exc)) from exc
+    else:
+        said = read_answer(response.parsed.answer, CHECK_ANSWERS) if isinstance(response.parsed, CheckReply) else None
+    answer.check = "HOLD" if said == "HOLD" else "REJECT" if said == "REJECT" else "UNSURE"
+    answer.reliable = (answer.answer, answer.check) in (("YES", "HOLD"), ("NO", "REJECT"))
+
+
+def checked_answer(polls: Sequence[list[PersonaPollAnswer]], persona_id: str) -> PersonaPollAnswer | None:
+    """The answer a persona's check is asked about: its first YES or NO in the run.
+
+    >>> a = lambda x: PersonaPollAnswer(persona_id="a", answer=x)
+    >>> checked_answer([[a("UNSURE")], [a("NO")], [a("YES")]], "a").answer
+    'NO'
+    """
+    return next((a for answers in polls for a in answers if a.persona_id == persona_id and a.answer in ("YES", "NO")), None)
+
+
 # ---------------------------------------------------------------------------
 # Applying the answers
 # ---------------------------------------------------------------------------
@@ -331,7 +388,7 @@ def verdict(answers: Sequence[PersonaPollAnswer]) -> Literal["split", "unanimous
     >>> verdict([a("aYES"), a("bNO")]), verdict([a("aYES"), a("bYES")]), verdict([a("aYES"), a("bUNSURE")])
     ('split', 'unanimous', 'unsplit')
     """
-    said = {a.answer for a in answers}
+    said = {a.counted for a in answers}
     if {"YES", "NO"} <= said:
         return "split"
     if len(said) == 1 and said <= {"YES", "NO"}:
@@ -344,16 +401,16 @@ def _sides(poll: CruxPoll) -> tuple[list[CruxSide], list[CruxSide]]:
     put it on the same side, else its reason asked alone."""
     out: dict[str, list[CruxSide]] = {"YES": [], "NO": []}
     for a in poll.answers:
-        if a.answer in out:
-            said = a.debate_statement if a.debate_side == a.answer and a.debate_statement.strip() else a.reason
-            out[a.answer].append(CruxSide(persona_id=a.persona_id, statement=said))
+        if a.counted in out:
+            said = a.debate_statement if a.debate_side == a.counted and a.debate_statement.strip() else a.reason
+            out[a.counted].append(CruxSide(persona_id=a.persona_id, statement=said))
     return out["YES"], out["NO"]
 
 
 def _card_positions(card: CruxCard, poll: CruxPoll) -> dict[str, CruxCardPosition]:
     positions: dict[str, CruxCardPosition] = {}
     for a in poll.answers:
-        new = CardPosition(a.answer) if a.answer in ("YES", "NO") else CardPosition.NUANCED
+        new = CardPosition(a.counted) if a.counted in ("YES", "NO") else CardPosition.NUANCED
         old = card.personas.get(a.persona_id)
         if old is not None and old.position == new:
             positions[a.persona_id] = old
@@ -408,26 +465,56 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
     yield Status(message=f"polling {len(chosen)} candidate crux(es): each persona answers alone")
     systems = {pid: persona_system(engine, ctx, pid) for pid in ids}
     polls: dict[str, CruxPoll] = {}
-    for cand in chosen:
+    asked: dict[str, list[PersonaPollAnswer]] = {}
+    for cand in chosen:  # every persona answers every candidate
         if ctx.cancelled:
             break
         try:
-            answers = list(await asyncio.gather(*(_ask(ctx, systems[p], p, cand.question, cand.debate.get(p)) for p in ids)))
-            status = verdict(answers)
-            if status == "split":
-                await asyncio.gather(*(_pivot(ctx, systems[a.persona_id], a, cand.question) for a in answers if a.answer in ("YES", "NO")))
+            asked[cand.item_id] = list(await asyncio.gather(*(_ask(ctx, systems[p], p, cand.question, cand.debate.get(p)) for p in ids)))
         except _Failed as exc:
             poll = _poll_record(cand, [], "unpolled", note=f"a poll request failed, so the debate's sides stand: {exc}")
             summary.unpolled.append(cand.question)
             polls[cand.item_id] = poll
             yield EngineError(level="warning", purpose=Purpose.poll, error=f"left unpolled, with its debate sides: {cand.question} ({exc})")
             yield CruxPolled(item_id=cand.item_id, kind=cand.kind, poll=poll)
+    where = {id(a): c.question for c in chosen for a in asked.get(c.item_id, [])}
+    firsts = {p: a for p in ids if (a := checked_answer(list(asked.values()), p)) is not None}
+    try:  # the respondent check: each persona's first YES or NO, put the other way round
+        await asyncio.gather(*(_check(ctx, systems[p], a, where[id(a)]) for p, a in firsts.items()))
+    except _Failed as exc:
+        for a in firsts.values():
+            a.reliable = True
+        yield EngineError(level="warning", purpose=Purpose.poll_check, error=f"the respondent check failed, so every answer counts: {exc}")
+    summary.unreliable = [p for p, a in firsts.items() if not a.reliable]
+    for answers in asked.values():
+        for a in answers:
+            a.reliable = a.persona_id not in summary.unreliable
+            a.flipped = a.flipped and a.reliable
+    if summary.unreliable:
+        yield EngineError(level="warning", purpose=Purpose.poll_check, error=(
+            f"{', '.join(names.get(p, p) for p in summary.unreliable)}: asked whether they hold the view they had just "
+            "answered, said the opposite, so their poll answers do not count and the debate's sides stand for them"))
+    for cand in chosen:
+        if cand.item_id not in asked:
             continue
-        poll = _poll_record(cand, answers, status)
+        answers = asked[cand.item_id]
+        status: Literal["split", "unanimous", "unsplit", "unpolled"] = verdict(answers)
+        note = ""
+        if all(not a.reliable for a in answers):
+            status, note = "unpolled", "no persona's answers held up when put the other way round, so the debate's sides stand"
+        elif status == "split":
+            try:
+                await asyncio.gather(*(_pivot(ctx, systems[a.persona_id], a, cand.question) for a in answers if a.counted in ("YES", "NO") and a.reliable))
+            except _Failed as exc:
+                yield EngineError(level="warning", purpose=Purpose.pivot, error=f"pivot test left out: {cand.question} ({exc})")
+        poll = _poll_record(cand, answers, status, note=note)
         if status == "unanimous":
             poll.note = unanimous_line(poll)
         polls[cand.item_id] = poll
-        summary.polled += 1
+        if status == "unpolled":
+            summary.unpolled.append(cand.question)
+        else:
+            summary.polled += 1
         summary.flips += len(poll.flips)
         for a in poll.answers:
             if a.raw_reply is not None:
@@ -481,7 +568,7 @@ def _apply(result: Any, chosen: Sequence[Candidate], polls: Mapping[str, CruxPol
         drop_cruxes |= {c.id for c in cand.cruxes}
         summary.ruled_disputes.extend(c.dispute_id for c in cand.cruxes if c.dispute_id)
         if poll.status == "unanimous":
-            side = Side(poll.answers[0].answer)
+            side = Side(poll.answers[0].counted)
             if not any(g.statement == cand.question for g in result.common_ground):
                 result.common_ground.append(CommonGround(
                     id=f"cg-poll-{cand.item_id}", statement=cand.question, source="poll", persona_ids=list(ids),

@@ -1,0 +1,212 @@
+"""How often a persona, asked alone, answers a planted proposition as its planted stance says.
+
+The poll (``crux_lab.engines.poll``) asks each persona every candidate crux in a fresh request:
+its own system prompt and the question alone. This benchmark asks the cleanest candidates
+there are, each planted proposition's own question, and compares each answer with the planted
+stance (pro = YES, con = NO, uncertain = UNSURE). It is the poll's ceiling: an engine's
+candidates are worded less well than the key's.
+
+    .venv/bin/python benchmarks/poll_fidelity.py --set dev                     # the simulator
+    .venv/bin/python benchmarks/poll_fidelity.py --set dev --backend openai \\
+        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order answer-first,reason-first
+
+``--order`` compares the reply's field order: ``answer-first`` asks for the answer, then the
+reason; ``reason-first`` for the reason first, so that a model writing left to right answers
+after it has said what it thinks. The system prompt is the one the crux engines and the
+one-call baselines send (the persona's stances quoted). Per order it reports: answers right
+on pro/con stances, the share of YES among all answers (a model that agrees with every
+question scores high here and low on the first), and contested propositions whose every
+pro persona answered YES and every con persona NO. Writes JSON to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pydantic import BaseModel, Field  # noqa: E402
+
+from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
+from crux_lab.engines.poll import CHECK_PROMPT, POLL_PROMPT, CheckReply, PollReply, read_answer  # noqa: E402
+from crux_lab.llm import make_backend  # noqa: E402
+from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
+from crux_lab.llm.purposes import Purpose  # noqa: E402
+from crux_lab.llm.registry import options_for_library  # noqa: E402
+from crux_lab.personas.loader import load_personas, propositions_for  # noqa: E402
+from crux_lab.personas.prompt import build_system_prompt  # noqa: E402
+
+_JSON = "Reply in JSON: "
+_ASK = "One question, put to you alone. Answer it as yourself, from your own views.\n\nQuestion: {question}\n\n"
+
+
+class ReasonFirst(BaseModel):
+    reason: str = Field("", description="One sentence, in your own voice: what you think about it")
+    answer: str = Field(description="YES, NO or UNSURE, as your reason says")
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class QuoteFirst(BaseModel):
+    my_view: str = Field("", description='The line of your own stated views that speaks to this question, copied; or "none"')
+    answer: str = Field(description="YES, NO or UNSURE, as that line says")
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+    reason: str = ""
+
+
+class Agree(BaseModel):
+    answer: str = Field(description="AGREE, DISAGREE or UNSURE")
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+    reason: str = ""
+
+
+class Hold(BaseModel):
+    answer: str = Field(description="HOLD, REJECT or UNSURE")
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+    reason: str = ""
+
+
+# order -> (user prompt, reply schema, asked the claim rather than the question). ``answer-first``
+# is the poll as it is sent and ``check`` its respondent check; the rest are the variants tried.
+ORDERS: dict[str, tuple[str, type[BaseModel], bool]] = {
+    "answer-first": (POLL_PROMPT, PollReply, False),
+    "check": (CHECK_PROMPT, CheckReply, False),
+    "reason-first": (_ASK + _JSON + '"reason": one sentence, in your own voice, saying what you think about it; "answer": YES, NO or '
+                     'UNSURE, as your reason says; "confidence": how sure you are, 0 to 1.', ReasonFirst, False),
+    "quote-first": (_ASK.replace("from your own views", "from your own views as stated above") + _JSON
+                    + '"my_view": the line of your stated views above that speaks to this question, copied word for word, or "none"; '
+                    '"answer": YES, NO or UNSURE, as that line says (a view you hold that agrees with the question is YES, one you '
+                    'reject is NO); "confidence": how sure you are, 0 to 1; "reason": one sentence, in your own voice, saying why.',
+                    QuoteFirst, False),
+    "agree": ("One claim, put to you alone. Say whether you agree with it, as yourself, from your own views.\n\nClaim: {question}\n\n"
+              + _JSON + '"answer": AGREE, DISAGREE or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, '
+              "in your own voice, saying why.", Agree, True),
+    "hold": ("One claim, put to you alone. Do you hold it or reject it? Answer as yourself, from your own views.\n\nClaim: {question}\n\n"
+             + _JSON + '"answer": HOLD, REJECT or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, '
+             "in your own voice, saying why.", Hold, True),
+    "negated": (POLL_PROMPT, PollReply, False),
+}
+WORDS = ("YES", "NO", "UNSURE", "AGREE", "DISAGREE", "HOLD", "REJECT")
+AS_YES_NO = {"AGREE": "YES", "DISAGREE": "NO", "HOLD": "YES", "REJECT": "NO"}
+
+WANT = {"pro": "YES", "con": "NO", "uncertain": "UNSURE"}
+
+
+def framed(order: str, question: str, claim: str) -> str:
+    """What the persona is asked: the claim for ``agree`` and ``hold``, the question turned
+    round for ``negated`` (whose YES means NO), else the question."""
+    if ORDERS[order][2]:
+        return claim
+    return f'Is the right answer to this question NO: "{question}"' if order == "negated" else question
+
+
+async def ask(backend: Any, system: str, question: str, claim: str, order: str) -> tuple[str, str, str, int, int]:
+    alloc = allocation_for(Purpose.poll_check if order == "check" else Purpose.poll)
+    prompt, schema, _ = ORDERS[order]
+    request = LLMRequest(
+        purpose=Purpose.poll_check if order == "check" else Purpose.poll, system=system, user=prompt.format(question=framed(order, question, claim)), tier=alloc.tier,
+        temperature=alloc.temperature, max_tokens=alloc.max_tokens, output_schema=schema, cache_system=True,
+    )
+    try:
+        response = await backend.generate(request)
+    except LLMError as exc:
+        return "UNSURE", f"(failed) {exc}"[:200], "", 0, 0
+    reply = response.parsed
+    said = read_answer(getattr(reply, "answer", ""), WORDS) or "UNSURE"
+    flip = {"YES": "NO", "NO": "YES"} if order == "negated" else {}
+    answer = flip.get(said, AS_YES_NO.get(said, said))
+    view = str(getattr(reply, "my_view", ""))
+    return answer, str(getattr(reply, "reason", "")), view, response.usage.input_tokens, response.usage.output_tokens
+
+
+async def run_order(args: argparse.Namespace, scenarios: list[Any], folder: Path, order: str) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    start = time.monotonic()
+    models = {"strong": args.model, "fast": args.model} if args.model else None
+    for sc in scenarios:
+        with use_library(folder):
+            personas = load_personas(sc.persona_ids)
+            deck = propositions_for(sc.persona_ids)
+        options = options_for_library(args.backend, personas, deck)
+        backend = make_backend(args.backend, options=options, base_url=args.base_url, models=models)
+        for pid in sc.persona_ids:
+            system = build_system_prompt(personas[pid], propositions=deck)
+            for prop in sc.propositions:
+                answer, reason, view, tin, tout = await ask(backend, system, prop.question, prop.text, order)
+                stance = prop.stances[pid]
+                rows.append({"scenario": sc.id, "persona": pid, "proposition": prop.id, "contested": prop.contested,
+                             "stance": stance, "answer": answer, "reason": reason, "view": view, "tokens_in": tin, "tokens_out": tout})
+                print(f"  {order} {sc.id} {pid} {prop.id} {stance} -> {answer}: {(view + ' | ' if view else '') + reason[:90]}", flush=True)
+    return {"order": order, "wall_s": round(time.monotonic() - start, 1), "rows": rows, **summary(rows, scenarios)}
+
+
+def summary(rows: list[dict[str, Any]], scenarios: list[Any]) -> dict[str, Any]:
+    """Answers right on pro/con stances, the YES share, and contested propositions split right.
+
+    >>> rows = [{"scenario": "s", "persona": "a", "proposition": "p", "contested": True, "stance": "pro", "answer": "YES"},
+    ...         {"scenario": "s", "persona": "b", "proposition": "p", "contested": True, "stance": "con", "answer": "YES"}]
+    >>> s = summary(rows, [])
+    >>> s["right"], s["yes_share"], s["split_right"]
+    (0.5, 1.0, 0.0)
+    """
+    decided = [r for r in rows if r["stance"] in ("pro", "con")]
+    right = sum(WANT[r["stance"]] == r["answer"] for r in decided)
+    by_prop: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["contested"]:
+            by_prop.setdefault((r["scenario"], r["proposition"]), []).append(r)
+    split = [all(WANT[r["stance"]] == r["answer"] for r in rs if r["stance"] in ("pro", "con")) for rs in by_prop.values()]
+    return {
+        "answers": len(rows),
+        "right": round(right / len(decided), 3) if decided else None,
+        "right_pro": _share([r for r in decided if r["stance"] == "pro"]),
+        "right_con": _share([r for r in decided if r["stance"] == "con"]),
+        "yes_share": round(sum(r["answer"] == "YES" for r in rows) / len(rows), 3) if rows else None,
+        "contested_propositions": len(split),
+        "split_right": round(sum(split) / len(split), 3) if split else None,
+        "tokens_in": sum(r.get("tokens_in", 0) for r in rows),
+        "tokens_out": sum(r.get("tokens_out", 0) for r in rows),
+    }
+
+
+def _share(rows: list[dict[str, Any]]) -> float | None:
+    return round(sum(WANT[r["stance"]] == r["answer"] for r in rows) / len(rows), 3) if rows else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", choices=("dev", "test"), default="dev")
+    ap.add_argument("--backend", default="simulated")
+    ap.add_argument("--base-url")
+    ap.add_argument("--model")
+    ap.add_argument("--order", default="reason-first", help="comma-separated: " + ", ".join(ORDERS))
+    ap.add_argument("--scenarios", default="", help="only these scenario ids (comma-separated); default: the whole set")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    folder = ROOT / "benchmarks/scenarios" / args.set
+    scenarios = load_scenarios(folder)
+    if wanted := [x.strip() for x in args.scenarios.split(",") if x.strip()]:
+        scenarios = [s for s in scenarios if s.id in wanted]
+    out = {"set": args.set, "scenarios": [s.id for s in scenarios], "backend": args.backend, "model": args.model, "orders": []}
+    for order in [o.strip() for o in args.order.split(",") if o.strip()]:
+        out["orders"].append(asyncio.run(run_order(args, scenarios, folder, order)))
+    print("| order | answers | right (pro/con) | right on pro | right on con | YES share | contested split right | tokens in / out | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for o in out["orders"]:
+        print(f"| {o['order']} | {o['answers']} | {o['right']} | {o['right_pro']} | {o['right_con']} | {o['yes_share']} | "
+              f"{o['split_right']} of {o['contested_propositions']} | {o['tokens_in']:,} / {o['tokens_out']:,} | {o['wall_s']} |")
+    target = args.out or ROOT / f"benchmarks/results/poll_fidelity-{args.backend}-{args.set}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print("wrote", target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
