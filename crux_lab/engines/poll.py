@@ -533,6 +533,8 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
         f"{sum(1 for p in polls.values() if p.status == 'unanimous')} answered alike (common ground), "
         f"{sum(1 for p in polls.values() if p.status == 'unsplit')} not split, {len(summary.unpolled)} unpolled, "
         f"{len(summary.over_limit)} over the limit; {summary.flips} side flip(s), {summary.decisive} decisive"
+        + (f"; the answers of {', '.join(names.get(p, p) for p in summary.unreliable)} did not hold up when put the other "
+           "way round and do not count" if summary.unreliable else "")
     )
     yield Status(message=f"poll: {summary.note}" + (f". {flips}" if flips else ""))
     if dropped and not result.cruxes and not result.crux_cards:
