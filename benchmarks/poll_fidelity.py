@@ -8,13 +8,16 @@ candidates are worded less well than the key's.
 
     .venv/bin/python benchmarks/poll_fidelity.py --set dev                     # the simulator
     .venv/bin/python benchmarks/poll_fidelity.py --set dev --backend openai \\
-        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order answer-first,reason-first
+        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order poll,yes-no [--scenarios housing]
 
-``--order`` compares the reply's field order: ``answer-first`` asks for the answer, then the
-reason; ``reason-first`` for the reason first, so that a model writing left to right answers
-after it has said what it thinks. The system prompt is the one the crux engines and the
-one-call baselines send (the persona's stances quoted). Per order it reports: answers right
-on pro/con stances, the share of YES among all answers (a model that agrees with every
+``--order`` names the wordings to compare (``ORDERS``): ``poll`` is the question as the poll
+sends it ("Do you hold the view it asks about, or reject it?", HOLD, REJECT or UNSURE);
+``yes-no`` its first wording (YES, NO or UNSURE); ``reason-first`` and ``quote-first`` ask for
+the reason, or the line of the persona's own stated views, before the answer; ``agree`` and
+``hold-claim`` put the proposition as a claim to agree with or to hold; ``negated`` asks whether
+the right answer is NO (its YES read as NO). The system prompt is the one the crux engines and
+the one-call baselines send (the persona's stances quoted). Per wording it reports: answers
+right on pro/con stances, the share of YES among all answers (a model that agrees with every
 question scores high here and low on the first), and contested propositions whose every
 pro persona answered YES and every con persona NO. Writes JSON to ``--out``.
 """
@@ -35,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from pydantic import BaseModel, Field  # noqa: E402
 
 from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
-from crux_lab.engines.poll import CHECK_PROMPT, POLL_PROMPT, CheckReply, PollReply, read_answer  # noqa: E402
+from crux_lab.engines.poll import POLL_PROMPT, PollReply, read_answer  # noqa: E402
 from crux_lab.llm import make_backend  # noqa: E402
 from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
 from crux_lab.llm.purposes import Purpose  # noqa: E402
@@ -66,17 +69,25 @@ class Agree(BaseModel):
     reason: str = ""
 
 
+class YesNo(BaseModel):
+    answer: str = Field(description="YES, NO or UNSURE")
+    confidence: float = Field(0.5, ge=0.0, le=1.0, description="How sure you are, 0 to 1")
+    reason: str = Field("", description="One sentence, in your own voice: why")
+
+
 class Hold(BaseModel):
     answer: str = Field(description="HOLD, REJECT or UNSURE")
     confidence: float = Field(0.5, ge=0.0, le=1.0)
     reason: str = ""
 
 
-# order -> (user prompt, reply schema, asked the claim rather than the question). ``answer-first``
-# is the poll as it is sent and ``check`` its respondent check; the rest are the variants tried.
+# order -> (user prompt, reply schema, asked the claim rather than the question). ``poll`` is the
+# poll as crux_lab sends it (hold or reject the view the question asks about); the rest are
+# the wordings tried on the dev scenarios: ``yes-no`` is the poll's first wording.
+YES_NO = _ASK + _JSON + '"answer": YES, NO or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, in your own voice, saying why.'
 ORDERS: dict[str, tuple[str, type[BaseModel], bool]] = {
-    "answer-first": (POLL_PROMPT, PollReply, False),
-    "check": (CHECK_PROMPT, CheckReply, False),
+    "poll": (POLL_PROMPT, PollReply, False),
+    "yes-no": (YES_NO, YesNo, False),
     "reason-first": (_ASK + _JSON + '"reason": one sentence, in your own voice, saying what you think about it; "answer": YES, NO or '
                      'UNSURE, as your reason says; "confidence": how sure you are, 0 to 1.', ReasonFirst, False),
     "quote-first": (_ASK.replace("from your own views", "from your own views as stated above") + _JSON
@@ -87,10 +98,10 @@ ORDERS: dict[str, tuple[str, type[BaseModel], bool]] = {
     "agree": ("One claim, put to you alone. Say whether you agree with it, as yourself, from your own views.\n\nClaim: {question}\n\n"
               + _JSON + '"answer": AGREE, DISAGREE or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, '
               "in your own voice, saying why.", Agree, True),
-    "hold": ("One claim, put to you alone. Do you hold it or reject it? Answer as yourself, from your own views.\n\nClaim: {question}\n\n"
-             + _JSON + '"answer": HOLD, REJECT or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, '
-             "in your own voice, saying why.", Hold, True),
-    "negated": (POLL_PROMPT, PollReply, False),
+    "hold-claim": ("One claim, put to you alone. Do you hold it or reject it? Answer as yourself, from your own views.\n\nClaim: {question}\n\n"
+                   + _JSON + '"answer": HOLD, REJECT or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, '
+                   "in your own voice, saying why.", Hold, True),
+    "negated": (YES_NO, YesNo, False),
 }
 WORDS = ("YES", "NO", "UNSURE", "AGREE", "DISAGREE", "HOLD", "REJECT")
 AS_YES_NO = {"AGREE": "YES", "DISAGREE": "NO", "HOLD": "YES", "REJECT": "NO"}
@@ -107,10 +118,10 @@ def framed(order: str, question: str, claim: str) -> str:
 
 
 async def ask(backend: Any, system: str, question: str, claim: str, order: str) -> tuple[str, str, str, int, int]:
-    alloc = allocation_for(Purpose.poll_check if order == "check" else Purpose.poll)
+    alloc = allocation_for(Purpose.poll)
     prompt, schema, _ = ORDERS[order]
     request = LLMRequest(
-        purpose=Purpose.poll_check if order == "check" else Purpose.poll, system=system, user=prompt.format(question=framed(order, question, claim)), tier=alloc.tier,
+        purpose=Purpose.poll, system=system, user=prompt.format(question=framed(order, question, claim)), tier=alloc.tier,
         temperature=alloc.temperature, max_tokens=alloc.max_tokens, output_schema=schema, cache_system=True,
     )
     try:
@@ -185,7 +196,7 @@ def main() -> int:
     ap.add_argument("--backend", default="simulated")
     ap.add_argument("--base-url")
     ap.add_argument("--model")
-    ap.add_argument("--order", default="reason-first", help="comma-separated: " + ", ".join(ORDERS))
+    ap.add_argument("--order", default="poll", help="comma-separated: " + ", ".join(ORDERS))
     ap.add_argument("--scenarios", default="", help="only these scenario ids (comma-separated); default: the whole set")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()

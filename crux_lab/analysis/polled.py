@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from crux_lab.models.domain import Crux, CruxCard, CruxPoll, PersonaPollAnswer
+from crux_lab.models.domain import Crux, CruxCard, CruxPoll
 from crux_lab.models.result import DebateResult
 
-__all__ = ["answer_text", "answers_line", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
+__all__ = ["answers_line", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
 
 
 def names_text(ids: Sequence[str], names: Mapping[str, str]) -> str:
@@ -47,20 +47,8 @@ def unanimous_line(poll: CruxPoll) -> str:
     >>> unanimous_line(CruxPoll(status="unanimous", question="q", answers=[A(persona_id="a", answer="YES")]))
     'every persona answered YES when asked alone'
     """
-    said = {a.counted for a in poll.answers}
+    said = {a.answer for a in poll.answers}
     return f"every persona answered {next(iter(said))} when asked alone" if len(said) == 1 else ""
-
-
-def answer_text(a: PersonaPollAnswer) -> str:
-    """One persona's answer and confidence, and when its answers did not hold up, what counts instead.
-
-    >>> answer_text(PersonaPollAnswer(persona_id="a", answer="YES", confidence=0.9, debate_side="NO", reliable=False))
-    "YES (0.9; did not hold up when put the other way round, so the debate's NO counts)"
-    """
-    if a.reliable:
-        return f"{a.answer} ({a.confidence:.1f})"
-    instead = f"the debate's {a.counted} counts" if a.counted in ("YES", "NO") else "it does not count"
-    return f"{a.answer} ({a.confidence:.1f}; did not hold up when put the other way round, so {instead})"
 
 
 def answers_line(poll: CruxPoll, names: Mapping[str, str]) -> str:
@@ -73,7 +61,7 @@ def answers_line(poll: CruxPoll, names: Mapping[str, str]) -> str:
     """
     if poll.status == "unpolled":
         return "unpolled: " + (poll.note or "the debate's sides stand")
-    return "asked alone: " + ", ".join(f"{names.get(a.persona_id, a.persona_id)} {answer_text(a)}" for a in poll.answers)
+    return "asked alone: " + ", ".join(f"{names.get(a.persona_id, a.persona_id)} {a.answer} ({a.confidence:.1f})" for a in poll.answers)
 
 
 def flip_lines(poll: CruxPoll, names: Mapping[str, str]) -> list[str]:

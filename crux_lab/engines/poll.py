@@ -127,24 +127,26 @@ def _enum(allowed: Sequence[str]) -> Any:
 
 
 class PollReply(BaseModel):
-    answer: str = Field(description="YES, NO or UNSURE")
+    """A persona's answer: HOLD (yes), REJECT (no) or UNSURE; YES and NO are read too."""
+
+    answer: str = Field(description="HOLD (your answer is yes), REJECT (your answer is no) or UNSURE")
+    reason: str = Field("", description="One sentence, in your own voice")
     confidence: float = Field(0.5, ge=0.0, le=1.0, description="How sure you are, 0 to 1")
-    reason: str = Field("", description="One sentence, in your own voice: why")
 
     @model_validator(mode="after")
     def _answer(self, info: ValidationInfo) -> PollReply:
-        _check_answer(self.answer, POLL_ANSWERS, info)
+        _check_answer(self.answer, POLL_WORDS, info)
         return self
 
+    @property
+    def said(self) -> str | None:
+        """YES, NO or UNSURE, or None for a word outside them.
 
-class CheckReply(BaseModel):
-    answer: str = Field(description="HOLD, REJECT or UNSURE")
-    reason: str = Field("", description="One sentence, in your own voice: why")
-
-    @model_validator(mode="after")
-    def _answer(self, info: ValidationInfo) -> CheckReply:
-        _check_answer(self.answer, CHECK_ANSWERS, info)
-        return self
+        >>> PollReply(answer="hold").said, PollReply(answer="REJECT").said, PollReply(answer="no").said
+        ('YES', 'NO', 'NO')
+        """
+        word = read_answer(self.answer, POLL_WORDS)
+        return {"HOLD": "YES", "REJECT": "NO"}.get(word or "", word)
 
 
 class PivotReply(BaseModel):
@@ -158,29 +160,22 @@ class PivotReply(BaseModel):
 
 
 POLL_ANSWERS = ("YES", "NO", "UNSURE")
-CHECK_ANSWERS = ("HOLD", "REJECT", "UNSURE")
+# The words a persona is asked to answer in. Put as a yes/no question, Qwen2.5-1.5B answered YES
+# to every planted proposition of the dev scenario housing (24 of 24, the 9 its personas reject
+# included); asked whether it holds or rejects the view, it answered 19 of 24 as its stance
+# says (benchmarks/poll_fidelity.py; benchmarks/README.md). YES and NO are read as well.
+POLL_ENUM = ("HOLD", "REJECT", "UNSURE")
+POLL_WORDS = (*POLL_ENUM, "YES", "NO")
 PIVOT_ANSWERS = ("YES", "NO", "PARTLY")
 # What a server that enforces schemas is shown: the answer from its closed list.
-POLL_SCHEMA = shaped(PollReply, _enum(POLL_ANSWERS))
+POLL_SCHEMA = shaped(PollReply, _enum(POLL_ENUM))
 PIVOT_SCHEMA = shaped(PivotReply, _enum(PIVOT_ANSWERS))
-CHECK_SCHEMA = shaped(CheckReply, _enum(CHECK_ANSWERS))
 
-POLL_PROMPT = """One question, put to you alone. Answer it as yourself, from your own views.
-
-Question: {question}
-
-Reply in JSON: "answer": YES, NO or UNSURE; "confidence": how sure you are, 0 to 1; "reason": one sentence, in your own voice, saying why."""
-
-# The respondent check: the same question put the other way round. A model whose answers follow
-# the question's wording rather than the persona (on the dev scenarios Qwen2.5-1.5B answered YES
-# to every yes/no question and REJECT to every hold-or-reject one; benchmarks/poll_fidelity.py)
-# fails it, and its answers are not counted.
-CHECK_PROMPT = """One question, put to you alone. Do you hold the view it asks about, or reject it? Answer as yourself, from your own views.
+POLL_PROMPT = """One question, put to you alone. Do you hold the view it asks about, or reject it? Answer as yourself, from your own views.
 
 Question: {question}
 
-Reply in JSON: "answer": HOLD (you hold it: your answer is yes) or REJECT (your answer is no), or UNSURE; "reason": one sentence, in your own voice."""
-
+Reply in JSON: "answer": HOLD (you hold it: your answer is yes) or REJECT (your answer is no), or UNSURE; "reason": one sentence, in your own voice; "confidence": how sure you are, 0 to 1."""
 
 PIVOT_PROMPT = """One question, put to you alone. You answered {mine} to this question: {question}
 
@@ -298,15 +293,6 @@ def pivot_request(ctx: EngineContext, system: str, persona_id: str, question: st
     )
 
 
-def check_request(ctx: EngineContext, system: str, persona_id: str, question: str) -> Any:
-    """The respondent check: the question again, answered HOLD or REJECT instead of YES or NO."""
-    return ctx.request(
-        Purpose.poll_check, system, CHECK_PROMPT.format(question=question), output_schema=CHECK_SCHEMA,
-        hints=Hints(speaker_id=persona_id, focus=question), cache_system=True,
-        validation={"poll_answer": _OneRepair()},
-    )
-
-
 class _Failed(Exception):
     """A poll request that failed on the server (not an unreadable reply)."""
 
@@ -321,7 +307,7 @@ async def _ask(ctx: EngineContext, system: str, persona_id: str, question: str, 
     reply = response.parsed
     if not isinstance(reply, PollReply):
         return _answer(persona_id, "UNSURE", 0.0, "", debate, raw=response.text[:500])
-    answer = read_answer(reply.answer, POLL_ANSWERS)
+    answer = reply.said
     raw = None if answer else response.text[:500]
     return _answer(persona_id, answer or "UNSURE", reply.confidence if answer else 0.0, reply.reason.strip(), debate, raw=raw)
 
@@ -351,31 +337,6 @@ async def _pivot(ctx: EngineContext, system: str, answer: PersonaPollAnswer, que
         answer.pivot_reason = f"(unreadable reply) {response.text[:200]}"
 
 
-async def _check(ctx: EngineContext, system: str, answer: PersonaPollAnswer, question: str) -> None:
-    """Put the question the other way round; the persona's answers count only when the two agree
-    (YES with HOLD, NO with REJECT)."""
-    try:
-        response = await ctx.call(check_request(ctx, system, answer.persona_id, question))
-    except LLMOutputError:
-        said = None
-    except LLMError as exc:
-        raise _Failed(str(exc)) from exc
-    else:
-        said = read_answer(response.parsed.answer, CHECK_ANSWERS) if isinstance(response.parsed, CheckReply) else None
-    answer.check = "HOLD" if said == "HOLD" else "REJECT" if said == "REJECT" else "UNSURE"
-    answer.reliable = (answer.answer, answer.check) in (("YES", "HOLD"), ("NO", "REJECT"))
-
-
-def checked_answer(polls: Sequence[list[PersonaPollAnswer]], persona_id: str) -> PersonaPollAnswer | None:
-    """The answer a persona's check is asked about: its first YES or NO in the run.
-
-    >>> a = lambda x: PersonaPollAnswer(persona_id="a", answer=x)
-    >>> checked_answer([[a("UNSURE")], [a("NO")], [a("YES")]], "a").answer
-    'NO'
-    """
-    return next((a for answers in polls for a in answers if a.persona_id == persona_id and a.answer in ("YES", "NO")), None)
-
-
 # ---------------------------------------------------------------------------
 # Applying the answers
 # ---------------------------------------------------------------------------
@@ -388,7 +349,7 @@ def verdict(answers: Sequence[PersonaPollAnswer]) -> Literal["split", "unanimous
     >>> verdict([a("aYES"), a("bNO")]), verdict([a("aYES"), a("bYES")]), verdict([a("aYES"), a("bUNSURE")])
     ('split', 'unanimous', 'unsplit')
     """
-    said = {a.counted for a in answers}
+    said = {a.answer for a in answers}
     if {"YES", "NO"} <= said:
         return "split"
     if len(said) == 1 and said <= {"YES", "NO"}:
@@ -401,16 +362,16 @@ def _sides(poll: CruxPoll) -> tuple[list[CruxSide], list[CruxSide]]:
     put it on the same side, else its reason asked alone."""
     out: dict[str, list[CruxSide]] = {"YES": [], "NO": []}
     for a in poll.answers:
-        if a.counted in out:
-            said = a.debate_statement if a.debate_side == a.counted and a.debate_statement.strip() else a.reason
-            out[a.counted].append(CruxSide(persona_id=a.persona_id, statement=said))
+        if a.answer in out:
+            said = a.debate_statement if a.debate_side == a.answer and a.debate_statement.strip() else a.reason
+            out[a.answer].append(CruxSide(persona_id=a.persona_id, statement=said))
     return out["YES"], out["NO"]
 
 
 def _card_positions(card: CruxCard, poll: CruxPoll) -> dict[str, CruxCardPosition]:
     positions: dict[str, CruxCardPosition] = {}
     for a in poll.answers:
-        new = CardPosition(a.counted) if a.counted in ("YES", "NO") else CardPosition.NUANCED
+        new = CardPosition(a.answer) if a.answer in ("YES", "NO") else CardPosition.NUANCED
         old = card.personas.get(a.persona_id)
         if old is not None and old.position == new:
             positions[a.persona_id] = old
@@ -465,56 +426,26 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
     yield Status(message=f"polling {len(chosen)} candidate crux(es): each persona answers alone")
     systems = {pid: persona_system(engine, ctx, pid) for pid in ids}
     polls: dict[str, CruxPoll] = {}
-    asked: dict[str, list[PersonaPollAnswer]] = {}
-    for cand in chosen:  # every persona answers every candidate
+    for cand in chosen:
         if ctx.cancelled:
             break
         try:
-            asked[cand.item_id] = list(await asyncio.gather(*(_ask(ctx, systems[p], p, cand.question, cand.debate.get(p)) for p in ids)))
+            answers = list(await asyncio.gather(*(_ask(ctx, systems[p], p, cand.question, cand.debate.get(p)) for p in ids)))
+            status = verdict(answers)
+            if status == "split":
+                await asyncio.gather(*(_pivot(ctx, systems[a.persona_id], a, cand.question) for a in answers if a.answer in ("YES", "NO")))
         except _Failed as exc:
             poll = _poll_record(cand, [], "unpolled", note=f"a poll request failed, so the debate's sides stand: {exc}")
             summary.unpolled.append(cand.question)
             polls[cand.item_id] = poll
             yield EngineError(level="warning", purpose=Purpose.poll, error=f"left unpolled, with its debate sides: {cand.question} ({exc})")
             yield CruxPolled(item_id=cand.item_id, kind=cand.kind, poll=poll)
-    where = {id(a): c.question for c in chosen for a in asked.get(c.item_id, [])}
-    firsts = {p: a for p in ids if (a := checked_answer(list(asked.values()), p)) is not None}
-    try:  # the respondent check: each persona's first YES or NO, put the other way round
-        await asyncio.gather(*(_check(ctx, systems[p], a, where[id(a)]) for p, a in firsts.items()))
-    except _Failed as exc:
-        for a in firsts.values():
-            a.reliable = True
-        yield EngineError(level="warning", purpose=Purpose.poll_check, error=f"the respondent check failed, so every answer counts: {exc}")
-    summary.unreliable = [p for p, a in firsts.items() if not a.reliable]
-    for answers in asked.values():
-        for a in answers:
-            a.reliable = a.persona_id not in summary.unreliable
-            a.flipped = a.flipped and a.reliable
-    if summary.unreliable:
-        yield EngineError(level="warning", purpose=Purpose.poll_check, error=(
-            f"{', '.join(names.get(p, p) for p in summary.unreliable)}: asked whether they hold the view they had just "
-            "answered, said the opposite, so their poll answers do not count and the debate's sides stand for them"))
-    for cand in chosen:
-        if cand.item_id not in asked:
             continue
-        answers = asked[cand.item_id]
-        status: Literal["split", "unanimous", "unsplit", "unpolled"] = verdict(answers)
-        note = ""
-        if all(not a.reliable for a in answers):
-            status, note = "unpolled", "no persona's answers held up when put the other way round, so the debate's sides stand"
-        elif status == "split":
-            try:
-                await asyncio.gather(*(_pivot(ctx, systems[a.persona_id], a, cand.question) for a in answers if a.counted in ("YES", "NO") and a.reliable))
-            except _Failed as exc:
-                yield EngineError(level="warning", purpose=Purpose.pivot, error=f"pivot test left out: {cand.question} ({exc})")
-        poll = _poll_record(cand, answers, status, note=note)
+        poll = _poll_record(cand, answers, status)
         if status == "unanimous":
             poll.note = unanimous_line(poll)
         polls[cand.item_id] = poll
-        if status == "unpolled":
-            summary.unpolled.append(cand.question)
-        else:
-            summary.polled += 1
+        summary.polled += 1
         summary.flips += len(poll.flips)
         for a in poll.answers:
             if a.raw_reply is not None:
@@ -533,8 +464,6 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
         f"{sum(1 for p in polls.values() if p.status == 'unanimous')} answered alike (common ground), "
         f"{sum(1 for p in polls.values() if p.status == 'unsplit')} not split, {len(summary.unpolled)} unpolled, "
         f"{len(summary.over_limit)} over the limit; {summary.flips} side flip(s), {summary.decisive} decisive"
-        + (f"; the answers of {', '.join(names.get(p, p) for p in summary.unreliable)} did not hold up when put the other "
-           "way round and do not count" if summary.unreliable else "")
     )
     yield Status(message=f"poll: {summary.note}" + (f". {flips}" if flips else ""))
     if dropped and not result.cruxes and not result.crux_cards:
@@ -570,7 +499,7 @@ def _apply(result: Any, chosen: Sequence[Candidate], polls: Mapping[str, CruxPol
         drop_cruxes |= {c.id for c in cand.cruxes}
         summary.ruled_disputes.extend(c.dispute_id for c in cand.cruxes if c.dispute_id)
         if poll.status == "unanimous":
-            side = Side(poll.answers[0].counted)
+            side = Side(poll.answers[0].answer)
             if not any(g.statement == cand.question for g in result.common_ground):
                 result.common_ground.append(CommonGround(
                     id=f"cg-poll-{cand.item_id}", statement=cand.question, source="poll", persona_ids=list(ids),

@@ -375,7 +375,6 @@ ALLOCATION: dict[str, Allocation] = {
     Purpose.channel_message: Allocation(Tier.strong, 0.85, 200),
     # the poll: a persona answers one question alone (short, steady replies)
     Purpose.poll: Allocation(Tier.strong, 0.2, 200),
-    Purpose.poll_check: Allocation(Tier.strong, 0.2, 200),
     Purpose.pivot: Allocation(Tier.strong, 0.2, 160),
     # personas
     Purpose.extract_beliefs: Allocation(Tier.fast, 0.2, 800),

@@ -55,7 +55,6 @@ class Purpose(StrEnum):
     cot_cards = "cot_cards"
     # the poll of candidate cruxes (every engine that finds cruxes): a persona answers alone
     poll = "poll"
-    poll_check = "poll_check"
     pivot = "pivot"
     # scoring
     judge = "judge"

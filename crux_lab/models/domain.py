@@ -280,24 +280,6 @@ class PersonaPollAnswer(Model):
     # The pivot test: would its answer on the debate topic change were this settled against it?
     pivot: PivotAnswer | None = None
     pivot_reason: str = ""
-    # The respondent check: put the other way round ("do you hold or reject it?"), did this
-    # persona's answers in the run hold? False: they did not, so this answer does not count and
-    # the side the debate gave the persona stands. ``check``: its reply to the check, on the
-    # candidate it was asked about.
-    reliable: bool = True
-    check: Literal["HOLD", "REJECT", "UNSURE"] | None = Field(default=None, exclude_if=lambda v: v is None)
-
-    @property
-    def counted(self) -> str:
-        """The answer that counts: its own when it is reliable, else the side the debate gave it
-        (UNSURE when the debate gave none).
-
-        >>> PersonaPollAnswer(persona_id="a", answer="YES", debate_side="NO", reliable=False).counted
-        'NO'
-        """
-        if self.reliable:
-            return self.answer
-        return self.debate_side if self.debate_side in ("YES", "NO") else "UNSURE"
 
     def flip_line(self, name: str) -> str:
         """The side flip in words, or "".
@@ -305,7 +287,7 @@ class PersonaPollAnswer(Model):
         >>> PersonaPollAnswer(persona_id="a", answer="YES", debate_side="NO", flipped=True).flip_line("Ann")
         'Ann stated NO in the room, answers YES when asked alone'
         """
-        return f"{name} stated {self.debate_side} in the room, answers {self.answer} when asked alone" if self.flipped and self.reliable else ""
+        return f"{name} stated {self.debate_side} in the room, answers {self.answer} when asked alone" if self.flipped else ""
 
 
 class CruxPoll(Model):
@@ -333,7 +315,7 @@ class CruxPoll(Model):
 
     @property
     def flips(self) -> list[PersonaPollAnswer]:
-        return [a for a in self.answers if a.flipped and a.reliable]
+        return [a for a in self.answers if a.flipped]
 
 
 class Crux(Model):
@@ -391,9 +373,6 @@ class PollSummary(Model):
     ruled_disputes: list[str] = Field(default_factory=list)
     flips: int = 0
     decisive: int = 0
-    # Personas whose answers did not hold up when a question was put the other way round (the
-    # respondent check): their answers do not count, their debate sides stand.
-    unreliable: list[str] = Field(default_factory=list)
     # Share of (crux, persona) pairs where the argument graph's pivot and the persona's pivot
     # answer agree (graph, dialogue); None: no argument graph, or nothing to compare.
     graph_pivot_agreement: float | None = None

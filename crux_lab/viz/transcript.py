@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.analysis.polled import answer_text, answers_line, decisive_line, flip_lines
+from crux_lab.analysis.polled import answers_line, decisive_line, flip_lines
 from crux_lab.backends import registered
 from crux_lab.models.accounting import LLMCall, Usage
 from crux_lab.models.domain import Camp, Crux, CruxCard, CruxPoll, CruxSide, DCGState, DialogueTurn
@@ -174,7 +174,7 @@ def poll_note_html(poll: CruxPoll | None, names: Mapping[str, str]) -> str:
     if poll.status == "unpolled":
         return f'<div style="font-size:90%;color:#555">{esc(answers_line(poll, names))}</div>'
     reasons = "".join(
-        f"<li><b>{esc(names.get(a.persona_id, a.persona_id))}</b> {esc(answer_text(a))}"
+        f"<li><b>{esc(names.get(a.persona_id, a.persona_id))}</b> {esc(a.answer)} ({a.confidence:.1f})"
         + (f": {esc(a.reason)}" if a.reason else "")
         + (f' <span style="color:#b35806">(reply kept: {esc(a.raw_reply[:120])})</span>' if a.raw_reply else "")
         + "</li>"

@@ -172,44 +172,6 @@ def test_a_candidate_the_poll_does_not_split_is_dropped_and_kept_in_the_summary(
     assert ctx.result.poll is not None and [p.status for p in ctx.result.poll.not_split] == ["unsplit"]
 
 
-YES_SAYER = {"poll": lambda r, n: {"answer": "YES", "confidence": 0.9, "reason": "r"},
-             "poll_check": lambda r, n: {"answer": "REJECT", "reason": "r"}}
-
-
-def test_answers_that_do_not_hold_up_put_the_other_way_round_do_not_count() -> None:
-    # what Qwen2.5-1.5B does on the dev scenarios: YES to every question, REJECT to every check
-    ctx = _ctx(Recording(_sim(), YES_SAYER))
-    ctx.result.crux_cards = [_card("c1", GOLD, yes="peter-schiff", no="michael-saylor"),
-                             _card("c2", LEDGER, yes="peter-schiff", no="michael-saylor")]
-    events = _poll(ctx)
-    assert [c.id for c in ctx.result.crux_cards] == ["c1", "c2"]  # neither became common ground
-    assert not [g for g in ctx.result.common_ground if g.source == "poll"]
-    for card in ctx.result.crux_cards:
-        assert card.poll is not None and card.poll.status == "unpolled" and "put the other way round" in card.poll.note
-        assert card.personas["peter-schiff"].position == CardPosition.YES  # the debate's sides stand
-        assert card.poll.flips == [] and all(not a.reliable for a in card.poll.answers)
-    assert ctx.result.poll is not None and ctx.result.poll.unreliable == IDS and ctx.result.poll.flips == 0
-    assert any("said the opposite" in getattr(e, "error", "") and "Peter Schiff" in e.error for e in events)
-
-
-def test_a_persona_whose_answers_do_not_hold_up_keeps_its_debate_side() -> None:
-    # Saylor answers YES and then rejects it; Schiff answers YES and holds it
-    replies = {"poll": lambda r, n: {"answer": "YES", "confidence": 0.9, "reason": "r"},
-               "poll_check": lambda r, n: {"answer": "REJECT" if "Saylor" in r.system[:200] else "HOLD", "reason": "r"}}
-    backend = Recording(_sim(), replies)
-    ctx = _ctx(backend)
-    ctx.result.crux_cards = [_card("c1", GOLD, yes="peter-schiff", no="michael-saylor")]
-    _poll(ctx)
-    [card] = ctx.result.crux_cards
-    assert card.poll is not None and card.poll.status == "split"
-    saylor, schiff = card.poll.answer_of("michael-saylor"), card.poll.answer_of("peter-schiff")
-    assert saylor is not None and not saylor.reliable and saylor.answer == "YES" and saylor.counted == "NO" and not saylor.flipped
-    assert saylor.pivot is None  # no pivot test on an answer that does not count
-    assert schiff is not None and schiff.reliable and schiff.check == "HOLD" and schiff.pivot is not None
-    assert card.personas["michael-saylor"].position == CardPosition.NO and card.personas["peter-schiff"].position == CardPosition.YES
-    assert [r.hints.speaker_id for r in backend.requests if r.purpose == "pivot"] == ["peter-schiff"]
-
-
 def test_the_pivot_test_ranks_decisive_cruxes_first() -> None:
     # decisive for Schiff on the second card only
     def pivot(request: LLMRequest, n: int) -> dict[str, str]:
@@ -233,7 +195,7 @@ def test_the_pivot_test_ranks_decisive_cruxes_first() -> None:
     assert "You answered NO" in saylor_gold.user and "the answer is YES" in saylor_gold.user and TOPIC in saylor_gold.user
 
 
-def test_at_most_two_requests_per_persona_per_candidate_and_one_check_per_persona() -> None:
+def test_at_most_two_requests_per_persona_per_candidate() -> None:
     backend = Recording(_sim())
     ctx = _ctx(backend)
     ctx.result.crux_cards = [_card("c1", GOLD, yes="peter-schiff", no="michael-saylor"),
@@ -241,12 +203,9 @@ def test_at_most_two_requests_per_persona_per_candidate_and_one_check_per_person
     _poll(ctx)
     per: dict[tuple[str, str], int] = {}
     for r in backend.requests:
-        if r.purpose != "poll_check":
-            key = (r.hints.speaker_id or "", r.hints.focus or "")
-            per[key] = per.get(key, 0) + 1
-    checks = [r.hints.speaker_id for r in backend.requests if r.purpose == "poll_check"]
-    assert per and max(per.values()) <= 2 and len(backend.requests) == 2 + 2 + 2 + 2  # split: 2+2, alike: 2, checks: 2
-    assert sorted(checks) == ["michael-saylor", "peter-schiff"]
+        key = (r.hints.speaker_id or "", r.hints.focus or "")
+        per[key] = per.get(key, 0) + 1
+    assert per and max(per.values()) <= 2 and len(backend.requests) == 2 + 2 + 2  # split: 2+2, alike: 2
 
 
 def test_an_answer_neither_yes_no_nor_unsure_after_the_repair_is_unsure_with_the_reply_kept() -> None:
@@ -317,7 +276,7 @@ def test_poll_false_leaves_the_result_as_the_engine_made_it() -> None:
     result = asyncio.run(run_debate(config))
     posted = [e.card for e in result.events if e.type == "crux_card_posted"]  # type: ignore[attr-defined]
     assert result.complete and result.poll is None and posted
-    assert not [c for c in result.llm_calls if c.purpose in ("poll", "poll_check", "pivot")]
+    assert not [c for c in result.llm_calls if c.purpose in ("poll", "pivot")]
     assert [c.model_dump(exclude={"timestamp"}) for c in result.crux_cards] == [c.model_dump(exclude={"timestamp"}) for c in posted]
     assert all(c.poll is None for c in result.cruxes)
     on = asyncio.run(run_debate(config.model_copy(update={"params": {"informed": True}})))
@@ -357,6 +316,21 @@ def test_a_poll_request_holds_the_personas_own_system_prompt_and_the_question_al
         assert count_tokens(r.user) <= 300  # short, beyond the cached system prompt
     # the persona's prompt as the engine builds it
     assert turns["michael-saylor"] == build_system_prompt(load_personas(IDS)["michael-saylor"], propositions=propositions_for(IDS))
+
+
+def test_the_poll_asks_hold_or_reject_and_reads_them_as_yes_and_no() -> None:
+    # the words a server that enforces the schema offers, and what the poll makes of them
+    asked = {"poll": lambda r, n: {"answer": "REJECT" if "Saylor" in r.system[:200] else "HOLD", "reason": "r", "confidence": 0.8}}
+    backend = Recording(_sim(), asked)
+    ctx = _ctx(backend)
+    ctx.result.crux_cards = [_card("c1", GOLD, yes="michael-saylor", no="peter-schiff")]
+    _poll(ctx)
+    [request] = [r for r in backend.requests if r.purpose == "poll"][:1]
+    assert "Do you hold the view it asks about, or reject it?" in request.user
+    assert request.schema_json()["properties"]["answer"]["enum"] == ["HOLD", "REJECT", "UNSURE"]
+    [card] = ctx.result.crux_cards
+    assert card.poll is not None and card.poll.answer_of("michael-saylor").answer == "NO"
+    assert card.personas["peter-schiff"].position == CardPosition.YES
 
 
 def test_the_poll_prompt_stays_short() -> None:
@@ -400,8 +374,8 @@ def test_the_simulator_answers_from_the_requests_text_alone() -> None:
                              hints=Hints(), cache_system=True)  # no speaker in the hints: read from the prompt
         request = request.model_copy(update={"output_schema": PollReply})
         reply = asyncio.run(sim.generate(request)).parsed
-        assert isinstance(reply, PollReply)
-        return reply.answer
+        assert isinstance(reply, PollReply) and reply.answer in ("HOLD", "REJECT", "UNSURE")  # the poll's own words
+        return str(reply.said)
 
     gold = f"Is it true that {GOLD[0].lower()}{GOLD[1:-1]}?"
     assert (ask("michael-saylor", gold), ask("peter-schiff", gold)) == ("NO", "YES")

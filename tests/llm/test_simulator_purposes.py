@@ -18,7 +18,7 @@ ANSWERED = {
     "closing", "cot_cards", "crux_pairs", "crux_turn", "crystallize", "decompose", "decompose_claims",
     "detect_disagreement", "dialogue_turn", "direct_cards", "discovery", "exit_check", "extract_beliefs",
     "final_output", "generate_attacks", "initial_arguments", "initial_stance", "judge", "judge_falsifiers",
-    "opening", "rebuttal", "resolution", "summarize", "take", "urgency", "validate_attacks", "worldview_positions", "poll", "poll_check", "pivot",
+    "opening", "rebuttal", "resolution", "summarize", "take", "urgency", "validate_attacks", "worldview_positions", "poll", "pivot",
 }
 
 

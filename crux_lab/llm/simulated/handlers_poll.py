@@ -7,9 +7,8 @@ alone, as a provider's model would, from the request's text.
   ..." asks the negation). The answer is that persona's own stance on the claim (its mind, as a
   system prompt is a real model's): YES for a claim it holds, NO for one it rejects, UNSURE when
   it is undecided or recognises no claim it has a view on; its confidence, and its reason in its
-  own words. ``drift`` makes it answer the opposite.
-- ``poll_check``: the same question asked as "do you hold the view or reject it?": HOLD where
-  ``poll`` says YES, REJECT where it says NO (``drift`` makes it answer the opposite, as above).
+  own words, in the poll's words (HOLD for yes, REJECT for no). ``drift`` makes it answer the
+  opposite.
 - ``pivot``: "Suppose it were settled that the answer is X. Would your answer to <topic>
   change?" The persona reads the topic in the question and its own stance on it: YES when the
   claim is the topic's own, or one of its flip conditions on the topic names the claim, or the
@@ -64,17 +63,7 @@ def poll(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     m = _QUESTION.search(request.user)
     question = m.group(1).strip() if m else request.user
     _, answer, confidence, reason = _own_view(ctx, persona, question)
-    return {"answer": answer, "confidence": round(confidence, 2), "reason": reason}
-
-
-@handler(Purpose.poll_check)
-def poll_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
-    """The respondent check: the question again, held or rejected."""
-    persona = asked(ctx, request)
-    m = _QUESTION.search(request.user)
-    question = m.group(1).strip() if m else request.user
-    _, answer, _, reason = _own_view(ctx, persona, question)
-    return {"answer": {"YES": "HOLD", "NO": "REJECT"}.get(answer, "UNSURE"), "reason": reason}
+    return {"answer": {"YES": "HOLD", "NO": "REJECT"}.get(answer, answer), "reason": reason, "confidence": round(confidence, 2)}
 
 
 def _nodes(persona: Persona, prop_id: str) -> set[str]:
