@@ -19,7 +19,7 @@ with the counts and left out. Two more tables: cruxes recovered **with sides** a
 held-out divisive statements (precision, recall@5, F1 with 95% intervals over conversations;
 arms such as ``direct+informed=true+samples=3`` and the canaries beside), and **persona
 fidelity** (:mod:`crux_lab.analysis.polis_fidelity`): each persona asked each held-out
-fidelity statement (the interim asker, :func:`crux_lab.eval.polis.ask_each_persona_interim`),
+fidelity statement (the poll, :func:`crux_lab.eval.polis.ask_each_persona`),
 accuracy and Cohen's kappa against its group's real vote, beside the majority and
 nearest-statement baselines (``--no-fidelity`` skips it).
 
@@ -48,7 +48,7 @@ from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: 
 from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
 from crux_lab.analysis.polis_fidelity import fidelity_row  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
-from crux_lab.eval.polis import ask_each_persona_interim, run_polis_eval  # noqa: E402
+from crux_lab.eval.polis import ask_each_persona, run_polis_eval  # noqa: E402
 
 DEFAULT_ENGINES = ("direct,direct+informed=true,direct+informed=true+samples=3,cot,blitz,classical,graph,dialogue,"
                    "dcg,panel,crux_rooms")
@@ -154,7 +154,7 @@ def main() -> None:
         for note in setup.skipped:
             print(f"  skipped: {note}", flush=True)
         if not args.no_fidelity and h is not None:
-            answers = ask_each_persona_interim(setup, backend=backend, models=models, base_url=url)
+            answers = ask_each_persona(setup, backend=backend, models=models, base_url=url)
             row = fidelity_row(answers, t, h, setup.minds)
             fidelity.append({**row, "answers": {f"{p}|{s}": a for (p, s), a in answers.items()}})
             print(f"  fidelity: persona {row['persona_accuracy']:.2f} (kappa {row['persona_kappa']:.2f}, "

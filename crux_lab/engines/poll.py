@@ -59,6 +59,7 @@ from crux_lab.personas.prompt import build_system_prompt
 
 __all__ = [
     "POLL_PROMPT",
+    "ask_alone",
     "PIVOT_PROMPT",
     "PivotReply",
     "PollParams",
@@ -310,6 +311,16 @@ async def _ask(ctx: EngineContext, system: str, persona_id: str, question: str, 
     answer = reply.said
     raw = None if answer else response.text[:500]
     return _answer(persona_id, answer or "UNSURE", reply.confidence if answer else 0.0, reply.reason.strip(), debate, raw=raw)
+
+
+async def ask_alone(ctx: EngineContext, persona_id: str, question: str) -> PersonaPollAnswer:
+    """One persona asked one question alone, as the poll asks it: the crux engines' system prompt
+    for that persona (its stances quoted) and the question. A failed request raises
+    :class:`~crux_lab.llm.base.LLMError`; an unreadable reply is UNSURE with the reply kept."""
+    try:
+        return await _ask(ctx, persona_system(None, ctx, persona_id), persona_id, as_question(question), None)
+    except _Failed as exc:
+        raise LLMError(str(exc)) from exc
 
 
 def _answer(pid: str, answer: str, confidence: float, reason: str, debate: tuple[str, str] | None, *, raw: str | None) -> PersonaPollAnswer:

@@ -41,7 +41,7 @@ from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 from crux_lab.store.runfiles import find_run_dirs, load_result
 
 __all__ = [
-    "ask_each_persona_interim",
+    "ask_each_persona",
     "conversation_view",
     "finished_runs",
     "polis_record",
@@ -49,7 +49,6 @@ __all__ = [
     "run_polis_eval",
 ]
 
-ANSWER_OF_STANCE = {"pro": "YES", "con": "NO", "uncertain": "UNSURE"}
 
 
 def run_polis_eval(
@@ -231,7 +230,7 @@ def conversation_view(
             "summary": summary, "notes": notes, "topic": setup.library.topic}
 
 
-def ask_each_persona_interim(
+def ask_each_persona(
     setup: PolisSetup,
     *,
     backend: str = OFFLINE,
@@ -240,19 +239,14 @@ def ask_each_persona_interim(
     base_url: str | None = None,
     structured: str | None = None,
 ) -> dict[tuple[str, str], str]:
-    """The interim asker of persona fidelity: each persona of ``setup``, alone with its own
-    system prompt, is asked whether it agrees with each held-out fidelity statement, one request
-    per persona and statement, through an engine context's backend (the classic engines'
-    initial-stance request with that statement as its only claim). Its stance becomes the
-    answer: pro YES, con NO, uncertain (or an unusable reply) UNSURE.
-
-    It stands in for the shared per-persona poll of the poll issue, which will replace it: the
-    fidelity scorer (:func:`crux_lab.analysis.polis_fidelity.score_fidelity`) reads only the
-    returned mapping ``{(persona_id, statement_id): "YES" | "NO" | "UNSURE"}``, so any asker
-    that returns one fits. Empty when the setup has no held-out statements. On the simulator a
-    persona answers from its mind: it reads which of its deck's statements the question states
-    (by word overlap) and gives its stance on that one."""
-    from crux_lab.engines.blackboard.claims import Claim, initial_stance
+    """Persona fidelity's answers, from the poll: each persona of ``setup``, alone with its own
+    system prompt, is asked each held-out fidelity statement as the poll asks a candidate crux
+    (:func:`crux_lab.engines.poll.ask_alone`: hold or reject the view), one request per persona
+    and statement. Returns ``{(persona_id, statement_id): "YES" | "NO" | "UNSURE"}``, the mapping
+    :func:`crux_lab.analysis.polis_fidelity.score_fidelity` reads; empty when the setup has no
+    held-out statements. On the simulator a persona answers from its mind: it reads which of
+    its deck's statements the question states (by word overlap) and gives its stance on it."""
+    from crux_lab.engines.poll import ask_alone
     from crux_lab.runner import DebateRun
 
     held, lib = setup.held, setup.library
@@ -270,8 +264,7 @@ def ask_each_persona_interim(
             try:
                 for pid in lib.persona_ids:
                     for sid, text in texts.items():
-                        stances, _ = await initial_stance(run.ctx, pid, [Claim("c1", text)])
-                        out[(pid, sid)] = ANSWER_OF_STANCE.get(stances["c1"].stance, "UNSURE")
+                        out[(pid, sid)] = (await ask_alone(run.ctx, pid, text)).answer
             finally:
                 close = getattr(run.ledger.backend, "aclose", None)
                 if close is not None:

@@ -1,5 +1,5 @@
 """Persona fidelity on Polis held-out statements: the scorer reads a plain answer mapping, the
-baselines answer from the mind, and the interim asker reaches each persona through the
+baselines answer from the mind, and the poll reaches each persona through the
 simulator. Data: tests/data/polis (real votes, CC BY 4.0, The Computational Democracy Project)."""
 
 from __future__ import annotations
@@ -95,17 +95,17 @@ def test_baselines_answer_from_the_mind(setup: PolisSetup) -> None:
     assert row["persona_accuracy"] == row["nearest_accuracy"] and row["pairs"] > 0
 
 
-def test_the_interim_asker_reaches_each_persona_on_the_simulator(setup: PolisSetup) -> None:
-    from crux_lab.eval.polis import ask_each_persona_interim
+def test_the_poll_reaches_each_persona_on_the_simulator(setup: PolisSetup) -> None:
+    from crux_lab.eval.polis import ask_each_persona
 
     assert setup.held is not None
-    answers = ask_each_persona_interim(setup)
+    answers = ask_each_persona(setup)
     assert set(answers) == {(p, s) for p in setup.library.persona_ids for s in setup.held.fidelity}
     assert set(answers.values()) <= {"YES", "NO", "UNSURE"}
     # Plumbing: asked its own mind's statements, each persona answers as its group voted.
     own = sorted({m.statement for mind in setup.minds for m in mind.stances})
     probe = dataclasses.replace(setup, held=dataclasses.replace(setup.held, fidelity=tuple(own)))
-    told = ask_each_persona_interim(probe)
+    told = ask_each_persona(probe)
     for mind in setup.minds:
         for m in mind.stances:
             assert told[(mind.persona_id, m.statement)] == ("YES" if m.stance == "pro" else "NO"), m
