@@ -202,6 +202,9 @@ class Candidate:
     cruxes: list[Crux] = field(default_factory=list)
     debate: dict[str, tuple[str, str]] = field(default_factory=dict)  # persona -> (YES|NO|NUANCED, words)
     order: int = 0
+    # A crux worded as a speaker's stance ("I don't accept that X."): the claim X, which the
+    # personas are asked and which the crux states once the poll has split it.
+    claim: str = ""
 
     @property
     def split_in_debate(self) -> bool:
@@ -227,6 +230,32 @@ def as_question(text: str) -> str:
     return f"Is it true that {body[:1].lower() + body[1:]}?" if body else ""
 
 
+# A speaker's stance around a claim: "I don't accept that X." rejects X; "I believe that X." holds it.
+_STANCE_FRAME = re.compile(
+    r"^(?:(?P<neg>i (?:don't|do not|cannot|can't) accept that|i disagree that|i reject (?:the (?:claim|idea|view) )?that|"
+    r"i don't (?:believe|think) that|i do not (?:believe|think) that|it is not the case that)|"
+    r"i (?:believe|think|hold|accept|agree) that)\s+", re.I)
+
+
+def stated_claim(text: str) -> tuple[str, bool]:
+    """The claim inside a sentence worded as a speaker's stance, and whether the stance rejects it.
+
+    >>> stated_claim("I don't accept that companies should hold Bitcoin.")
+    ('Companies should hold Bitcoin.', True)
+    >>> stated_claim("I believe that gold is money."), stated_claim("Gold is money.")
+    (('Gold is money.', False), ('Gold is money.', False))
+    >>> stated_claim("I don't accept that Bitcoin is money.")
+    ('Bitcoin is money.', True)
+    """
+    text = text.strip()
+    m = _STANCE_FRAME.match(text)
+    if m is None:
+        return text, False
+    rest = text[m.end():].strip()
+    claim = rest if rest[:1].isupper() else rest[:1].upper() + rest[1:]
+    return claim, m.group("neg") is not None
+
+
 def _crux_question(crux: Crux) -> str:
     if crux.source == "symmetric_difference":
         # "A holds: X. B holds: Y.": ask the first side's claim
@@ -248,14 +277,16 @@ def candidates(cards: Sequence[CruxCard], cruxes: Sequence[Crux]) -> list[Candid
     for crux in cruxes:
         if crux.id in mirrored or crux.source == "card" and any(c.card and c.card.question == crux.statement for c in out):
             continue
-        question = _crux_question(crux)
+        claim, rejects = stated_claim(crux.statement) if crux.source != "symmetric_difference" else ("", False)
+        question = as_question(claim) if claim != crux.statement.strip() else _crux_question(crux)
         if not question:
             continue
         sides: dict[str, tuple[str, str]] = {}
         for side, members in (("YES", crux.yes_side), ("NO", crux.no_side)):
-            for s in members:
-                sides.setdefault(s.persona_id, (side, s.statement))
-        out.append(Candidate("crux", crux.id, question, cruxes=[crux], debate=sides, order=len(out)))
+            for s in members:  # a side of "I don't accept that X" is the other side of X
+                sides.setdefault(s.persona_id, ({"YES": "NO", "NO": "YES"}[side] if rejects else side, s.statement))
+        out.append(Candidate("crux", crux.id, question, cruxes=[crux], debate=sides, order=len(out),
+                             claim=claim if claim != crux.statement.strip() else ""))
     return out
 
 
@@ -499,6 +530,9 @@ def _apply(result: Any, chosen: Sequence[Candidate], polls: Mapping[str, CruxPol
             for crux in cand.cruxes:
                 crux.yes_side, crux.no_side, crux.poll = [s.model_copy() for s in yes], [s.model_copy() for s in no], poll
                 crux.sides_known = None
+                if cand.claim:  # the claim itself, not a speaker's stance on it
+                    result.fault_lines = [cand.claim if f == crux.statement else f for f in result.fault_lines]
+                    crux.statement = cand.claim
             if cand.card is not None:
                 cand.card.personas = _card_positions(cand.card, poll)
                 cand.card.poll = poll

@@ -151,6 +151,25 @@ def test_a_crux_statement_takes_the_polls_sides() -> None:
     assert crux.poll is not None and [s.statement for s in crux.poll.debate_yes_side] == ["Schiff's words"]
 
 
+def test_a_crux_worded_as_a_speakers_stance_is_asked_and_stated_as_its_claim() -> None:
+    # "I don't accept that X", with its speaker on YES: the personas are asked X, the debate's
+    # sides are read the other way round, and the crux states X with the poll's sides
+    denial = f"I don't accept that {TREASURY[0].lower()}{TREASURY[1:]}"
+    backend = Recording(_sim())
+    ctx = _ctx(backend)
+    ctx.result.cruxes = [Crux(id="x", statement=denial, source="assumption",
+                              yes_side=[CruxSide(persona_id="peter-schiff", statement=denial)],
+                              no_side=[CruxSide(persona_id="michael-saylor", statement="Saylor's words")])]
+    ctx.result.fault_lines = [denial]
+    _poll(ctx)
+    asked = {r.user for r in backend.requests if r.purpose == "poll"}
+    assert all("Question: Is it true that companies should hold Bitcoin" in u and "accept" not in u for u in asked)
+    [crux] = ctx.result.cruxes
+    assert crux.statement == TREASURY and ctx.result.fault_lines == [TREASURY]
+    assert [s.persona_id for s in crux.yes_side] == ["michael-saylor"] and [s.persona_id for s in crux.no_side] == ["peter-schiff"]
+    assert crux.poll is not None and crux.poll.flips == []  # the debate had them the same way round
+
+
 def test_a_candidate_every_persona_answers_alike_is_common_ground_not_a_crux() -> None:
     ctx = _ctx(_sim())
     ctx.result.crux_cards = [_card("c1", LEDGER, yes="michael-saylor", no="peter-schiff")]
