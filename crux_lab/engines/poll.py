@@ -500,18 +500,32 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
     flips = "; ".join(
         a.flip_line(names.get(a.persona_id, a.persona_id)) for p in polls.values() for a in p.flips
     )
-    dropped = sum(1 for p in polls.values() if p.status in ("unanimous", "unsplit"))
+    split, alike, unsplit = (sum(1 for p in polls.values() if p.status == s) for s in ("split", "unanimous", "unsplit"))
     summary.note = (
-        f"{summary.polled} of {len(found)} candidates polled; {sum(1 for p in polls.values() if p.status == 'split')} split, "
-        f"{sum(1 for p in polls.values() if p.status == 'unanimous')} answered alike (common ground), "
-        f"{sum(1 for p in polls.values() if p.status == 'unsplit')} not split, {len(summary.unpolled)} unpolled, "
+        f"{summary.polled} of {len(found)} candidates polled; {split} split, {alike} answered alike (common ground), "
+        f"{unsplit} not split, {len(summary.unpolled)} unpolled, "
         f"{len(summary.over_limit)} over the limit; {summary.flips} side flip(s), {summary.decisive} decisive"
     )
     yield Status(message=f"poll: {summary.note}" + (f". {flips}" if flips else ""))
-    if dropped and not result.cruxes and not result.crux_cards:
-        result.regime_description = (result.regime_description + " " if result.regime_description else "") + (
-            "Asked alone, the personas split on none of the candidate cruxes."
-        )
+    if alike or unsplit:  # the engine's own description counted candidates the poll then ruled out
+        result.regime_description = (result.regime_description + " " if result.regime_description else "") + after_poll_line(
+            split, alike, unsplit)
+
+
+def after_poll_line(split: int, alike: int, unsplit: int) -> str:
+    """What the poll left of the candidates, for the end of the run's description.
+
+    >>> after_poll_line(1, 2, 0)
+    'Asked alone, the personas split 1 of the 3 candidates polled; 2 they answered alike are common ground, not cruxes.'
+    >>> after_poll_line(0, 0, 2)
+    'Asked alone, the personas split on none of the candidate cruxes; 2 without a YES against a NO were dropped.'
+    """
+    polled = split + alike + unsplit
+    head = (f"Asked alone, the personas split {split} of the {polled} candidates polled" if split
+            else "Asked alone, the personas split on none of the candidate cruxes")
+    parts = ([f"{alike} they answered alike {'is' if alike == 1 else 'are'} common ground, not cruxes"] if alike else []) + (
+        [f"{unsplit} without a YES against a NO {'was' if unsplit == 1 else 'were'} dropped"] if unsplit else [])
+    return head + ("; " + "; ".join(parts) if parts else "") + "."
 
 
 def _apply(result: Any, chosen: Sequence[Candidate], polls: Mapping[str, CruxPoll], ids: Sequence[str], summary: PollSummary) -> None:

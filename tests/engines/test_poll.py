@@ -180,6 +180,8 @@ def test_a_candidate_every_persona_answers_alike_is_common_ground_not_a_crux() -
     [ground] = [g for g in ctx.result.common_ground if g.source == "poll"]
     assert ground.poll is not None and ground.poll.note == "every persona answered YES when asked alone"
     assert ground.agreed_side is not None and ground.agreed_side.value == "YES" and ground.persona_ids == IDS
+    # the run's description no longer reads as if the candidate were a crux
+    assert ctx.result.regime_description.endswith("split on none of the candidate cruxes; 1 they answered alike is common ground, not cruxes.")
 
 
 def test_a_candidate_the_poll_does_not_split_is_dropped_and_kept_in_the_summary() -> None:
