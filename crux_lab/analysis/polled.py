@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from crux_lab.models.domain import Crux, CruxCard, CruxPoll
 from crux_lab.models.result import DebateResult
 
-__all__ = ["answers_line", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
+__all__ = ["answers_line", "poll_sections", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
 
 
 def names_text(ids: Sequence[str], names: Mapping[str, str]) -> str:
@@ -88,6 +88,26 @@ def crux_poll_lines(crux: Crux | CruxCard, names: Mapping[str, str]) -> list[str
     return out + flip_lines(poll, names)
 
 
+def poll_sections(result: DebateResult, names: Mapping[str, str]) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """What the run's poll left out of the cruxes, in words: ``(heading, items)`` sections
+    (common ground, not cruxes, unpolled) and plain lines after them. One source for the CLI
+    summary and the report."""
+    s = result.poll
+    if s is None:
+        return [], []
+    ground = [f"{g.statement} ({g.poll.note or unanimous_line(g.poll)})" for g in result.common_ground if g.poll is not None]
+    sections = [
+        ("Common ground (every persona gave the same answer when asked alone)", ground),
+        ("Not cruxes (asked alone, no persona answered against another)", [f"{p.question} ({answers_line(p, names)})" for p in s.not_split]),
+        ("Unpolled (a request failed; the debate's sides stand)", list(s.unpolled)),
+    ]
+    lines = [f"{len(s.over_limit)} more candidate(s) were over the poll's limit and keep their debate sides."] if s.over_limit else []
+    if s.graph_pivot_agreement is not None:
+        lines.append(f"The argument graph's pivots agree with the personas' own pivot answers in "
+                     f"{s.graph_pivot_agreement:.0%} of {s.graph_pivot_pairs} crux-persona pairs.")
+    return [(h, items) for h, items in sections if items], lines
+
+
 def poll_lines(result: DebateResult, names: Mapping[str, str]) -> list[str]:
     """The run's poll in a few lines (the CLI summary and the console)."""
     s = result.poll
@@ -95,17 +115,8 @@ def poll_lines(result: DebateResult, names: Mapping[str, str]) -> list[str]:
         return []
     if s.status == "skipped":
         return [f"poll: skipped ({s.note})"]
-    lines = [f"poll: {s.note}" if s.note else "poll: done"]
-    for g in result.common_ground:
-        if g.poll is not None:
-            lines.append(f"  common ground: {g.statement} ({unanimous_line(g.poll)})")
-    for p in s.not_split:
-        lines.append(f"  not a crux (no one answered against another): {p.question}")
-    if s.over_limit:
-        lines.append(f"  left unpolled over the limit: {len(s.over_limit)}")
-    if s.unpolled:
-        lines.append(f"  unpolled (a request failed): {'; '.join(s.unpolled)}")
-    if s.graph_pivot_agreement is not None:
-        lines.append(f"  the argument graph's pivots agree with the personas' own answers in {s.graph_pivot_agreement:.0%} "
-                     f"of {s.graph_pivot_pairs} crux-persona pairs")
-    return lines
+    sections, lines = poll_sections(result, names)
+    out = [f"poll: {s.note}" if s.note else "poll: done"]
+    for heading, items in sections:
+        out += [f"  {heading}: {item}" for item in items]
+    return out + [f"  {line}" for line in lines]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from crux_lab.analysis.polled import answers_line, decisive_line, flip_lines
+from crux_lab.analysis.polled import answers_line, decisive_line, flip_lines, poll_sections
 from crux_lab.backends import registered
 from crux_lab.models.accounting import LLMCall, Usage
 from crux_lab.models.domain import Camp, Crux, CruxCard, CruxPoll, CruxSide, DCGState, DialogueTurn
@@ -199,21 +199,11 @@ def poll_html(result: DebateResult, names: Mapping[str, str] | None = None) -> H
     if s is None:
         return HTMLBlock("<div><i>(no poll in this run)</i></div>")
     parts = [f"<div>{esc(s.note)}</div>"] if s.note else []
-    ground = [g for g in result.common_ground if g.poll is not None]
-    if ground:
-        items = "".join(f"<li>{esc(g.statement)} <i>({esc(g.poll.note if g.poll else '')})</i></li>" for g in ground)
-        parts.append(f"<div><b>Common ground</b> (every persona gave the same answer when asked alone):<ul>{items}</ul></div>")
-    if s.not_split:
-        items = "".join(f"<li>{esc(p.question)} <i>({esc(answers_line(p, names))})</i></li>" for p in s.not_split)
-        parts.append(f"<div><b>Not cruxes</b> (asked alone, no persona answered against another):<ul>{items}</ul></div>")
-    if s.unpolled:
-        items = "".join(f"<li>{esc(q)}</li>" for q in s.unpolled)
-        parts.append(f"<div><b>Unpolled</b> (a request failed; the debate's sides stand):<ul>{items}</ul></div>")
-    if s.over_limit:
-        parts.append(f"<div>{len(s.over_limit)} more candidate(s) were over the poll's limit and keep their debate sides.</div>")
-    if s.graph_pivot_agreement is not None:
-        parts.append(f"<div>The argument graph's pivots agree with the personas' own pivot answers in "
-                     f"{s.graph_pivot_agreement:.0%} of {s.graph_pivot_pairs} crux-persona pairs.</div>")
+    sections, lines = poll_sections(result, names)
+    for heading, items in sections:
+        title, _, why = heading.partition(" (")
+        parts.append(f"<div><b>{esc(title)}</b> ({esc(why)}:<ul>{''.join(f'<li>{esc(i)}</li>' for i in items)}</ul></div>")
+    parts += [f"<div>{esc(line)}</div>" for line in lines]
     return HTMLBlock('<div class="cl-poll-summary">' + "".join(parts) + "</div>")
 
 

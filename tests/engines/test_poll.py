@@ -193,6 +193,28 @@ def test_a_candidate_the_poll_does_not_split_is_dropped_and_kept_in_the_summary(
     assert ctx.result.poll is not None and [p.status for p in ctx.result.poll.not_split] == ["unsplit"]
 
 
+def test_the_cli_summary_and_the_report_say_the_same_of_what_the_poll_ruled_out() -> None:
+    from crux_lab.analysis.polled import poll_lines
+    from crux_lab.viz.transcript import poll_html
+
+    unsure = {"poll": lambda r, n: {"answer": "YES" if "Saylor" in r.system[:200] or "ledger" in r.user else "UNSURE",
+                                    "confidence": 0.5, "reason": "r"}}
+    ctx = _ctx(Recording(_sim(), unsure))
+    ctx.result.crux_cards = [_card("c1", GOLD, yes="michael-saylor", no="peter-schiff"),
+                             _card("c2", LEDGER, yes="michael-saylor", no="peter-schiff")]
+    _poll(ctx)
+    names = {"michael-saylor": "Michael Saylor", "peter-schiff": "Peter Schiff"}
+    lines, html = poll_lines(ctx.result, names), poll_html(ctx.result, names).html
+    ledger = next(line for line in lines if "Common ground" in line)
+    gold = next(line for line in lines if "Not cruxes" in line)
+    assert "ledger" in ledger and "every persona answered YES when asked alone" in ledger
+    assert "gold will outperform" in gold and "Michael Saylor YES" in gold and "Peter Schiff UNSURE" in gold
+    for line in (ledger, gold):
+        item = line.split("): ", 1)[1]
+        assert html.count(item.replace("'", "&#x27;")) == 1, item
+    assert "<b>Common ground</b>" in html and "<b>Not cruxes</b>" in html
+
+
 def test_the_pivot_test_ranks_decisive_cruxes_first() -> None:
     # decisive for Schiff on the second card only
     def pivot(request: LLMRequest, n: int) -> dict[str, str]:
