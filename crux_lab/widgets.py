@@ -64,6 +64,7 @@ from crux_lab.viz.transcript import (
     crux_cards_html,
     cruxes_html,
     disputes_html,
+    poll_html,
     regime_text,
     transcript_html,
 )
@@ -318,7 +319,7 @@ class DebateConsole:
     def findings_html(self) -> str:
         """What the engine found, in its own shape: dcg's disputes with their two sides, the
         cruxes with who holds which side, panel's crux cards; when the run ends, its cruxes,
-        cards, camps and regime as saved."""
+        cards, camps and regime as saved, and what the poll made of the candidates."""
         s, names = self.state, self.names
         parts: list[str] = []
         r = self.result
@@ -334,6 +335,8 @@ class DebateConsole:
         cards = r.crux_cards if r is not None else s.cards
         if cards or s.structure == "rooms":
             parts.append(f"<div><b>crux cards ({len(cards)})</b></div>" + crux_cards_html(cards, names=names).html)
+        if r is not None and r.poll is not None:
+            parts.append("<div><b>the poll</b> (each persona asked alone)</div>" + poll_html(r, names=names).html)
         if not parts:
             parts.append("<div><i>(nothing found yet)</i></div>")
         return "".join(parts)

@@ -188,12 +188,17 @@ def test_dcg_findings_show_disputes_with_two_sides_and_the_cruxes() -> None:
 
 
 def test_dialogue_findings_show_cruxes_camps_and_one_regime_label() -> None:
+    from crux_lab.viz._text import esc
+
     console = DebateConsole(deck="crypto", engine="dialogue", max_turns=16)  # the simulated speakers disagree once they heard each other
     result = console.start()
     assert result is not None and result.cruxes
     html = console.cards.value
     assert f"cruxes ({len(result.cruxes)})" in html and "<b>camps</b>" in html
     assert "polarized: Polarized" not in html and "partial: Partial" not in html
+    # the poll's sides on every crux, and its summary
+    assert result.poll is not None and result.poll.note and esc(result.poll.note) in html
+    assert any(c.poll is not None for c in result.cruxes) and "asked alone" in html
 
 
 def test_the_report_link_is_served_by_the_jupyter_server(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
