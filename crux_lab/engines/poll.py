@@ -227,7 +227,19 @@ def as_question(text: str) -> str:
     if text.endswith("?"):
         return text
     body = text.rstrip(".!;:")
-    return f"Is it true that {body[:1].lower() + body[1:]}?" if body else ""
+    return f"Is it true that {_lower_first(body)}?" if body else ""
+
+
+def _lower_first(text: str) -> str:
+    """The text as the middle of a sentence: its first letter lower-cased, unless its first word
+    looks like a name (capitalised again later in the text, an acronym, or "I").
+
+    >>> _lower_first("Rents fall."), _lower_first("Bitcoin beats gold, and Bitcoin is money."), _lower_first("AI grows.")
+    ('rents fall.', 'Bitcoin beats gold, and Bitcoin is money.', 'AI grows.')
+    """
+    first = text.split(" ", 1)[0].rstrip(",.;:").removesuffix("'s")
+    named = first == "I" or (len(first) > 1 and first.isupper()) or re.search(rf"\s{re.escape(first)}\b", text) is not None
+    return text if named or not first else text[:1].lower() + text[1:]
 
 
 # A speaker's stance around a claim: "I don't accept that X." rejects X; "I believe that X." holds it.
@@ -256,12 +268,14 @@ def stated_claim(text: str) -> tuple[str, bool]:
     return claim, m.group("neg") is not None
 
 
-def _crux_question(crux: Crux) -> str:
+def _crux_claim(crux: Crux) -> tuple[str, bool]:
+    """The claim a crux puts to the personas, and whether its sides stand on the claim's
+    negation: a symmetric-difference crux ("A holds: X. B holds: Y.") asks its first side's
+    claim; a crux worded as a speaker's stance asks the claim inside it."""
     if crux.source == "symmetric_difference":
-        # "A holds: X. B holds: Y.": ask the first side's claim
         first = next((s.statement for s in crux.yes_side if s.statement.strip()), "")
-        return as_question(first.split("; ")[0]) if first else ""
-    return as_question(crux.statement)
+        return stated_claim(first.split("; ")[0]) if first else ("", False)
+    return stated_claim(crux.statement)
 
 
 def candidates(cards: Sequence[CruxCard], cruxes: Sequence[Crux]) -> list[Candidate]:
@@ -277,16 +291,16 @@ def candidates(cards: Sequence[CruxCard], cruxes: Sequence[Crux]) -> list[Candid
     for crux in cruxes:
         if crux.id in mirrored or crux.source == "card" and any(c.card and c.card.question == crux.statement for c in out):
             continue
-        claim, rejects = stated_claim(crux.statement) if crux.source != "symmetric_difference" else ("", False)
-        question = as_question(claim) if claim != crux.statement.strip() else _crux_question(crux)
+        claim, rejects = _crux_claim(crux)
+        question = as_question(claim)
         if not question:
             continue
         sides: dict[str, tuple[str, str]] = {}
         for side, members in (("YES", crux.yes_side), ("NO", crux.no_side)):
             for s in members:  # a side of "I don't accept that X" is the other side of X
                 sides.setdefault(s.persona_id, ({"YES": "NO", "NO": "YES"}[side] if rejects else side, s.statement))
-        out.append(Candidate("crux", crux.id, question, cruxes=[crux], debate=sides, order=len(out),
-                             claim=claim if claim != crux.statement.strip() else ""))
+        restated = crux.source != "symmetric_difference" and claim != crux.statement.strip()
+        out.append(Candidate("crux", crux.id, question, cruxes=[crux], debate=sides, order=len(out), claim=claim if restated else ""))
     return out
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from crux_lab import engines
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.direct import BaselineParams
 from crux_lab.engines.poll import POLL_PROMPT, PollReply, decisive_line, run_poll
@@ -445,3 +446,16 @@ def test_where_there_is_an_argument_graph_its_pivots_are_compared_with_the_perso
     # the graph: deciding either argument decides both personas' claims; Saylor agrees, Schiff does not
     assert ctx.result.poll is not None and ctx.result.poll.graph_pivot_pairs == 2
     assert ctx.result.poll.graph_pivot_agreement == 0.5
+
+
+POLLED_BY_DEFAULT = [n for n in engines.registered() if getattr(engines.ENGINES.get(n).params_model(), "poll", False)]
+
+
+@pytest.mark.parametrize("engine", POLLED_BY_DEFAULT)
+def test_no_engine_shows_a_crux_its_own_poll_did_not_split(engine: str) -> None:
+    result = asyncio.run(run_debate(DebateConfig(topic=TOPIC, persona_ids=IDS, engine=engine, seed=0, max_turns=8)))
+    assert result.poll is not None and result.poll.status == "done"
+    over = set(result.poll.over_limit)
+    for item, poll in [*((c.statement, c.poll) for c in result.cruxes), *((c.question, c.poll) for c in result.crux_cards)]:
+        asked = poll is not None and (poll.status == "split" or poll.status == "unpolled" and poll.note)
+        assert asked or any(item in q or q.endswith(f"{item[1:]}?") for q in over), (engine, item, poll)
