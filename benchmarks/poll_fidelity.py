@@ -211,7 +211,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|")
     for o in out["orders"]:
         print(f"| {o['order']} | {o['answers']} | {o['right']} | {o['right_pro']} | {o['right_con']} | {o['yes_share']} | "
-              f"{o['split_right']} of {o['contested_propositions']} | {o['tokens_in']:,} / {o['tokens_out']:,} | {o['wall_s']} |")
+              f"{round((o['split_right'] or 0) * o['contested_propositions'])} of {o['contested_propositions']} | {o['tokens_in']:,} / {o['tokens_out']:,} | {o['wall_s']} |")
     target = args.out or ROOT / f"benchmarks/results/poll_fidelity-{args.backend}-{args.set}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
