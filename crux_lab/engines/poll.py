@@ -164,7 +164,8 @@ POLL_ANSWERS = ("YES", "NO", "UNSURE")
 # The words a persona is asked to answer in. Put as a yes/no question, Qwen2.5-1.5B answered YES
 # to every planted proposition of the dev scenario housing (24 of 24, the 9 its personas reject
 # included); asked whether it holds or rejects the view, it answered 19 of 24 as its stance
-# says (benchmarks/poll_fidelity.py; benchmarks/README.md). YES and NO are read as well.
+# says, and 0.63 of the 126 answers on all six dev scenarios, half of them YES
+# (benchmarks/poll_fidelity.py; benchmarks/README.md). YES and NO are read as well.
 POLL_ENUM = ("HOLD", "REJECT", "UNSURE")
 POLL_WORDS = (*POLL_ENUM, "YES", "NO")
 PIVOT_ANSWERS = ("YES", "NO", "PARTLY")
