@@ -23,6 +23,7 @@ from crux_lab.engines.base import (
     debate_output,
     validate_params,
 )
+from crux_lab.engines.guards import TooWeakToPlay
 from crux_lab.engines.poll import poll_on, run_poll
 from crux_lab.limits import check_params
 from crux_lab.llm import Backend, LLMError, backend_for_debate, check_structured
@@ -102,6 +103,7 @@ class DebateRun:
             self.event_log.parent.mkdir(parents=True, exist_ok=True)
             log = self.event_log.open("w", encoding="utf-8")
         finished = False
+        polled = False
 
         def record(event: DebateEvent) -> DebateEvent:
             event = event.model_copy(update={"seq": len(self.result.events)})
@@ -127,7 +129,6 @@ class DebateRun:
                 if check.warning():
                     yield record(EngineError(level="warning", purpose="structured_output", error=check.warning() or ""))
             gen = self.engine.run(self.ctx)
-            polled = False
             try:
                 async for event in gen:
                     if event.type in FINAL_EVENTS and not polled and not self._stop:
@@ -153,6 +154,12 @@ class DebateRun:
             if log is not None:
                 log.write(scrub(err.model_dump_json()) + "\n")
             yield err
+            if isinstance(exc, TooWeakToPlay) and not polled and not self._stop and poll_on(self.params):
+                # The guards ended the debate early; the candidates it made are still put to the
+                # personas, so no crux of the run keeps sides the poll never asked about.
+                polled = True
+                async for polled_event in run_poll(self.ctx, self.engine):
+                    yield record(polled_event)
         finally:
             # An engine that saw ctx.cancelled and returned early is not complete either.
             self.result.complete = finished and not self.ctx.cancelled and self.result.error is None

@@ -459,3 +459,33 @@ def test_no_engine_shows_a_crux_its_own_poll_did_not_split(engine: str) -> None:
     for item, poll in [*((c.statement, c.poll) for c in result.cruxes), *((c.question, c.poll) for c in result.crux_cards)]:
         asked = poll is not None and (poll.status == "split" or poll.status == "unpolled" and poll.note)
         assert asked or any(item in q or q.endswith(f"{item[1:]}?") for q in over), (engine, item, poll)
+
+
+class _EndsEarly:
+    """An engine whose guards end the debate after it has made one card."""
+
+    name = "direct"
+
+    async def run(self, ctx: EngineContext) -> Any:
+        from crux_lab.engines.guards import TooWeakToPlay
+
+        ctx.result.crux_cards = [_card("c1", GOLD, yes="michael-saylor", no="peter-schiff")]
+        raise TooWeakToPlay("debate ended early: the echo guard kept out 4 persona turns in a row (a test)")
+        yield  # an async generator, as engines are
+
+
+def test_a_debate_the_guards_end_early_still_polls_its_candidates() -> None:
+    run = DebateRun(DebateConfig(topic=TOPIC, persona_ids=IDS, engine="direct", seed=0))
+    run.engine = _EndsEarly()  # type: ignore[assignment]
+
+    async def go() -> list[DebateEvent]:
+        return [e async for e in run.events()]
+
+    events = asyncio.run(go())
+    result = run.result
+    assert not result.complete and result.error and result.error.startswith("debate ended early")
+    [card] = result.crux_cards
+    assert card.poll is not None and card.poll.status == "split"  # asked, and the poll's sides
+    assert card.personas["michael-saylor"].position == CardPosition.NO
+    kinds = [e.type for e in events]
+    assert kinds.index("engine_error") < kinds.index("crux_polled")
