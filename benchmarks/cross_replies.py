@@ -63,6 +63,8 @@ def build_requests(max_tokens: int) -> dict[str, LLMRequest]:
 
 
 def verdict(city: str, text: str, solo: dict[str, str]) -> str:
+    if text.startswith("ERROR"):
+        return "no reply to judge (the request failed)"
     other = next(c for c in CITIES if c != city)
     own_named, other_named = city in text, other in text
     if other_named and not own_named:
@@ -76,8 +78,8 @@ def verdict(city: str, text: str, solo: dict[str, str]) -> str:
     return "own" if own_named else "unclear (no city named)"
 
 
-def backend_for(url: str, model: str, leases: bool) -> OpenAIBackend:
-    b = OpenAIBackend(models={"strong": model, "fast": model}, base_url=url, structured="prompt")
+def backend_for(url: str, model: str, leases: bool, structured: str = "prompt") -> OpenAIBackend:
+    b = OpenAIBackend(models={"strong": model, "fast": model}, base_url=url, structured=structured)  # type: ignore[arg-type]
     if not leases:
         b.leases = None
     return b
@@ -92,8 +94,8 @@ async def staggered(coros: list[Any], stagger_s: float) -> list[Any]:
 
 
 async def via_backend(url: str, model: str, requests: list[tuple[str, LLMRequest]], slot: int, leases: bool,
-                      stagger_s: float = 0.0) -> list[str]:
-    backends = [backend_for(url, model, leases) for _ in requests]
+                      stagger_s: float = 0.0, structured: str = "prompt") -> list[str]:
+    backends = [backend_for(url, model, leases, structured) for _ in requests]
     for b in backends:
         await b._context_size("probe")  # learns the slots, as a first call would
         b.slot_for = lambda _r, s=slot: s  # type: ignore[method-assign]  # every request on one slot
@@ -106,8 +108,9 @@ async def via_backend(url: str, model: str, requests: list[tuple[str, LLMRequest
 
 
 async def via_raw(url: str, model: str, requests: list[tuple[str, LLMRequest]], slot: int,
-                  stagger_s: float = 0.0) -> list[str]:
-    b = backend_for(url, model, False)
+                  stagger_s: float = 0.0, structured: str = "prompt") -> list[str]:
+    b = backend_for(url, model, False, structured)
+    await b.check_structured()  # the same response_format the backend would send
 
     def body(r: LLMRequest) -> dict[str, Any]:
         from crux_lab.llm.structured import user_content
@@ -136,25 +139,26 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     model = args.model
     batch = [(CITIES[i % 2], reqs[CITIES[i % 2]]) for i in range(args.requests)]
     out: dict[str, Any] = {"server": url, "slots": slots, "slot": slot, "requests": args.requests,
-                           "max_tokens": args.max_tokens, "leases": args.leases, "stagger_s": args.stagger_s, "runs": {}}
+                           "max_tokens": args.max_tokens, "structured": args.structured, "leases": args.leases, "stagger_s": args.stagger_s, "runs": {}}
     solo: dict[str, str] = {}
     if not args.no_solo:
         t0 = time.perf_counter()
         for city in CITIES:
-            [solo[city]] = await via_raw(url, model, [(city, reqs[city])], slot)
+            [solo[city]] = await via_raw(url, model, [(city, reqs[city])], slot, structured=args.structured)
         out["solo"] = solo
         print(f"solo: {time.perf_counter() - t0:.1f}s")
     for mode in args.via.split(","):
         t0 = time.perf_counter()
         if mode == "backend":
-            texts = await via_backend(url, model, batch, slot, args.leases, args.stagger_s)
+            texts = await via_backend(url, model, batch, slot, args.leases, args.stagger_s, args.structured)
         else:
-            texts = await via_raw(url, model, batch, slot, args.stagger_s)
+            texts = await via_raw(url, model, batch, slot, args.stagger_s, args.structured)
         rows = [{"asked": city, "verdict": verdict(city, text, solo), "reply": text[:600]}
                 for (city, _), text in zip(batch, texts, strict=True)]
         crossed = sum(1 for r in rows if r["verdict"].startswith("crossed"))
-        out["runs"][mode] = {"crossed": crossed, "of": len(rows), "wall_s": round(time.perf_counter() - t0, 1), "replies": rows}
-        print(f"{mode}: {crossed} of {len(rows)} crossed ({time.perf_counter() - t0:.1f}s)")
+        judged = sum(1 for r in rows if not r["verdict"].startswith("no reply"))
+        out["runs"][mode] = {"crossed": crossed, "of": len(rows), "judged": judged, "wall_s": round(time.perf_counter() - t0, 1), "replies": rows}
+        print(f"{mode}: {crossed} of {len(rows)} crossed, {judged} judged ({time.perf_counter() - t0:.1f}s)")
         for r in rows:
             print(f"  asked {r['asked']:<11} -> {r['verdict']}: {r['reply'][:90]!r}")
     return out
@@ -168,6 +172,9 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=4)
     ap.add_argument("--slot", type=int, default=None, help="default: the last (spare) slot")
     ap.add_argument("--max-tokens", type=int, default=160)
+    ap.add_argument("--structured", default="prompt",
+                    help="the backend's structured-output mode: prompt (the stand-in's), or auto (a real server's "
+                         "default: a JSON schema where the server enforces one)")
     ap.add_argument("--leases", action="store_true", help="backend mode: use the cross-process slot leases")
     ap.add_argument("--no-solo", action="store_true")
     ap.add_argument("--stagger-s", type=float, default=0.2, help="between the starts of the batch's requests")
