@@ -98,6 +98,7 @@ async def via_backend(url: str, model: str, requests: list[tuple[str, LLMRequest
     backends = [backend_for(url, model, leases, structured) for _ in requests]
     for b in backends:
         await b._context_size("probe")  # learns the slots, as a first call would
+        await b.check_structured()  # its canary goes now, not between the batch's requests
         b.slot_for = lambda _r, s=slot: s  # type: ignore[method-assign]  # every request on one slot
     try:
         replies = await staggered([b.generate(r) for b, (_, r) in zip(backends, requests, strict=True)], stagger_s)

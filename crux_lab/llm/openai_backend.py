@@ -667,7 +667,7 @@ def sharing_line(base_url: str, workers: int, slots: int | None = None, *, probe
                 f"{DEFAULT_CONCURRENCY} requests at once")
     if slots is None and probe:
         slots = server_slots(url)
-    across = f"across the {workers} workers and every other crux_lab process on this machine"
+    across = f"across the {workers} worker{'s' if workers != 1 else ''} and every other crux_lab process on this machine"
     if slots is not None and slots >= 3:
         return (f"local server {url}: {slots} slots ({slots - 1} for personas, 1 spare), one request at a "
                 f"time per slot {across} (slot leases in {lease_dir()})")

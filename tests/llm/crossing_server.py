@@ -1,9 +1,9 @@
 """A stand-in llama.cpp server with the fault that crossed replies between debates.
 
-What ``benchmarks/cross_replies.py`` found (and the 2026-11-27 runs showed): a request sent
-to a slot while another request holds it waits for the slot, and is then answered about the
-prompt the slot held before it, not its own. This server does exactly that, on purpose, and
-otherwise answers like llama.cpp: ``/props`` (``total_slots``, ``n_ctx``), ``/v1/models``,
+What ``benchmarks/cross_replies.py`` found on a real llama.cpp server (2026-11-28, raw HTTP, no
+crux_lab code): when a second request arrives for a slot that is still working on a first one,
+the first request is answered about the second one's prompt; the second then gets its own
+answer. This server does exactly that, on purpose, and otherwise answers like llama.cpp: ``/props`` (``total_slots``, ``n_ctx``), ``/v1/models``,
 the structured-output canary enforced, and a chat completion for everything else.
 
 A chat reply is a crux-card reply (the ``direct`` and ``cot`` baselines' schema) about the
@@ -78,8 +78,7 @@ class CrossingState:
     exchanges: list[Exchange] = field(default_factory=list)
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _busy: dict[int, str] = field(default_factory=dict)  # slot -> the prompt it is working on
-    _last: dict[int, str] = field(default_factory=dict)  # slot -> the prompt it worked on last
-    _waiting: dict[int, int] = field(default_factory=dict)
+    _waiting: dict[int, list[str]] = field(default_factory=dict)  # slot -> prompts waiting for it
 
     def answer(self, body: dict[str, Any]) -> str:
         """The prompt a chat request is answered about (the fault included)."""
@@ -92,19 +91,18 @@ class CrossingState:
             if slot not in self._busy:
                 self._busy[slot] = own
                 # Hold the slot until another request arrives for it (or for hold_s).
-                self._cond.wait_for(lambda: self._waiting.get(slot, 0) > 0, timeout=self.hold_s)
+                self._cond.wait_for(lambda: bool(self._waiting.get(slot)), timeout=self.hold_s)
+                # The fault: the request holding the slot is answered about the newcomer's prompt.
+                waiting = self._waiting.get(slot) or [own]
+                answered = waiting[0]
                 del self._busy[slot]
-                self._last[slot] = own
                 self._cond.notify_all()
-                answered = own
             else:
-                self._waiting[slot] = self._waiting.get(slot, 0) + 1
+                self._waiting.setdefault(slot, []).append(own)
                 self._cond.notify_all()
                 self._cond.wait_for(lambda: slot not in self._busy)
-                self._waiting[slot] -= 1
-                # The fault: the waiting request is answered about the slot's previous prompt.
-                answered = self._last.get(slot, own)
-                self._last[slot] = own
+                self._waiting[slot].remove(own)
+                answered = own
         self._log(slot, own, answered)
         return answered
 
