@@ -31,7 +31,7 @@ llama.cpp server (``crux-lab local-model start``): a base URL and a model per ti
   whose KV cache already holds its prefix. The last slot is kept for the other requests, so
   an extractor's long prompt never evicts a persona's prefix (``crux-lab local-model start``
   opens five: four personas and the rest). One request at a time goes to a slot: llama.cpp
-  answered a request that waited for its slot about the prompt of the one before it
+  answered the request working on a slot about the prompt of another one that arrived for it
   (``benchmarks/cross_replies.py``). Within a process a lock per slot sees to it; across the
   processes of this machine that share a local server (a sweep's workers, two notebooks), a
   lease per slot in the cache folder (:mod:`crux_lab.llm.slot_lease`). Other servers get

@@ -1,7 +1,7 @@
 """Leases on a local server's slots, shared by every crux_lab process on this machine.
 
-llama.cpp answered a request that waited for a busy slot about the prompt of the request that
-held it (``benchmarks/cross_replies.py``). Inside one process the openai backend keeps one
+llama.cpp answered the request working on a slot about the prompt of another request that
+arrived for that slot meanwhile (``benchmarks/cross_replies.py``, raw HTTP with no crux_lab code). Inside one process the openai backend keeps one
 request per slot with a lock; these leases do the same across processes: a sweep's workers,
 a Dask cluster, the console beside a CLI run, two notebooks.
 
