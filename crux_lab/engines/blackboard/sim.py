@@ -36,6 +36,7 @@ from crux_lab.engines.blackboard.purposes import (
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
+    HandlerResult,
     SimContext,
     deny,
     fired_trigger,
@@ -608,6 +609,6 @@ def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 
 @handler(AGENT_TURN)
-def persona_speaks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
     """A persona's turn: the simulator's speaker, as for every engine."""
     return speech(ctx, request)

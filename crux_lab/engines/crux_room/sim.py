@@ -38,6 +38,7 @@ from crux_lab.engines.crux_room.purposes import (
 )
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import (
+    HandlerResult,
     ReadTurn,
     SimContext,
     fired_trigger,
@@ -400,7 +401,7 @@ def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any
 
 
 @handler(TAKE, REBUTTAL, CRUX_TURN, CLOSING, CHANNEL_MESSAGE)
-def persona_speaks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
     """A persona's take, rebuttal, crux-room turn, closing or channel message: the simulator's
     speaker, as for every engine."""
     return speech(ctx, request)

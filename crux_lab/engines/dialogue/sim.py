@@ -40,6 +40,7 @@ from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import (
     CONDITION,
     OPPOSITE,
+    HandlerResult,
     ReadTurn,
     SimContext,
     handler,
@@ -534,6 +535,6 @@ def discovery(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
 
 
 @handler(DIALOGUE_TURN, RESOLUTION)
-def persona_speaks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
     """A persona's dialogue turn or resolution: the simulator's speaker, as for every engine."""
     return speech(ctx, request)
