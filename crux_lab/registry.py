@@ -38,7 +38,7 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["DuplicateName", "Registry", "UnknownName", "entry_points", "resolve"]
+__all__ = ["DuplicateName", "Registry", "UnknownName", "entry_points", "import_modules", "resolve"]
 
 # The distribution whose entry points are crux_lab's own (listed first, in `order`).
 OWN_PACKAGE = "crux_lab"
@@ -95,6 +95,24 @@ def entry_points(group: str) -> list[metadata.EntryPoint]:
     own = [ep for ep in found if _package(ep) == OWN_PACKAGE] or _own_from_source(group)
     others = sorted((ep for ep in found if _package(ep) != OWN_PACKAGE), key=lambda ep: (_package(ep), ep.name))
     return [*own, *others]
+
+
+def import_modules(group: str, *, own_only: bool = False) -> list[str]:
+    """Import the module of every entry point of ``group`` (with ``own_only``, crux_lab's own
+    only), for what importing it declares besides its entry: an engine module declares its
+    purposes and the simulator's answers to them. A module that fails to import is skipped
+    (its registry leaves it out and says why when it loads); returns the modules imported.
+    """
+    done: list[str] = []
+    for ep in entry_points(group):
+        if own_only and _package(ep) != OWN_PACKAGE:
+            continue
+        try:
+            importlib.import_module(ep.module)
+        except Exception:  # a broken plug-in never breaks the rest
+            continue
+        done.append(ep.module)
+    return done
 
 
 class Registry(Generic[T]):

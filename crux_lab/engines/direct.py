@@ -22,6 +22,9 @@ A reply that stays off-schema after the backend's one repair is dropped with a w
 run reports ``no_disagreement_found`` and says why); a card naming an unknown persona keeps
 its known positions (a persona may be named by id, display name or a short form), and a card
 left with fewer than two positions is dropped with a warning quoting it.
+
+The two calls' purposes (``direct_cards``, ``cot_cards``) are declared here; the simulator's
+answer to them is :mod:`crux_lab.engines.direct_sim`, registered here.
 """
 
 from __future__ import annotations
@@ -38,10 +41,11 @@ from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.outcome import card_to_crux
+from crux_lab.engines.direct_sim import baseline_cards
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.engines.poll import PollParams
-from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
+from crux_lab.llm.base import Hints, declare_purpose
+from crux_lab.llm.simulated import handler
 from crux_lab.models.domain import (
     Camp,
     CardPosition,
@@ -112,6 +116,12 @@ COT_TASK = (
     'decide the topic. Reply as JSON with two fields: "reasoning": your step-by-step '
     "thinking, and " + CARD_FIELDS
 )
+
+# The baselines' purposes, on the default allocation (strong tier); the simulator answers both
+# with its analyst (crux_lab.engines.direct_sim).
+DIRECT_CARDS = declare_purpose("direct_cards", Tier.strong, module=__name__)
+COT_CARDS = declare_purpose("cot_cards", Tier.strong, module=__name__)
+handler(DIRECT_CARDS, COT_CARDS)(baseline_cards)
 
 # A one-call baseline writes several cards: more room than the default allocation.
 _ALLOCATION = {"tier": Tier.strong, "temperature": 0.3, "max_tokens": 3000}
@@ -281,7 +291,7 @@ class DirectEngine:
     params_model: ClassVar[type[EngineParams]] = BaselineParams
     min_personas: ClassVar[int] = 2
     max_personas: ClassVar[int] = 8
-    purpose: ClassVar[str] = Purpose.direct_cards
+    purpose: ClassVar[str] = DIRECT_CARDS
     task: ClassVar[str] = DIRECT_TASK
 
     async def run(self, ctx: EngineContext) -> AsyncGenerator[DebateEvent, None]:
@@ -354,7 +364,7 @@ class CotEngine(DirectEngine):
 
     name: ClassVar[str] = "cot"
     description: ClassVar[str] = "Baseline: one chain-of-thought call from topic and persona contracts to crux cards"
-    purpose: ClassVar[str] = Purpose.cot_cards
+    purpose: ClassVar[str] = COT_CARDS
     task: ClassVar[str] = COT_TASK
 
 

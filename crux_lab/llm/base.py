@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from crux_lab.llm.purposes import Phase, Purpose, SteeringLabel
 from crux_lab.models.accounting import Usage
 from crux_lab.models.domain import Tier
+from crux_lab.registry import import_modules
 
 
 class TurnHint(BaseModel):
@@ -342,49 +343,32 @@ class Allocation:
 
 # Model allocation per purpose: the fast tier for reading, checking and summarising, the strong
 # tier for what a persona says and for cards and crystallization. DebateConfig.allocation
-# overrides it.
+# overrides it. Here only the shared purposes (crux_lab.llm.purposes) that have their own; an
+# engine's purposes are added by its package, where it declares them (declare_purpose).
 ALLOCATION: dict[str, Allocation] = {
-    # panel
-    Purpose.decompose: Allocation(Tier.fast, 0.3, 600),
+    # a persona's opening statement (panel and dialogue)
     Purpose.opening: Allocation(Tier.strong, 0.85, 400),
-    Purpose.take: Allocation(Tier.strong, 0.85, 400),
-    Purpose.rebuttal: Allocation(Tier.strong, 0.8, 400),
-    Purpose.detect_disagreement: Allocation(Tier.fast, 0.2, 300),
-    Purpose.crux_turn: Allocation(Tier.strong, 0.75, 400),
-    Purpose.exit_check: Allocation(Tier.fast, 0.2, 200),
-    Purpose.card: Allocation(Tier.strong, 0.3, 1200),
-    Purpose.summarize: Allocation(Tier.fast, 0.3, 300),
-    Purpose.closing: Allocation(Tier.strong, 0.85, 500),
-    # dialogue / dcg: everything on the strong tier
-    Purpose.dialogue_turn: Allocation(Tier.strong, 0.85, 300),
-    Purpose.crystallize: Allocation(Tier.strong, 0.3, 2000),
-    Purpose.discovery: Allocation(Tier.strong, 0.3, 1500),
-    Purpose.resolution: Allocation(Tier.strong, 0.85, 500),
-    # graph mode and blitz / classical
-    Purpose.initial_arguments: Allocation(Tier.strong, 0.7, 1500),
-    Purpose.generate_attacks: Allocation(Tier.strong, 0.7, 1500),
-    Purpose.validate_attacks: Allocation(Tier.fast, 0.2, 1500),
-    Purpose.decompose_claims: Allocation(Tier.fast, 0.3, 600),
-    Purpose.initial_stance: Allocation(Tier.strong, 0.7, 500),
-    Purpose.agent_turn: Allocation(Tier.strong, 0.8, 500),
-    Purpose.blackboard_turn: Allocation(Tier.strong, 0.8, 500),
-    Purpose.urgency: Allocation(Tier.fast, 0.3, 200),
-    Purpose.blackboard_summary: Allocation(Tier.fast, 0.3, 500),
-    Purpose.final_output: Allocation(Tier.fast, 0.3, 1500),
-    # crux_rooms
-    Purpose.channel_message: Allocation(Tier.strong, 0.85, 200),
     # the poll: a persona answers one question alone (short, steady replies)
     Purpose.poll: Allocation(Tier.strong, 0.2, 200),
     Purpose.pivot: Allocation(Tier.strong, 0.2, 160),
     # personas
     Purpose.extract_beliefs: Allocation(Tier.fast, 0.2, 800),
-    Purpose.anti_sycophancy_check: Allocation(Tier.fast, 0.2, 200),
 }
 
 DEFAULT_ALLOCATION = Allocation(Tier.strong, 0.7, 800)
 
 # Purposes an engine declared in its own module (:func:`declare_purpose`): name -> the module.
 DECLARED: dict[str, str] = {}
+
+# The entry-point group of the engines, whose modules declare their purposes when imported.
+ENGINE_GROUP = "crux_lab.engines"
+
+
+def own_engines_declared() -> None:
+    """Import crux_lab's own engine modules (through their entry points: this layer never
+    imports an engine), so that every purpose they declare is declared before another
+    module's declaration or simulator answer is checked against it."""
+    import_modules(ENGINE_GROUP, own_only=True)
 
 
 def declare_purpose(
@@ -393,11 +377,13 @@ def declare_purpose(
     """Declare a purpose an engine's requests name, with its tier, temperature and token cap,
     from the engine's own module (``module``: its ``__name__``; a plug-in's included):
     :func:`allocation_for` then allocates it, with no edit to crux_lab. Returns ``name``, for
-    the engine's requests.
+    the engine's requests. crux_lab's own engines declare theirs the same way, each in its
+    package (``crux_lab/engines/<family>/purposes.py``).
 
-    A name crux_lab already uses (:class:`~crux_lab.llm.purposes.Purpose`), or one another
-    module declared, is refused with a ``ValueError`` naming it; declaring the same purpose
-    again from the same module (a re-import) is allowed.
+    A shared purpose (:class:`~crux_lab.llm.purposes.Purpose`), or one another module declared,
+    is refused with a ``ValueError`` naming it; declaring the same purpose again from the same
+    module (a re-import) is allowed. A module outside crux_lab declares after crux_lab's own
+    engines have declared theirs, so a plug-in cannot take one of their names.
 
     >>> declare_purpose("doc_example_purpose", Tier.fast, max_tokens=300, module="doc")
     'doc_example_purpose'
@@ -406,13 +392,16 @@ def declare_purpose(
     >>> declare_purpose("card", Tier.fast, module="doc")
     Traceback (most recent call last):
     ...
-    ValueError: the purpose 'card' is crux_lab's own (crux_lab.llm.purposes); declare another name
+    ValueError: the purpose 'card' is crux_lab's own (declared by crux_lab.engines.crux_room.purposes); declare another name
     """
     if name in Purpose.__members__.values():
         raise ValueError(f"the purpose {name!r} is crux_lab's own (crux_lab.llm.purposes); declare another name")
+    if not module.startswith("crux_lab."):
+        own_engines_declared()
     first = DECLARED.get(name)
     if first is not None and first != module:
-        raise ValueError(f"the purpose {name!r} is already declared by {first}; declare another name")
+        owner = f"crux_lab's own (declared by {first})" if first.startswith("crux_lab.") else f"already declared by {first}"
+        raise ValueError(f"the purpose {name!r} is {owner}; declare another name")
     DECLARED[name] = module
     ALLOCATION[name] = Allocation(tier, temperature, max_tokens)
     return name
@@ -421,9 +410,9 @@ def declare_purpose(
 def allocation_for(purpose: str, overrides: dict[str, dict[str, Any]] | None = None) -> Allocation:
     """Tier, temperature and max tokens for a purpose, with per-run overrides.
 
-    >>> allocation_for("card").temperature
-    0.3
-    >>> allocation_for("card", {"card": {"tier": "fast"}}).tier
+    >>> allocation_for("poll").temperature
+    0.2
+    >>> allocation_for("poll", {"poll": {"tier": "fast"}}).tier
     <Tier.fast: 'fast'>
     """
     base = ALLOCATION.get(purpose, DEFAULT_ALLOCATION)

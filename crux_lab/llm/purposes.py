@@ -1,15 +1,18 @@
-"""The purposes of requests: what each call asks a model to do.
+"""The purposes of requests that belong to no single engine: what each call asks a model to do.
 
 An engine names its request's purpose; the simulated backend answers each purpose with one
 handler (``crux_lab.llm.simulated``) and the model allocation (``crux_lab.llm.base.ALLOCATION``)
-picks its tier. Both import these names, so the coupling shows in the imports. ``Purpose`` is a
-``str`` enum: a member equals its string, so a request may name its purpose either way.
+picks its tier. ``Purpose`` is a ``str`` enum: a member equals its string, so a request may
+name its purpose either way.
 
-These are crux_lab's own. An engine outside them declares its purposes in its own module
-(:func:`crux_lab.llm.base.declare_purpose`) and, optionally, the simulator's answer
-(:func:`crux_lab.llm.simulated.handler`).
+Only the shared purposes are here: a persona's opening (panel and dialogue), the worldview step
+(its own engine, and panel and crux_rooms), the poll, the judges and persona building. Every
+other purpose, crux_lab's own engines' included, is declared in its engine's package
+(:func:`crux_lab.llm.base.declare_purpose`, e.g. ``crux_lab/engines/crux_room/purposes.py``)
+with the simulator's answer beside the engine (:func:`crux_lab.llm.simulated.handler`, e.g.
+``crux_lab/engines/crux_room/sim.py``).
 
->>> Purpose.card == "card"
+>>> Purpose.poll == "poll"
 True
 """
 
@@ -19,40 +22,13 @@ from enum import StrEnum
 
 
 class Purpose(StrEnum):
-    # panel and crux rooms
-    decompose = "decompose"
+    """The purposes no one engine owns; every other purpose is declared in its engine's module."""
+
+    # a persona's opening statement (panel and dialogue)
     opening = "opening"
-    take = "take"
-    rebuttal = "rebuttal"
-    detect_disagreement = "detect_disagreement"
-    crux_turn = "crux_turn"
-    exit_check = "exit_check"
-    card = "card"
-    summarize = "summarize"
-    closing = "closing"
-    channel_message = "channel_message"
-    anti_sycophancy_check = "anti_sycophancy_check"
-    # dialogue and dcg
-    dialogue_turn = "dialogue_turn"
-    crystallize = "crystallize"
-    discovery = "discovery"
-    resolution = "resolution"
-    # graph, blitz, classical
-    initial_arguments = "initial_arguments"
-    generate_attacks = "generate_attacks"
-    validate_attacks = "validate_attacks"
-    decompose_claims = "decompose_claims"
-    initial_stance = "initial_stance"
-    agent_turn = "agent_turn"
-    blackboard_turn = "blackboard_turn"
-    urgency = "urgency"
-    blackboard_summary = "blackboard_summary"
-    final_output = "final_output"
-    # worldview step and one-call baselines
+    # the worldview step (the worldview engine, and panel and crux_rooms before their debate)
     worldview_positions = "worldview_positions"
     crux_pairs = "crux_pairs"
-    direct_cards = "direct_cards"
-    cot_cards = "cot_cards"
     # the poll of candidate cruxes (every engine that finds cruxes): a persona answers alone
     poll = "poll"
     pivot = "pivot"

@@ -1,13 +1,14 @@
 """The purposes the simulator answers, and its named refusal of any other: an engine with a new
 purpose runs offline only once the simulator has a handler for it, and says which purpose
-stopped it until then."""
+stopped it until then. The list is collected after the simulator loaded its own handlers and
+every registered engine's (each engine's beside it, e.g. ``crux_lab/engines/crux_room/sim.py``)."""
 
 from __future__ import annotations
 
 import pytest
 
 from crux_lab.llm import make_backend
-from crux_lab.llm.base import LLMOutputError, LLMRequest
+from crux_lab.llm.base import DECLARED, LLMOutputError, LLMRequest
 from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.registry import options_for_library
 from crux_lab.llm.simulated.core import HANDLERS, _load_handlers
@@ -23,11 +24,12 @@ ANSWERED = {
 
 
 def test_the_simulator_answers_these_purposes() -> None:
-    _load_handlers()
-    # its own handlers; an engine's module (a plug-in's) may add answers to purposes it declared
-    own = {p for p, fn in HANDLERS.items() if fn.__module__.startswith("crux_lab.llm.simulated.")}
+    _load_handlers()  # its own handler modules and every registered engine's
+    # crux_lab's answers; a plug-in's module may add answers to purposes it declared
+    own = {p for p, fn in HANDLERS.items() if fn.__module__.startswith("crux_lab.")}
     assert own == ANSWERED
-    assert {str(p) for p in Purpose} <= own  # every purpose of crux_lab's has its handler
+    assert {str(p) for p in Purpose} <= own  # every shared purpose has its handler
+    assert {p for p, m in DECLARED.items() if m.startswith("crux_lab.")} <= own  # and every engine's
 
 
 async def test_any_other_purpose_gets_a_named_refusal() -> None:

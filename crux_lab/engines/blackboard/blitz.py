@@ -28,6 +28,7 @@ from crux_lab.engines.base import (
     turn_fields,
     turn_hints,
 )
+from crux_lab.engines.blackboard import sim  # noqa: F401  (registers the simulator's answers to the family's purposes)
 from crux_lab.engines.blackboard.board import (
     Blackboard,
     BlackboardTurnReply,
@@ -56,6 +57,7 @@ from crux_lab.engines.blackboard.events import (
     TableAssigned,
 )
 from crux_lab.engines.blackboard.output import apply_classic_output, final_output
+from crux_lab.engines.blackboard.purposes import BLACKBOARD_TURN
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
@@ -67,7 +69,6 @@ from crux_lab.engines.guards import (
 )
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import (
     AgentTurn,
@@ -78,7 +79,7 @@ from crux_lab.models.events import (
     Status,
 )
 
-TURN_PURPOSE = Purpose.blackboard_turn
+TURN_PURPOSE = BLACKBOARD_TURN
 
 
 class BlitzParams(PollParams):

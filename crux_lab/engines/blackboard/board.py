@@ -21,6 +21,7 @@ from itertools import combinations
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, TurnText, turn_hints
+from crux_lab.engines.blackboard import purposes
 from crux_lab.engines.blackboard.claims import (
     AgentStance,
     Claim,
@@ -30,7 +31,6 @@ from crux_lab.engines.blackboard.claims import (
     claims_extra,
 )
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
 
@@ -346,7 +346,7 @@ async def summarize(ctx: EngineContext, board: Blackboard) -> EngineError | None
         f"Previous summary: {board.summary or '(none)'}\n\nLatest posts:\n{post_lines(shown, board.claims)}"
     )
     request = ctx.request(
-        Purpose.blackboard_summary,
+        purposes.BLACKBOARD_SUMMARY,
         BLACKBOARD_SUMMARY,
         user,
         output_schema=BlackboardSummaryReply,

@@ -19,8 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext
+from crux_lab.engines.blackboard.purposes import DECOMPOSE_CLAIMS, INITIAL_STANCE
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import EngineError
 from crux_lab.personas.prompt import build_system_prompt
 
@@ -98,7 +98,7 @@ async def decompose_claims(ctx: EngineContext, low: int = 2, high: int = 4) -> t
     """Topic -> ``low``..``high`` testable sub-claims (purpose ``decompose_claims``, fast tier),
     with a warning when the reply was unusable (the topic itself is then the one claim)."""
     request = ctx.request(
-        Purpose.decompose_claims,
+        DECOMPOSE_CLAIMS,
         CLAIM_DECOMPOSITION.format(low=low, high=high),
         f"Topic: {ctx.config.topic}\nParticipants: {names(ctx)}",
         output_schema=ClaimList,
@@ -229,7 +229,7 @@ async def initial_stance(
         '"reasoning": "one sentence in your own words"}]}'
     )
     request = ctx.request(
-        Purpose.initial_stance,
+        INITIAL_STANCE,
         persona_system(ctx, persona_id),
         user,
         output_schema=InitialStanceReply,

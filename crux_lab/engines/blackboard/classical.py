@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params, turn_hints
+from crux_lab.engines.blackboard import sim  # noqa: F401  (registers the simulator's answers to the family's purposes)
 from crux_lab.engines.blackboard.blitz import (
     TableSetup,
     board_events,
@@ -36,10 +37,10 @@ from crux_lab.engines.blackboard.board import (
     summarize,
 )
 from crux_lab.engines.blackboard.claims import claim_ref, claims_extra, persona_system
+from crux_lab.engines.blackboard.purposes import URGENCY
 from crux_lab.engines.guards import stop_if_too_weak
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import AgentTurn, DebateEvent, EngineError, Status
 
 Intent = Literal["challenge", "defend", "concede", "clarify", "propose_crux", "pass"]
@@ -95,7 +96,7 @@ async def score_urgency(
         "How urgently do you need to speak next, and to do what?"
     )
     request = ctx.request(
-        Purpose.urgency,
+        URGENCY,
         f"{system}\n\n{URGENCY_SYSTEM}",
         user,
         output_schema=UrgencyReply,

@@ -45,6 +45,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, debate_output, engine_params
+from crux_lab.engines.blackboard import sim  # noqa: F401  (registers the simulator's answers to the family's purposes)
 from crux_lab.engines.blackboard.claims import (
     Claim,
     StanceWord,
@@ -79,9 +80,13 @@ from crux_lab.engines.blackboard.graph_state import (
     recompute_semantics,
     to_argument_graph,
 )
+from crux_lab.engines.blackboard.purposes import (
+    GENERATE_ATTACKS,
+    INITIAL_ARGUMENTS,
+    VALIDATE_ATTACKS,
+)
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
     Argument,
     Attack,
@@ -466,7 +471,7 @@ class GraphEngine:
         self, ctx: EngineContext, persona_id: str, claims: Sequence[Claim]
     ) -> tuple[list[ArgumentDraft], EngineError | None]:
         request = ctx.request(
-            Purpose.initial_arguments,
+            INITIAL_ARGUMENTS,
             persona_system(ctx, persona_id),
             initial_argument_prompt(ctx, persona_id, claims),
             output_schema=InitialArgumentsReply,
@@ -483,7 +488,7 @@ class GraphEngine:
         already = sorted({k.to_arg_id for k in state.attacks if k.speaker_id == persona_id})
         grounding = claims_grounding(ctx, persona_id, claims)
         request = ctx.request(
-            Purpose.generate_attacks,
+            GENERATE_ATTACKS,
             persona_system(ctx, persona_id),
             attack_generation_prompt(state, persona_id, max_attacks, claims, grounding),
             output_schema=AttacksReply,
@@ -522,7 +527,7 @@ class GraphEngine:
                 f"  rationale: {atk.rationale}\n  target:\n{tgt}"
             )
         request = ctx.request(
-            Purpose.validate_attacks,
+            VALIDATE_ATTACKS,
             BATCH_VALIDATION,
             f"Topic: {ctx.config.topic}\n\n" + "\n\n".join(lines),
             output_schema=ValidationReply,

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from crux_lab.engines.base import EngineContext, turn_hints
+from crux_lab.engines.blackboard import purposes
 from crux_lab.engines.blackboard.board import Blackboard, dispute_score, post_lines
 from crux_lab.engines.blackboard.claims import (
     AgentStance,
@@ -25,7 +26,6 @@ from crux_lab.engines.blackboard.claims import (
     stance_groups,
 )
 from crux_lab.llm.base import Hints
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import (
     Camp,
     CommonGround,
@@ -104,7 +104,7 @@ async def final_output(
         + f"\n\nStated flip conditions:\n{flip_lines or '(none)'}\n\nPosts:\n{post_lines(turns, claims) or '(none)'}"
     )
     request = ctx.request(
-        Purpose.final_output,
+        purposes.FINAL_OUTPUT,
         FINAL_OUTPUT,
         user,
         output_schema=DebateOutputReply,

@@ -11,5 +11,7 @@
 - :mod:`.room`: crux rooms (three-phase and conversation loop) and card extraction;
 - :mod:`.outcome`: DebateResult insight fields (cruxes, common ground, camps, shifts, regime);
 - :mod:`.timeline`: which calls ran in parallel, for wall-time vs critical-path numbers;
-- :mod:`.events`: the events only this family streams.
+- :mod:`.events`: the events only this family streams;
+- :mod:`.purposes`: the purposes of its requests, with their tiers (declared here, not in
+  :mod:`crux_lab.llm`); :mod:`.sim`: the simulator's answers to them.
 """

@@ -28,15 +28,18 @@ from pydantic import Field
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext
-from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room import (
+    prompts,
+    sim,  # noqa: F401  (registers the simulator's answers to the family's purposes)
+)
 from crux_lab.engines.crux_room.context import ContestedClaim, History
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted, detect
 from crux_lab.engines.crux_room.events import DisagreementDetected
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
+from crux_lab.engines.crux_room.purposes import CHANNEL_MESSAGE
 from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.events import DebateComplete, DebateEvent, DebateStart, MessagePosted
 
 
@@ -106,7 +109,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
             # that a persuaded persona stays persuaded (the offline backend reads stances from them).
             seen = self.memory.turns
             t = await sp.speak(
-                Purpose.channel_message, pid, prompts.CHANNEL if seen else prompts.CHANNEL_FIRST, self.channel_context(pid),
+                CHANNEL_MESSAGE, pid, prompts.CHANNEL if seen else prompts.CHANNEL_FIRST, self.channel_context(pid),
                 phase="channel", seen=seen, reply_to=seen[-1].id if seen else None,
                 claims=self.memory.open_claims(),
             )

@@ -20,10 +20,10 @@ from crux_lab.engines.base import turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.events import DisagreementCandidate
+from crux_lab.engines.crux_room.purposes import DETECT_DISAGREEMENT
 from crux_lab.engines.crux_room.schemas import DetectionItem, DetectionReply
 from crux_lab.engines.crux_room.speaker import Speakers
 from crux_lab.engines.names import labels, persona_ref, quote
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn
 
 Pair = tuple[str, str]
@@ -120,7 +120,7 @@ async def detect(
     )
     hints = sp.hints(aspect=aspect, phase="detect", turns=turn_hints(turns), extra={"shown": shown})
     replies = await sp.timeline.parallel(
-        "detect", [sp.structured(Purpose.detect_disagreement, user, DetectionReply, hints) for _ in range(votes)]
+        "detect", [sp.structured(DETECT_DISAGREEMENT, user, DetectionReply, hints) for _ in range(votes)]
     )
     speakers = {t.persona_id for t in turns}
     replies = _read(replies, {pid: sp.names.get(pid, pid) for pid in speakers}, sp.ctx.config.topic, sp)

@@ -29,12 +29,16 @@ from pydantic import Field, model_validator
 from crux_lab.analysis.restates import restates_topic
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, turn_hints
-from crux_lab.engines.crux_room import prompts
+from crux_lab.engines.crux_room import (
+    prompts,
+    sim,  # noqa: F401  (registers the simulator's answers to the family's purposes)
+)
 from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, Voted, detect
 from crux_lab.engines.crux_room.events import ClashStart, DisagreementDetected, RoundEnd, RoundStart
 from crux_lab.engines.crux_room.outcome import finish
 from crux_lab.engines.crux_room.params import CruxParams
+from crux_lab.engines.crux_room.purposes import CLOSING, DECOMPOSE, REBUTTAL, SUMMARIZE, TAKE
 from crux_lab.engines.crux_room.room import RoomSettings, extract_card
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.engines.crux_room.schemas import (
@@ -144,13 +148,13 @@ class _PanelRun(CruxRun[PanelParams]):
         user = prompts.DECOMPOSE.format(n=self.p.n_aspects, topic=topic)
         hints = sp.hints(extra={"n_aspects": self.p.n_aspects}, phase="decompose")
         schema = aspects_reply_for(self.p.n_aspects)
-        reply = await sp.structured(Purpose.decompose, user, schema, hints)
+        reply = await sp.structured(DECOMPOSE, user, schema, hints)
         aspects, refused = clean_aspects(reply, self.p.n_aspects, topic)
         if refused and not aspects:
             # asked once more, naming what was wrong
             shown = ", ".join(quote(r) for r in refused)
             retry = f"{user}\n\nYour previous aspects were unusable: {shown} restates the debate topic. Give sub-questions under it."
-            aspects, refused = clean_aspects(await sp.structured(Purpose.decompose, retry, schema, hints), self.p.n_aspects, topic)
+            aspects, refused = clean_aspects(await sp.structured(DECOMPOSE, retry, schema, hints), self.p.n_aspects, topic)
         if refused:
             sp.warn("decompose", f"aspect {', '.join(quote(r) for r in refused)} left out: it is the debate topic itself, not a part of it")
         aspects = aspects or [Aspect(id="a1", label=topic, description="The topic as a whole.")]
@@ -195,7 +199,7 @@ class _PanelRun(CruxRun[PanelParams]):
             "closing",
             [
                 sp.speak(
-                    Purpose.closing, pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
+                    CLOSING, pid, prompts.CLOSING.format(topic=topic), self.context(pid, []), phase="closing",
                     seen=self.seen_by(pid), claims=self.memory.open_claims(),
                 )
                 for pid in ids
@@ -232,7 +236,7 @@ class _PanelRun(CruxRun[PanelParams]):
             f"take-{aspect.id}",
             [
                 sp.speak(
-                    Purpose.take, pid, instruction, self.context(pid, [], aspect.label), phase="take",
+                    TAKE, pid, instruction, self.context(pid, [], aspect.label), phase="take",
                     aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                     focus=aspect.description if aspect.description != aspect.label else None,
                     claims=self.memory.open_claims(),
@@ -265,7 +269,7 @@ class _PanelRun(CruxRun[PanelParams]):
         if self.p.round_summaries:
             transcript = "\n".join(f"{sp.names[t.persona_id]}: {t.dialogue}" for t in round_turns)
             reply = await sp.structured(
-                Purpose.summarize, prompts.SUMMARIZE.format(topic=self.ctx.config.topic, label=aspect.label, transcript=transcript),
+                SUMMARIZE, prompts.SUMMARIZE.format(topic=self.ctx.config.topic, label=aspect.label, transcript=transcript),
                 SummaryReply, sp.hints(aspect=aspect.label, turns=turn_hints(round_turns), phase="summarize"),
             )
             if reply is not None:
@@ -291,7 +295,7 @@ class _PanelRun(CruxRun[PanelParams]):
             label = History(self.memory.names, viewer=speaker, anonymize=self.p.anonymize_history).label(other)
             target = next((t for t in reversed(round_turns) if t.persona_id == other), None)
             t = await sp.speak(
-                Purpose.rebuttal, speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
+                REBUTTAL, speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
                 self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
                 aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                 focus=cand.claim, claims=self.memory.open_claims(), opponent_id=other,

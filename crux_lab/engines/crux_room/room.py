@@ -36,6 +36,7 @@ from crux_lab.engines.crux_room.antisyc import relevant_nodes
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import History, room_context
 from crux_lab.engines.crux_room.events import CruxRoomComplete, CruxRoomSpawning
+from crux_lab.engines.crux_room.purposes import CARD, CRUX_TURN, EXIT_CHECK
 from crux_lab.engines.crux_room.schemas import (
     CardPersonaReply,
     CardReply,
@@ -46,7 +47,7 @@ from crux_lab.engines.crux_room.schemas import (
 from crux_lab.engines.crux_room.speaker import Speakers, spoken
 from crux_lab.engines.guards import Side, SideGuard, clipped, quotable_sentences, side_outcome
 from crux_lab.engines.names import labels, persona_ref, quote, world_question
-from crux_lab.llm.purposes import Phase, Purpose
+from crux_lab.llm.purposes import Phase
 from crux_lab.models.domain import Aspect, CruxCard, CruxCardPosition, DialogueTurn, GroundingQuote
 from crux_lab.models.events import CruxCardPosted, CruxMessage, DebateEvent
 
@@ -110,7 +111,7 @@ async def run_room(
         shown = [*outcome.opened_by, *outcome.turns]
         text = room_context(topic, outcome.question, positions, shown, history(pid), last=settings.last_turns)
         return await sp.speak(
-            Purpose.crux_turn, pid, instruction.format(question=outcome.question, opponent=label), text,
+            CRUX_TURN, pid, instruction.format(question=outcome.question, opponent=label), text,
             phase="crux_room", seen=shown, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
             aspect_id=aspect.id if aspect else None, focus=outcome.question,
             claims={outcome.claim_id: outcome.question}, opponent_id=other,
@@ -168,7 +169,7 @@ async def run_room(
             phase="exit_check", extra={"exchange_turns": exchanged},
         )
         user = prompts.EXIT_CHECK.format(topic=topic, question=outcome.question, transcript=transcript, n=exchanged)
-        reply = await sp.structured(Purpose.exit_check, user, ExitCheckReply, hints)
+        reply = await sp.structured(EXIT_CHECK, user, ExitCheckReply, hints)
         outcome.exit_checks += 1
         return bool(reply and reply.crux_surfaced)
 
@@ -206,7 +207,7 @@ async def run_room(
             turns=turn_hints(cores), focus=outcome.question, phase="convergence"
         )
         verdict = await sp.structured(
-            Purpose.exit_check, prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
+            EXIT_CHECK, prompts.CONVERGENCE_CHECK.format(topic=topic, statements=statements), ConvergenceReply, hints
         )
         outcome.exit_checks += 1
         checks += 1
@@ -334,11 +335,11 @@ async def extract_card(
     )
     schema = card_reply_for({shown[pid]: [s for text in said[pid] for s in quotable_sentences(text)] for pid in (a, b)},
                             {shown[pid]: [cid for cid, _ in menus[pid]] for pid in (a, b)})
-    reply = await sp.structured(Purpose.card, user, schema, hints, validation=guard.context())
+    reply = await sp.structured(CARD, user, schema, hints, validation=guard.context())
     problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
     if reply is not None and problem is not None:
         retry = f"{user}\n\nYour previous card was unusable: {problem}. Answer again, in the same JSON."
-        reply = await sp.structured(Purpose.card, retry, schema, hints.model_copy(update={"phase": Phase.card_repair}), validation=guard.context())
+        reply = await sp.structured(CARD, retry, schema, hints.model_copy(update={"phase": Phase.card_repair}), validation=guard.context())
         problem = _card_problem(reply, pair_names, topic, claims, f"{topic}\n{question}\n{transcript}") if reply is not None else None
         if reply is not None and problem is not None:
             sp.warn("card", f"crux card of {setting.lower()} on \"{question}\" dropped after one repair: {problem}.")

@@ -25,6 +25,7 @@ from crux_lab.engines.crux_room.antisyc import (
     looks_sycophantic,
     names_reason,
 )
+from crux_lab.engines.crux_room.purposes import ANTI_SYCOPHANCY_CHECK
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import (
@@ -39,7 +40,6 @@ from crux_lab.engines.guards import (
     turn_outcome,
 )
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, shows
-from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
@@ -371,7 +371,7 @@ class Speakers:
         shown = [t for t in (previous, turn) if t is not None]
         unnamed = [h.model_copy(update={"speaker_id": ""}) for h in turn_hints(shown)]
         check_hints = Hints(phase=hints.phase, turns=unnamed)
-        return await self.structured(Purpose.anti_sycophancy_check, user, SycophancyCheckReply, check_hints)
+        return await self.structured(ANTI_SYCOPHANCY_CHECK, user, SycophancyCheckReply, check_hints)
 
 
 def spoken(turns: Sequence[DialogueTurn | None]) -> list[DialogueTurn]:

@@ -7,5 +7,7 @@
 - :mod:`.schemas`: the LLM output schemas (``{dialogue, move}``, CrystallizationResult, DCG);
 - :mod:`.graph`: the Dung argument graph; :mod:`.dcg_state`: the DCG under its hard rules;
 - :mod:`.crystallizer`: the two crystallizers;
-- :mod:`.events`: the events only this family streams.
+- :mod:`.events`: the events only this family streams;
+- :mod:`.purposes`: the purposes of its requests, with their tiers (declared here, not in
+  :mod:`crux_lab.llm`); :mod:`.sim`: the simulator's answers to them.
 """

@@ -25,6 +25,7 @@ from crux_lab.engines.base import (
     check_personas,
     engine_params,
 )
+from crux_lab.engines.dialogue import sim  # noqa: F401  (registers the simulator's answers to the family's purposes)
 from crux_lab.engines.dialogue.crystallizer import (
     Crystallizer,
     DCGCrystallizer,

@@ -38,6 +38,7 @@ from crux_lab.engines.dialogue.events import (
     PhaseTransition,
     Steering,
 )
+from crux_lab.engines.dialogue.purposes import CRYSTALLIZE, DIALOGUE_TURN, DISCOVERY, RESOLUTION
 from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
     TooWeakToPlay,
@@ -175,8 +176,8 @@ class DialogueRun:
         concession, the reason that moved it. Nothing else of the reply is read."""
         purpose, instruction, length = {
             1: (Purpose.opening, prompts.OPENING_INSTRUCTION, "4-6 sentences"),
-            4: (Purpose.resolution, prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
-        }.get(phase, (Purpose.dialogue_turn, prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
+            4: (RESOLUTION, prompts.RESOLUTION_INSTRUCTION, "3-5 sentences"),
+        }.get(phase, (DIALOGUE_TURN, prompts.EXCHANGE_INSTRUCTION, "2-4 sentences"))
         shown = prompts.fit_shown(self.cryst.shown()) if phase != 1 else {}
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
@@ -248,7 +249,7 @@ class DialogueRun:
         guard = self.cryst.side_guard(self.turns)
         schema = self.cryst.reply_schema(cluster)
         req = self.ctx.request(
-            Purpose.crystallize,
+            CRYSTALLIZE,
             prompts.NEUTRAL_SYSTEM,
             self.cryst.user_prompt(cluster, final=trigger == "final"),
             output_schema=schema,
@@ -259,7 +260,7 @@ class DialogueRun:
         resp, warning = await self.ctx.call_or_warn(req)
         if resp is not None:
             try:
-                reply = parse_reply(Purpose.crystallize, resp, schema)
+                reply = parse_reply(CRYSTALLIZE, resp, schema)
             except LLMOutputError as exc:
                 warning = self._warning("crystallize", f"skipped: {exc}")
         if guard is not None:
@@ -287,7 +288,7 @@ class DialogueRun:
             return
         openings = list(self.turns)
         req = self.ctx.request(
-            Purpose.discovery,
+            DISCOVERY,
             prompts.NEUTRAL_SYSTEM,
             self.cryst.discovery_prompt(openings),
             output_schema=self.cryst.discovery_schema,
@@ -297,7 +298,7 @@ class DialogueRun:
         try:
             if resp is None:
                 raise LLMOutputError("discovery", warning.error if warning is not None else "no reply")
-            reply = parse_reply(Purpose.discovery, resp, self.cryst.discovery_schema)
+            reply = parse_reply(DISCOVERY, resp, self.cryst.discovery_schema)
         except LLMOutputError as exc:
             yield self._warning("discovery", f"centralized discovery skipped: {exc}")
             return

@@ -15,8 +15,13 @@ It reads the request and answers it, the way a real model would, with two kinds 
 The request's ``hints`` restate only what its prompt shows (who speaks, earlier turns' text
 and the fields the engine parsed from earlier replies); the simulator recovers which
 proposition a turn is about by reading its text (:class:`ReadTurn`). Nothing travels back
-beside the reply. Handlers for each purpose live in sibling modules and register with
-:func:`handler`; nothing here knows which engine is calling.
+beside the reply. Each purpose has one handler, registered with :func:`handler`: the shared
+purposes' (:mod:`crux_lab.llm.purposes`) in sibling modules (``handlers_*.py``, with the
+speaker every engine's speaking purposes use), every engine's beside the engine
+(``crux_lab/engines/<family>/sim.py``, a plug-in's in its own module). Before it answers a
+purpose it has no handler for, the simulator imports the registered engines (their entry
+points); a purpose nobody answers gets a named refusal. Nothing here knows which engine is
+calling.
 
 Failure knobs (probabilities, 0 by default) reproduce what real LLMs do:
 
@@ -41,6 +46,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from crux_lab.llm import base
 from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, TurnHint, check_hints
 from crux_lab.llm.pricing import cost_usd, default_model
 from crux_lab.llm.purposes import Purpose
@@ -56,6 +62,7 @@ from crux_lab.personas.reading import CONDITION as CONDITION
 from crux_lab.personas.reading import VAGUE_MARKERS as VAGUE_MARKERS
 from crux_lab.personas.reading import Reader, ReadTurn, read_stance, split_sentences, words
 from crux_lab.personas.reading import fired_trigger as fired_trigger
+from crux_lab.registry import import_modules
 from crux_lab.tokens import count_tokens
 
 HandlerResult = dict[str, Any] | str
@@ -67,25 +74,39 @@ HANDLERS: dict[str, Handler] = {}
 def handler(*purposes: str) -> Callable[[Handler], Handler]:
     """Register a function as the simulator's answer to one or more purposes.
 
-    The simulator's own handler modules answer crux_lab's purposes; an engine's module (a
-    plug-in's included) may answer the purposes it declared itself
-    (:func:`crux_lab.llm.base.declare_purpose`). Outside this package, a purpose crux_lab
-    owns, or one another function already answers, is refused with a ``ValueError``.
+    The simulator's own handler modules answer the shared purposes
+    (:class:`~crux_lab.llm.purposes.Purpose`); an engine answers the purposes its package
+    declared (:func:`crux_lab.llm.base.declare_purpose`), from a module of that package:
+    crux_lab's own engines beside each engine (``crux_lab/engines/<family>/sim.py``), a
+    plug-in in its own module. Outside this package, a shared purpose, a purpose another
+    package declared, or one another function already answers, is refused with a
+    ``ValueError`` naming it; a module outside crux_lab is checked after crux_lab's own engines
+    have declared and answered theirs.
     """
 
     def register(fn: Handler) -> Handler:
         own = fn.__module__.startswith(f"{__package__}.")
+        if not own and not fn.__module__.startswith("crux_lab."):
+            base.own_engines_declared()
         for p in purposes:
             if not own:
                 taken = HANDLERS.get(p)
+                declared = base.DECLARED.get(p)
                 if p in Purpose.__members__.values():
-                    raise ValueError(f"the simulator answers the purpose {str(p)!r} itself; {fn.__module__} may answer only purposes it declared")
+                    raise ValueError(f"the simulator answers the purpose {str(p)!r} itself; {fn.__module__} may answer only purposes its package declared")
+                if declared is not None and _package(declared) != _package(fn.__module__):
+                    raise ValueError(f"the purpose {str(p)!r} is declared by {declared}; {fn.__module__} may answer only purposes its package declared")
                 if taken is not None and (taken.__module__, taken.__qualname__) != (fn.__module__, fn.__qualname__):
                     raise ValueError(f"the purpose {str(p)!r} is already answered by {taken.__module__}.{taken.__qualname__}")
             HANDLERS[p] = fn
         return fn
 
     return register
+
+
+def _package(module: str) -> str:
+    """The package a module belongs to (a top-level module is its own)."""
+    return module.rpartition(".")[0] or module
 
 
 OPPOSITE: dict[str, StanceValue] = {"pro": "con", "con": "pro", "uncertain": "uncertain"}
@@ -549,7 +570,9 @@ class SimulatedBackend:
 
 
 def _load_handlers() -> None:
-    """Import every handler module of this package (each registers its purposes)."""
+    """Import every handler module of this package and every registered engine's module (each
+    registers the simulator's answers to its purposes; an engine through its entry point, as
+    the engine registry finds it, since this layer never imports an engine)."""
     import importlib
     import pkgutil
 
@@ -558,3 +581,4 @@ def _load_handlers() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if info.name.startswith("handlers"):
             importlib.import_module(f"{pkg.__name__}.{info.name}")
+    import_modules(base.ENGINE_GROUP)

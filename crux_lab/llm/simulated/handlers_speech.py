@@ -1,4 +1,7 @@
-"""Simulator handlers for every purpose where a persona speaks.
+"""The simulator's speaker: how a persona speaks, for every purpose where one does.
+
+It answers the shared ``opening`` itself; each engine's simulator module (e.g.
+``crux_lab/engines/crux_room/sim.py``) answers its own speaking purposes with :func:`speech`.
 
 The answer is built from the speaker's ground-truth stance on the proposition in focus,
 the turns so far (hints), and the failure knobs. The output fills whichever of the common
@@ -373,18 +376,10 @@ def opening_positions(ctx: SimContext, me: Persona, primary: Proposition, n: int
     return [ctx.propositions[c[2]] for c in cands[:n]]
 
 
-@handler(
-    Purpose.opening,
-    Purpose.take,
-    Purpose.closing,
-    Purpose.rebuttal,
-    Purpose.crux_turn,
-    Purpose.dialogue_turn,
-    Purpose.channel_message,
-    Purpose.agent_turn,
-    Purpose.resolution,
-)
+@handler(Purpose.opening)
 def speech(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
+    """A persona speaks: the answer to the shared opening, and to every engine's purpose where
+    a persona speaks (each engine's simulator module answers its own with this)."""
     reply = speak(ctx, request)
     schema = request.output_schema
     if isinstance(reply, dict) and schema is not None and "positions" in schema.model_fields:

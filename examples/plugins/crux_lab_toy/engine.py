@@ -8,7 +8,8 @@ registers it, and one entry-point line (``crux_lab.engines``) in this package's
 Its call has its own purpose, declared here with its tier (``declare_purpose``), and the
 simulator's answer to it, registered here too (``@handler``: the simulator's analyst, as it
 answers the direct baseline), so it runs offline on ``--backend simulated`` with no edit to
-crux_lab. A purpose no handler answers gets the simulator's named refusal.
+crux_lab; crux_lab's own engines declare theirs the same way. A purpose no handler answers
+gets the simulator's named refusal.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from typing import ClassVar
 
 from crux_lab.engines import register_engine
 from crux_lab.engines.direct import DirectEngine
+from crux_lab.engines.direct_sim import baseline_cards
 from crux_lab.llm.base import LLMRequest, declare_purpose
 from crux_lab.llm.simulated import SimContext, handler
 from crux_lab.llm.simulated.core import HandlerResult
-from crux_lab.llm.simulated.handlers_worldview import baseline_cards
 from crux_lab.models.domain import Tier
 
 # The toy's one call: the direct baseline's allocation (strong tier, steady, room for cards).

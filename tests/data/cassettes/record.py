@@ -33,11 +33,15 @@ def config_for(engine: str, backend: str = "replay") -> DebateConfig:
     spec = json.loads((HERE / "debates.json").read_text())
     mine = spec["engines"][engine]
     # Every purpose's output capped at max_tokens: a tiny model that loops stops sooner (the
-    # cap is in each request, so replay sees the same requests).
+    # cap is in each request, so replay sees the same requests). Every engine declares its
+    # purposes in its own package: load them all before reading the table.
+    from crux_lab.engines import registered
     from crux_lab.llm.base import ALLOCATION
 
+    registered()
+
     cap = {p: {"tier": a.tier.value, "max_tokens": min(a.max_tokens, spec["max_tokens"])} for p, a in ALLOCATION.items()}
-    for extra in ("direct_cards", "cot_cards", "worldview_positions", "crux_pairs"):  # purposes outside the table
+    for extra in ("direct_cards", "cot_cards", "worldview_positions", "crux_pairs"):  # purposes on the default allocation
         cap[extra] = {"tier": "strong", "max_tokens": spec["max_tokens"]}
     # The poll (crux_lab.engines.poll) is off: these recordings hold the debates, made before the
     # poll existed; a recording made with the poll drops this, and its cassette then holds the

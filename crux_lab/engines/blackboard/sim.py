@@ -21,10 +21,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from crux_lab.engines.blackboard.purposes import (
+    AGENT_TURN,
+    BLACKBOARD_SUMMARY,
+    BLACKBOARD_TURN,
+    DECOMPOSE_CLAIMS,
+    FINAL_OUTPUT,
+    GENERATE_ATTACKS,
+    INITIAL_ARGUMENTS,
+    INITIAL_STANCE,
+    URGENCY,
+    VALIDATE_ATTACKS,
+)
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     OPPOSITE,
+    HandlerResult,
     SimContext,
     deny,
     fired_trigger,
@@ -35,7 +47,7 @@ from crux_lab.llm.simulated.core import (
     split_sentences,
     words,
 )
-from crux_lab.llm.simulated.handlers_speech import speak
+from crux_lab.llm.simulated.handlers_speech import speak, speech
 from crux_lab.paraphrase import _NAMES, paraphrase
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
 
@@ -141,7 +153,7 @@ def falsifier_for(truth: PropositionStance) -> str:
 # ---------------------------------------------------------------------------
 
 
-@handler(Purpose.decompose_claims)
+@handler(DECOMPOSE_CLAIMS)
 def decompose_claims(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 testable claims, chosen by reading the topic: the beliefs the topic's words point
     to, most relevant first, each said in the decomposer's own words."""
@@ -168,7 +180,7 @@ def planned_claim(ctx: SimContext, prop: Proposition) -> str:
     return text
 
 
-@handler(Purpose.initial_stance)
+@handler(INITIAL_STANCE)
 def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """The persona's stance on every listed claim, read for the belief it states."""
     me = ctx.persona()
@@ -179,7 +191,7 @@ def initial_stance(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"stances": out or [{"claim_id": "c1", "stance": "uncertain", "confidence": 0.5, "reasoning": ""}]}
 
 
-@handler(Purpose.blackboard_turn)
+@handler(BLACKBOARD_TURN)
 def blackboard_turn(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A blackboard post: the shared speech model on the round's claim, plus stance updates
     on the other listed claims and the speaker's flip condition for the claim."""
@@ -212,7 +224,7 @@ def _claim_of_turn(ctx: SimContext, proposition_ids: list[str]) -> str | None:
     return None
 
 
-@handler(Purpose.urgency)
+@handler(URGENCY)
 def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """How urgently the speaker wants the floor, and to do what, from the latest posts and the
     speaker's own stances as the prompt lists them (a flip condition met in a post: concede)."""
@@ -258,7 +270,7 @@ def urgency(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"urgency": round(score, 3), "intent": best[1], "claim_id": best[2], "target_persona_id": best[3]}
 
 
-@handler(Purpose.blackboard_summary)
+@handler(BLACKBOARD_SUMMARY)
 def blackboard_summary(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Who holds what on each claim (latest post per agent, as read), crux candidates in the
     summariser's own words, flip conditions the posts stated."""
@@ -334,7 +346,7 @@ def cited_evidence(ctx: SimContext) -> list[dict[str, str]]:
     return out
 
 
-@handler(Purpose.final_output)
+@handler(FINAL_OUTPUT)
 def final_output(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Cruxes under the claims with opposite final stances (as the prompt lists them), hardest
     first: the belief each such claim turns on, as a question in the writer's own words, typed
@@ -407,7 +419,7 @@ def argument_stance(arg: dict[str, Any]) -> str | None:
     return str(stance) if stance in ("pro", "con", "uncertain") else read_stance(str(arg.get("claim", "")))
 
 
-@handler(Purpose.initial_arguments)
+@handler(INITIAL_ARGUMENTS)
 def initial_arguments(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """2-4 structured arguments: on the listed claims the persona holds a definite view on,
     firmest first, topped up with its firmest other beliefs (about no listed claim)."""
@@ -472,7 +484,7 @@ def _counter_text(prop: Proposition, stance: str, target: dict[str, Any], compon
     return stance_sentence(prop, stance)
 
 
-@handler(Purpose.generate_attacks)
+@handler(GENERATE_ATTACKS)
 def generate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """0-4 attacks on opposing arguments (never one's own): arguments whose claim, as read,
     states a belief the speaker now holds the opposite of; IN-labelled first (the strategic
@@ -551,7 +563,7 @@ def _quotes(counter: str, component: str) -> bool:
     return bool(target) and len(words(counter) & target) >= max(1, len(target) // 2)
 
 
-@handler(Purpose.validate_attacks)
+@handler(VALIDATE_ATTACKS)
 def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Batch validation, by reading: the target exists, is not the attacker's own, the
     component index is in range, the type fits the component, and the counter-argument
@@ -594,3 +606,9 @@ def validate_attacks(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             }
         )
     return {"results": results}
+
+
+@handler(AGENT_TURN)
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
+    """A persona's turn: the simulator's speaker, as for every engine."""
+    return speech(ctx, request)

@@ -1,8 +1,10 @@
-"""Simulator handlers for the panel and crux-room engines' extractor roles.
+"""The simulator's answers to the panel and crux-room engines' purposes (:mod:`.purposes`),
+registered with :func:`crux_lab.llm.simulated.handler`.
 
-Purposes: ``decompose``, ``detect_disagreement``, ``exit_check``, ``card``, ``summarize`` and
-``anti_sycophancy_check``. Speech itself (opening, take, rebuttal, crux_turn, closing,
-channel_message) is answered by :mod:`handlers_speech`.
+Extractor roles: ``decompose``, ``detect_disagreement``, ``exit_check``, ``card``,
+``summarize`` and ``anti_sycophancy_check``. Speech itself (take, rebuttal, crux_turn, closing,
+channel_message) is the simulator's speaker (:func:`crux_lab.llm.simulated.handlers_speech.speech`,
+which answers the shared opening too).
 
 These handlers answer from what the request shows, as a model reading the prompt would: the
 turn texts (``ctx.turns``, read with :meth:`SimContext.recognize`, so they misread with
@@ -21,9 +23,22 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
+from crux_lab.engines.crux_room.purposes import (
+    ANTI_SYCOPHANCY_CHECK,
+    CARD,
+    CHANNEL_MESSAGE,
+    CLOSING,
+    CRUX_TURN,
+    DECOMPOSE,
+    DETECT_DISAGREEMENT,
+    EXIT_CHECK,
+    REBUTTAL,
+    SUMMARIZE,
+    TAKE,
+)
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
+    HandlerResult,
     ReadTurn,
     SimContext,
     fired_trigger,
@@ -32,6 +47,7 @@ from crux_lab.llm.simulated.core import (
     split_sentences,
     words,
 )
+from crux_lab.llm.simulated.handlers_speech import speech
 from crux_lab.paraphrase import paraphrase
 from crux_lab.personas.models import Proposition
 
@@ -75,7 +91,7 @@ def _opposed(ctx: SimContext, turns: list[ReadTurn]) -> list[tuple[str, str, Pro
     return out
 
 
-@handler(Purpose.decompose)
+@handler(DECOMPOSE)
 def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Aspects of the topic: the areas of the debate most relevant to it, each with one
     sub-question in the extractor's own words."""
@@ -92,7 +108,7 @@ def decompose(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"aspects": aspects}
 
 
-@handler(Purpose.detect_disagreement)
+@handler(DETECT_DISAGREEMENT)
 def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Boolean decomposition from reading the statements: two speakers whose texts take
     opposite sides on one claim are a direct, specific opposition on that claim (named in the
@@ -131,7 +147,7 @@ def detect(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"disagreements": items}
 
 
-@handler(Purpose.exit_check)
+@handler(EXIT_CHECK)
 def exit_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Exit check and convergence check, answered from the room's turns as read."""
     turns = ctx.turns
@@ -264,7 +280,7 @@ def _diagnosis(ctx: SimContext, room: list[str], premise: Proposition, reasons: 
     return f"Both circle the premise that {claim}, but they never state opposite sides of it plainly."
 
 
-@handler(Purpose.card)
+@handler(CARD)
 def card(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """A crux card from reading the conversation: the premise the two took opposite sides on
     (never the topic itself when another premise was stated), each side's position, reasons and
@@ -339,7 +355,7 @@ def _reword(ctx: SimContext, prop: Proposition) -> str:
     return clause
 
 
-@handler(Purpose.summarize)
+@handler(SUMMARIZE)
 def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """One or two sentences from reading the round: who argued what, and where they clashed."""
     sides: dict[str, dict[str, list[str]]] = {}
@@ -366,7 +382,7 @@ def summarize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     return {"summary": text[:1].upper() + text[1:]}
 
 
-@handler(Purpose.anti_sycophancy_check)
+@handler(ANTI_SYCOPHANCY_CHECK)
 def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     """Judge the last turn as read: does it capitulate, and if so, does it name a specific claim
     or does the previous turn meet one of the speaker's flip conditions (which the prompt lists)?"""
@@ -382,3 +398,10 @@ def anti_sycophancy_check(ctx: SimContext, request: LLMRequest) -> dict[str, Any
         truth = ctx.truth(me, turn.proposition_ids[0])
         met = truth is not None and fired_trigger(truth, previous[-1]) is not None
     return {"capitulates": capitulates, "names_specific_claim": named, "flip_condition_met": met}
+
+
+@handler(TAKE, REBUTTAL, CRUX_TURN, CLOSING, CHANNEL_MESSAGE)
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
+    """A persona's take, rebuttal, crux-room turn, closing or channel message: the simulator's
+    speaker, as for every engine."""
+    return speech(ctx, request)

@@ -35,11 +35,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from crux_lab.engines.dialogue.purposes import CRYSTALLIZE, DIALOGUE_TURN, DISCOVERY, RESOLUTION
 from crux_lab.llm.base import LLMRequest
-from crux_lab.llm.purposes import Purpose
 from crux_lab.llm.simulated.core import (
     CONDITION,
     OPPOSITE,
+    HandlerResult,
     ReadTurn,
     SimContext,
     handler,
@@ -48,7 +49,7 @@ from crux_lab.llm.simulated.core import (
     split_sentences,
     words,
 )
-from crux_lab.llm.simulated.handlers_speech import is_vague
+from crux_lab.llm.simulated.handlers_speech import is_vague, speech
 from crux_lab.personas.models import Proposition, StanceValue
 
 MAX_NEW_ARGS_PER_SPEAKER = 3  # the graph stays sparse: a few nodes per speaker
@@ -519,15 +520,21 @@ def discover_dcg(ctx: SimContext) -> dict[str, Any]:
     return {"reason_attacks": out}
 
 
-@handler(Purpose.crystallize)
+@handler(CRYSTALLIZE)
 def crystallize(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "new_disputes" in schema_fields(request):
         return crystallize_dcg(ctx)
     return crystallize_graph(ctx)
 
 
-@handler(Purpose.discovery)
+@handler(DISCOVERY)
 def discovery(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
     if "reason_attacks" in schema_fields(request):
         return discover_dcg(ctx)
     return discover_graph(ctx)
+
+
+@handler(DIALOGUE_TURN, RESOLUTION)
+def persona_speaks(ctx: SimContext, request: LLMRequest) -> HandlerResult:
+    """A persona's dialogue turn or resolution: the simulator's speaker, as for every engine."""
+    return speech(ctx, request)
