@@ -2,7 +2,7 @@
 
 Rebuilds the two requests that crossed on 2026-11-27: the ``cot`` card call of the Cedar Falls
 scenario and of the Northgate one (``generate_scenarios(3, seed=0)``, the recovery benchmark's
-scenarios; the prompt as :mod:`crux_lab.engines.direct` writes it), at temperature 0. Then:
+scenarios; the prompt as :mod:`crux_lab.engines.direct.direct` writes it), at temperature 0. Then:
 
 1. **solo**: each request alone, one after the other: the reply each prompt gets.
 2. **backend**: ``--requests`` requests (the two alternating) sent at once through crux_lab's
@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from crux_lab.analysis.scenarios import generate_scenarios, use_library, write_library  # noqa: E402
-from crux_lab.engines.direct import COT_TASK, SYSTEM, CardsReply, contract_text  # noqa: E402
+from crux_lab.engines.direct.direct import COT_TASK, SYSTEM, CardsReply, contract_text  # noqa: E402
 from crux_lab.llm.base import LLMRequest  # noqa: E402
 from crux_lab.llm.openai_backend import OpenAIBackend  # noqa: E402
 from crux_lab.models.domain import Tier  # noqa: E402

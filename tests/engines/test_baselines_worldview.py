@@ -8,7 +8,12 @@ import asyncio
 import pytest
 
 from crux_lab.engines.base import EngineContext
-from crux_lab.engines.direct import CardPositionReply, CardReply, CardsReply, cards_from_reply
+from crux_lab.engines.direct.direct import (
+    CardPositionReply,
+    CardReply,
+    CardsReply,
+    cards_from_reply,
+)
 from crux_lab.engines.worldview import (
     TYPE_MAP,
     Conflict,

@@ -9,7 +9,12 @@ from crux_lab.engines.crux_room.schemas import CardReply as RoomCardReply
 from crux_lab.engines.crux_room.schemas import DetectionReply
 from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
 from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult
-from crux_lab.engines.direct import CardPositionReply, CardReply, CardsReply, cards_from_reply
+from crux_lab.engines.direct.direct import (
+    CardPositionReply,
+    CardReply,
+    CardsReply,
+    cards_from_reply,
+)
 from crux_lab.engines.names import persona_ref
 from crux_lab.models import DialogueTurn
 

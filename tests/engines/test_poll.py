@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from crux_lab import engines
 from crux_lab.engines.base import EngineContext
-from crux_lab.engines.direct import BaselineParams
+from crux_lab.engines.direct.direct import BaselineParams
 from crux_lab.engines.poll import POLL_PROMPT, PollReply, decisive_line, run_poll
 from crux_lab.llm.base import Hints, LLMCallFailed, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.ledger import Ledger

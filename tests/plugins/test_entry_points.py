@@ -21,7 +21,7 @@ BACKEND_GROUP = "crux_lab.backends"
 ENGINE_MODULE = '''
 from typing import ClassVar
 from crux_lab.engines import register_engine
-from crux_lab.engines.direct import DirectEngine
+from crux_lab.engines.direct.direct import DirectEngine
 
 @register_engine
 class {cls}(DirectEngine):

@@ -14,7 +14,7 @@ Purposes:
 
 And the judges (``judge``, ``judge_falsifiers``), which score from the planted ground truth
 and say so. The one-call baselines' answer is beside their engine
-(:mod:`crux_lab.engines.direct_sim`).
+(:mod:`crux_lab.engines.direct.sim`).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from crux_lab.engines import register_engine
-from crux_lab.engines.direct import DirectEngine
-from crux_lab.engines.direct_sim import baseline_cards
+from crux_lab.engines.direct.direct import DirectEngine
+from crux_lab.engines.direct.sim import baseline_cards
 from crux_lab.llm.base import LLMRequest, declare_purpose
 from crux_lab.llm.simulated import SimContext, handler
 from crux_lab.llm.simulated.core import HandlerResult

@@ -24,7 +24,7 @@ its known positions (a persona may be named by id, display name or a short form)
 left with fewer than two positions is dropped with a warning quoting it.
 
 The two calls' purposes (``direct_cards``, ``cot_cards``) are declared here; the simulator's
-answer to them is :mod:`crux_lab.engines.direct_sim`, registered here.
+answer to them is :mod:`crux_lab.engines.direct.sim`, registered here.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.outcome import card_to_crux
-from crux_lab.engines.direct_sim import baseline_cards
+from crux_lab.engines.direct.sim import baseline_cards
 from crux_lab.engines.names import persona_ref, quote, world_question
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints, declare_purpose
@@ -118,7 +118,7 @@ COT_TASK = (
 )
 
 # The baselines' purposes, on the default allocation (strong tier); the simulator answers both
-# with its analyst (crux_lab.engines.direct_sim).
+# with its analyst (crux_lab.engines.direct.sim).
 DIRECT_CARDS = declare_purpose("direct_cards", Tier.strong, module=__name__)
 COT_CARDS = declare_purpose("cot_cards", Tier.strong, module=__name__)
 handler(DIRECT_CARDS, COT_CARDS)(baseline_cards)

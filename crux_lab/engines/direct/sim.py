@@ -1,5 +1,5 @@
 """The simulator's answer to the one-call baselines (``direct_cards`` / ``cot_cards``), registered
-by :mod:`crux_lab.engines.direct`, which declares the two purposes.
+by :mod:`crux_lab.engines.direct.direct`, which declares the two purposes.
 
 One analyst call, an extractor: it knows only what its prompt shows, the topic and each
 persona's contract (informed: each persona's system prompt, whose stance lines it reads as they
