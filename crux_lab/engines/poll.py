@@ -219,14 +219,20 @@ class Candidate:
 
 
 def as_question(text: str) -> str:
-    """A candidate's text as a yes/no question.
+    """A candidate's text as a yes/no question. A text that holds a question already is asked
+    its first question alone (a small model's conflict often runs on into more questions or
+    a comment: "Is X? If so, how serious is it?").
 
     >>> as_question("Rents fall when supply grows."), as_question("Do rents fall?")
     ('Is it true that rents fall when supply grows?', 'Do rents fall?')
+    >>> as_question("Is every flat owed sunlight? If so, the cheque is unfair, which is not reasonable.")
+    'Is every flat owed sunlight?'
+    >>> as_question("Rents are high. Will new blocks lower them? If not, why not?")
+    'Will new blocks lower them?'
     """
     text = " ".join(text.split()).strip()
-    if text.endswith("?"):
-        return text
+    if "?" in text:
+        return re.split(r"(?<=[.!;:])\s+", text[: text.index("?") + 1])[-1]
     body = text.rstrip(".!;:")
     return f"Is it true that {_lower_first(body)}?" if body else ""
 
