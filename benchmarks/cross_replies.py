@@ -41,9 +41,10 @@ sys.path.insert(0, str(REPO))
 from crux_lab.analysis.scenarios import generate_scenarios, use_library, write_library  # noqa: E402
 from crux_lab.engines.direct.direct import COT_TASK, SYSTEM, CardsReply, contract_text  # noqa: E402
 from crux_lab.llm.base import LLMRequest  # noqa: E402
-from crux_lab.llm.openai_backend import OpenAIBackend  # noqa: E402
+from crux_lab.llm.openai_backend import OpenAIBackend, Structured  # noqa: E402
 from crux_lab.models.domain import Tier  # noqa: E402
 from crux_lab.personas.loader import load_personas  # noqa: E402
+from crux_lab.tiers import STRUCTURED_MODES  # noqa: E402
 
 CITIES = ("Cedar Falls", "Northgate")
 
@@ -78,8 +79,8 @@ def verdict(city: str, text: str, solo: dict[str, str]) -> str:
     return "own" if own_named else "unclear (no city named)"
 
 
-def backend_for(url: str, model: str, leases: bool, structured: str = "prompt") -> OpenAIBackend:
-    b = OpenAIBackend(models={"strong": model, "fast": model}, base_url=url, structured=structured)  # type: ignore[arg-type]
+def backend_for(url: str, model: str, leases: bool, structured: Structured = "prompt") -> OpenAIBackend:
+    b = OpenAIBackend(models={"strong": model, "fast": model}, base_url=url, structured=structured)
     if not leases:
         b.leases = None
     return b
@@ -94,7 +95,7 @@ async def staggered(coros: list[Any], stagger_s: float) -> list[Any]:
 
 
 async def via_backend(url: str, model: str, requests: list[tuple[str, LLMRequest]], slot: int, leases: bool,
-                      stagger_s: float = 0.0, structured: str = "prompt") -> list[str]:
+                      stagger_s: float = 0.0, structured: Structured = "prompt") -> list[str]:
     backends = [backend_for(url, model, leases, structured) for _ in requests]
     for b in backends:
         await b._context_size("probe")  # learns the slots, as a first call would
@@ -109,7 +110,7 @@ async def via_backend(url: str, model: str, requests: list[tuple[str, LLMRequest
 
 
 async def via_raw(url: str, model: str, requests: list[tuple[str, LLMRequest]], slot: int,
-                  stagger_s: float = 0.0, structured: str = "prompt") -> list[str]:
+                  stagger_s: float = 0.0, structured: Structured = "prompt") -> list[str]:
     b = backend_for(url, model, False, structured)
     await b.check_structured()  # the same response_format the backend would send
 
@@ -173,7 +174,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=4)
     ap.add_argument("--slot", type=int, default=None, help="default: the last (spare) slot")
     ap.add_argument("--max-tokens", type=int, default=160)
-    ap.add_argument("--structured", default="prompt",
+    ap.add_argument("--structured", default="prompt", choices=STRUCTURED_MODES,
                     help="the backend's structured-output mode: prompt (the stand-in's), or auto (a real server's "
                          "default: a JSON schema where the server enforces one)")
     ap.add_argument("--leases", action="store_true", help="backend mode: use the cross-process slot leases")
