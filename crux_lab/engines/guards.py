@@ -16,12 +16,14 @@ A guard takes the backend's one repair: the engine passes the guard as the pydan
 validation context of the reply (``LLMRequest.validation_context``), the reply's validator
 raises once with the problem in words the model can act on, and the backend sends its usual
 repair turn. The request's text and hash do not change. A second reply with the same problem
-validates, and the engine skips the turn (or drops the side) with a warning event.
+validates, and the engine skips the turn (or drops the side) with a warning event; a turn whose
+second reply still contradicts its persona's position is kept, with a role flag
+(``DialogueTurn.role_flag``), never silently dropped.
 
 Every firing is one warning event (``purpose`` ``guard_echo``, ``guard_role`` or
-``guard_sides``), counted per run by :func:`crux_lab.analysis.metrics.guard_counts`. A guard
-that keeps a persona's turns out :data:`GIVE_UP_AFTER` times in a row ends the debate with
-:class:`TooWeakToPlay`: the model cannot play, and repairs would only loop.
+``guard_sides``), counted per run by :func:`crux_lab.analysis.metrics.guard_counts`. Guards
+that keep out :data:`GIVE_UP_AFTER` persona turns in a row, every speaker's among them, end
+the debate with :class:`TooWeakToPlay`: the model cannot play, and repairs would only loop.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from crux_lab.engines.base import TurnReply
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
-from crux_lab.personas.prompt import STANCE_WORDS
+from crux_lab.personas.prompt import read_stance_lines
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
@@ -51,7 +53,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 
 
 class TooWeakToPlay(LLMError):
-    """A guard kept out every persona turn for :data:`GIVE_UP_AFTER` turns in a row.
+    """Guards kept out :data:`GIVE_UP_AFTER` persona turns in a row, every speaker's among them.
     ``events`` are the warnings of the last turn, which the runner records before the error."""
 
     def __init__(self, message: str, events: Sequence[EngineError] = ()) -> None:
@@ -161,7 +163,11 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     'this turn only repeats the debate topic; answer it with your own argument'
     >>> echo_problem("Bitcoin's supply is capped at 21 million coins.", e, "Is gold better?", "saylor") is None
     True
+    >>> echo_problem("  ", e, "Is gold better?", "saylor")
+    'this turn is empty; say what you think of the claim in front of you'
     """
+    if not text.strip():
+        return "this turn is empty; say what you think of the claim in front of you"
     if containment(text, topic) >= ECHO_AT:
         return "this turn only repeats the debate topic; answer it with your own argument"
     for s in reversed(earlier):
@@ -187,34 +193,30 @@ def clipped(text: str, words: int) -> str:
 _OPPOSED = {("pro", "con"), ("con", "pro")}
 
 
-_BRIEF_STANCE = {word: stance for stance, word in STANCE_WORDS.items()}
-_STANCE_LINE = re.compile(rf'^- ({"|".join(_BRIEF_STANCE)}) \([0-9.]+\): "(.+?)"(?: — (.*))?$', re.MULTILINE)
-
-
 class BriefSide(NamedTuple):
     """A "Where You Stand" line of a persona prompt, read back."""
 
     stance: str
-    claim: str
-    reason: str
+    claim: str  # the claim's question, as the line asks it
+    reason: str  # what the persona holds, in its own words
     line: str  # as the prompt shows it, without the bullet
 
 
 def topic_side(system: str, topic: str) -> BriefSide | None:
     """The "Where You Stand" line (:mod:`crux_lab.personas.prompt`)
-    of a persona's own system prompt whose claim is the debate topic in its own words (only
+    of a persona's own system prompt whose question is the debate topic in its own words (only
     topic words, and most of them). None when the prompt states none, or states it more than
     once with different stances.
 
-    >>> brief = '## Where You Stand\\n- Rejects (0.95): "Bitcoin is a better long-term store of value than gold" — It has no intrinsic value.'
-    >>> topic_side(brief, "Is Bitcoin a better long-term store of value than gold?").claim
-    'Bitcoin is a better long-term store of value than gold'
+    >>> brief = '## Where You Stand\\n- It has no intrinsic value. (Your answer to "Is Bitcoin a better long-term store of value than gold?": no, confidence 0.95.)'
+    >>> topic_side(brief, "Is Bitcoin a better long-term store of value than gold?").reason
+    'It has no intrinsic value.'
     >>> topic_side(brief, "Should the US create a strategic Bitcoin reserve?") is None
     True
     """
     found = [
-        BriefSide(_BRIEF_STANCE[m[1]], m[2], m[3] or "", m[0][2:]) for m in _STANCE_LINE.finditer(system)
-        if within_topic(m[2], topic) and topic_coverage_of(m[2], topic) >= 0.8
+        BriefSide(s.stance, s.question, s.reason, s.line) for s in read_stance_lines(system)
+        if within_topic(s.question, topic) and topic_coverage_of(s.question, topic) >= 0.8
     ]
     return found[0] if len({s.stance for s in found}) == 1 else None
 
@@ -223,7 +225,7 @@ def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> 
     """The position on the debate topic that ``me``'s own system prompt gives it
     (:func:`topic_side`), under the topic's claim id ``key``; empty when it gives none.
 
-    >>> brief = '## Where You Stand\\n- Rejects (0.95): "Bitcoin is a better long-term store of value than gold" — It has no intrinsic value.'
+    >>> brief = '## Where You Stand\\n- It has no intrinsic value. (Your answer to "Is Bitcoin a better long-term store of value than gold?": no, confidence 0.95.)'
     >>> briefed_positions(brief, "Is Bitcoin a better long-term store of value than gold?", "schiff", "Peter Schiff", "topic")["topic"].stance
     'con'
     """
@@ -299,9 +301,9 @@ def role_problem(
     True
     >>> role_problem("pro", None, ["c1"], d) is None
     True
-    >>> b = {"topic": Said("schiff", "Peter Schiff", 'Rejects (0.95): "Bitcoin is better"', "con", None, ("topic",), from_brief=True)}
+    >>> b = {"topic": Said("schiff", "Peter Schiff", 'Gold has no rival. (Your answer to "Is Bitcoin better?": no, confidence 0.95.)', "con", None, ("topic",), from_brief=True)}
     >>> print(role_problem("pro", "I changed my mind", ["topic"], b, heard=False))
-    your stance "pro" on [topic] contradicts your position (your brief says where you stand: Rejects (0.95): "Bitcoin is better"); nobody else has spoken yet, so nothing can have changed your mind: keep your own position
+    your stance "pro" on [topic] contradicts your position (your brief says where you stand: Gold has no rival. (Your answer to "Is Bitcoin better?": no, confidence 0.95.)); nobody else has spoken yet, so nothing can have changed your mind: keep your own position
     """
     if stance not in ("pro", "con"):
         return None
@@ -319,7 +321,7 @@ def role_problem(
         else:
             why = " and names no reason for the change; keep your own position, or say in named_reason what argument changed your mind"
         words = " ".join(held.text.split())
-        words = words if len(words) <= 200 else words[:197].rsplit(" ", 1)[0] + "…"
+        words = words if len(words) <= 320 else words[:317].rsplit(" ", 1)[0] + "…"
         where = f"your brief says where you stand: {words}" if held.from_brief else f'you declared "{held.stance}": "{words}"'
         return f'your stance "{stance}" on [{key}] contradicts your position ({where}){why}'
     return None
@@ -350,6 +352,9 @@ class TurnGuard:
     flips: str = ""
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
+    # the role problem of a turn kept after its one repair (:func:`turn_outcome`): the engine
+    # keeps the turn with this flag (``DialogueTurn.role_flag``), never drops it silently
+    flagged: Finding | None = None
 
     def context(self) -> dict[str, Any]:
         return {"turn_guard": self}
@@ -453,6 +458,9 @@ class SideGuard:
     more: Callable[[Any], list[str]] | None = None
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
+    # the role problem of a turn kept after its one repair (:func:`turn_outcome`): the engine
+    # keeps the turn with this flag (``DialogueTurn.role_flag``), never drops it silently
+    flagged: Finding | None = None
 
     def context(self) -> dict[str, Any]:
         return {"side_guard": self}
@@ -512,6 +520,8 @@ class GuardTally:
 
     fired: dict[str, int] = field(default_factory=lambda: dict.fromkeys(GUARDS, 0))
     streak: int = 0
+    speakers: set[str] = field(default_factory=set)  # every persona that has taken a turn
+    failed: set[str] = field(default_factory=set)  # the personas whose turns the streak holds
 
     def events(self, findings: Sequence[Finding], outcome: str, names: Mapping[str, str]) -> list[EngineError]:
         """One warning event per firing; ``outcome`` says what became of the text."""
@@ -524,13 +534,32 @@ class GuardTally:
             out.append(EngineError(level="warning", purpose=f"guard_{f.guard}", error=f"{who}: {f.problem} ({outcome}): \"{shown}\""))
         return out
 
-    def turn_done(self, kept_out: Finding | None) -> None:
-        """Count a persona turn; :class:`TooWeakToPlay` when guards kept out too many in a row."""
-        self.streak = self.streak + 1 if kept_out is not None else 0
-        if kept_out is not None and self.streak >= GIVE_UP_AFTER:
+    def turn_done(self, persona_id: str, kept_out: Finding | None) -> None:
+        """Count a persona turn; :class:`TooWeakToPlay` when guards kept out at least
+        :data:`GIVE_UP_AFTER` turns in a row and, among them, a turn of every speaker.
+
+        >>> t = GuardTally()
+        >>> t.turn_done("a", None)
+        >>> t.turn_done("b", None)
+        >>> for _ in range(5):
+        ...     t.turn_done("a", Finding("echo", "a", "a copy"))
+        >>> t.streak  # one speaker failing alone never ends a debate
+        5
+        >>> t.turn_done("b", Finding("echo", "b", "a copy"))
+        Traceback (most recent call last):
+        ...
+        crux_lab.engines.guards.TooWeakToPlay: debate ended early: every speaker's turns were kept out, 6 persona turns in a row (last: the echo guard: a copy); the model does not play its personas
+        """
+        self.speakers.add(persona_id)
+        if kept_out is None:
+            self.streak, self.failed = 0, set()
+            return
+        self.streak += 1
+        self.failed.add(persona_id)
+        if self.streak >= GIVE_UP_AFTER and self.failed >= self.speakers:
             raise TooWeakToPlay(
-                f"debate ended early: the {kept_out.guard} guard kept out {self.streak} persona turns in a row "
-                f"(last: {kept_out.problem}); the model does not play its personas"
+                f"debate ended early: every speaker's turns were kept out, {self.streak} persona turns in a row "
+                f"(last: the {kept_out.guard} guard: {kept_out.problem}); the model does not play its personas"
             )
 
 
@@ -598,7 +627,10 @@ def turn_outcome(
     Raises :class:`TooWeakToPlay` when guards have kept out too many turns in a row."""
     t = tally(scratch)
     final = guard.verdict(reply) if reply is not None else None
-    if reply is None:
+    if final is not None and final.guard == "role":  # kept, flagged: a side is never silently dropped
+        guard.flagged, final = final, None
+        outcome = "sent back once, still so: the turn was kept with a role flag"
+    elif reply is None:
         outcome = "sent back once; the reply still failed and the turn was skipped"
     elif final is None:
         outcome = "sent back once; the repaired turn was kept"
@@ -609,7 +641,7 @@ def turn_outcome(
     events = t.events(_last_per_guard(guard.fired), outcome, names)
     kept_out = final if final is not None else (guard.fired[-1] if reply is None and guard.fired else None)
     try:
-        t.turn_done(kept_out)
+        t.turn_done(guard.persona_id, kept_out)
     except TooWeakToPlay as exc:
         exc.events = events
         raise

@@ -137,6 +137,9 @@ class DialogueTurn(Model):
     # in its reply's ``named_reason`` field; empty when it named none.
     # Left out of dumps while empty, so records (and the store's turns columns) stay as before.
     named_reason: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # Set when the turn's stance still contradicted the persona's declared position after its
+    # one repair: the role guard's problem, in words. The turn is kept, flagged, not dropped.
+    role_flag: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Aspect(Model):

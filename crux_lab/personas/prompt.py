@@ -6,9 +6,9 @@ Three entry points, all pure (text in, text out, no I/O):
   (2,200) tokens: Identity, How You Think, What Changes Your Mind, Where You Stand, Your Voice,
   Grounding, Debate Conduct. ``framing="third"`` gives the third-person (APR)
   framing ("Michael Saylor is known for ...") instead of "You are ...".
-- :func:`build_history` — a :class:`HistoryContext` for one persona: recent turns verbatim,
-  summaries of older rounds, open contested claims, crux cards, and this persona's own earlier
-  claims with the attacks on them.
+- :func:`build_history` — a :class:`HistoryContext` for one persona, with no transcript to
+  continue: the claim to answer, the persona's own earlier points, older points as a summary,
+  open contested claims and crux cards, and no other speaker's name.
 - :func:`build_turn_message` — the per-turn user message, at most ``TURN_BUDGET`` (800)
   tokens: belief grounding, debate context, turn instruction, output format. It shrinks the
   history tier by tier (never the instruction) until the message fits.
@@ -34,7 +34,6 @@ Framing = Literal["second", "third"]
 SYSTEM_BUDGET = 2200
 TURN_BUDGET = 800
 HISTORY_BUDGET = 450
-OWN_CLAIMS_KEPT = 8  # a persona's most recent older claims (with the attacks on them)
 
 # Per-section token caps of the system block. Grounding gets 320 rather than 200 because our
 # anchors are paraphrase paragraphs, not tweets.
@@ -124,17 +123,65 @@ def _voice(persona: Persona, framing: Framing) -> _Voice:
     return _Voice("You", "Your", "are")
 
 
-# How a "Where You Stand" line words a stance (the role guard reads the lines back).
-STANCE_WORDS = {"pro": "Holds", "con": "Rejects", "uncertain": "Undecided on"}
+# How a "Where You Stand" line gives a stance: first what the persona holds, in its own words
+# (its reason), then its answer to the claim's question. Never the claim as a quoted sentence
+# marked "Rejects": Qwen2.5-1.5B recited such a sentence, word for word, as its own view.
+# The role guard and the one-call baselines read the answer back (:func:`read_stance_lines`).
+ANSWER_WORDS = {"pro": "yes", "con": "no", "uncertain": "undecided"}
+_ANSWER_STANCE = {word: stance for stance, word in ANSWER_WORDS.items()}
+_STANCE_LINE = re.compile(
+    r'^- (?P<reason>.*?) ?\((?:Your|.+?\'s) answer to "(?P<question>.+)": (?P<answer>yes|no|undecided), '
+    r"confidence (?P<confidence>[0-9.]+)\.\)$",
+    re.MULTILINE,
+)
 
 
-def _stance_line(persona: Persona, prop: Proposition | None, proposition_id: str) -> str | None:
+@dataclass(frozen=True)
+class StanceLine:
+    """A "Where You Stand" line read back: the stance, the claim's question, the persona's own
+    words for what it holds, and the line as the prompt shows it (without the bullet)."""
+
+    stance: str
+    question: str
+    reason: str
+    line: str
+
+
+def stance_line(reason: str, question: str, stance: str, confidence: float, possessive: str = "Your") -> str:
+    """One "Where You Stand" line.
+
+    >>> line = stance_line("Gold has five thousand years behind it.", "Is Bitcoin better than gold?", "con", 0.9)
+    >>> line
+    '- Gold has five thousand years behind it. (Your answer to "Is Bitcoin better than gold?": no, confidence 0.90.)'
+    >>> read_stance_lines(line)[0].stance
+    'con'
+    """
+    held = " ".join(reason.split())
+    return f'- {held + " " if held else ""}({possessive} answer to "{question}": {ANSWER_WORDS[stance]}, confidence {confidence:.2f}.)'
+
+
+def read_stance_lines(text: str) -> list[StanceLine]:
+    """Every "Where You Stand" line of a system prompt, in order.
+
+    >>> third = stance_line("Rents follow wages.", "Do new flats cut rents?", "pro", 0.7, possessive="Ann Lee's")
+    >>> [(s.stance, s.question, s.reason) for s in read_stance_lines("## Where Ann Lee Stands\\n" + third)]
+    [('pro', 'Do new flats cut rents?', 'Rents follow wages.')]
+    """
+    return [
+        StanceLine(_ANSWER_STANCE[m["answer"]], m["question"], m["reason"].strip(), m[0][2:])
+        for m in _STANCE_LINE.finditer(text)
+    ]
+
+
+def _stance_line(persona: Persona, prop: Proposition | None, proposition_id: str, possessive: str) -> str | None:
     stance = persona.stance_on(proposition_id)
     if stance is None:
         return None
-    claim = prop.text if prop is not None else proposition_id
-    word = STANCE_WORDS[stance.stance]
-    return f"- {word} ({stance.confidence:.2f}): \"{claim.rstrip('.')}\" — {stance.reason}"
+    if prop is None:  # no question to answer: what it holds, alone
+        return f"- {stance.reason}" if stance.reason.strip() else None
+    # a claim it holds, and has no words of its own for, is stated as its own
+    reason = stance.reason if stance.reason.strip() or stance.stance != "pro" else prop.text
+    return stance_line(reason, (prop.question or prop.text).strip(), stance.stance, stance.confidence, possessive)
 
 
 def build_system_prompt(
@@ -242,7 +289,7 @@ def _build_system_prompt(
         ordered = sorted(persona.stances.stances, key=lambda s: (s.stance == "uncertain", -s.confidence, s.proposition_id))
         lines = [
             ln for s in ordered
-            if (ln := _stance_line(persona, propositions.get(s.proposition_id), s.proposition_id))
+            if (ln := _stance_line(persona, propositions.get(s.proposition_id), s.proposition_id, me.possessive))
         ]
         lines = _fit_lines(lines, SECTION_CAPS["positions"])
         if lines:
@@ -292,6 +339,15 @@ def _build_system_prompt(
 
 # ---------------------------------------------------------------------------
 # tiered history
+#
+# A persona's turn request holds no transcript to continue. Shown a transcript, Qwen2.5-1.5B
+# wrote its next line as whoever spoke last: 0.40-0.51 of its persona turns were echoes, and
+# speakers narrated each other in the third person. So a turn request states the debate as the
+# engine sees it: the one point to answer, as a claim; the persona's own earlier points, as its
+# own; older points as a summary. No other speaker's name appears.
+
+CLAIM_WORDS = 80  # words of another speaker's turn a request states as the claim to answer
+POINT_WORDS = 30  # words of an earlier point (a first sentence) a request shows
 
 
 @dataclass(frozen=True)
@@ -311,48 +367,123 @@ class ContestedClaim:
     status: Literal["unresolved", "resolved"] = "unresolved"
 
 
+def impersonal(text: str, names: Mapping[str, str], viewer: str | None) -> str:
+    """``text`` with the speakers' names (and ids) replaced: the reader's by "you", the others'
+    by "another speaker", so a request never names who said what.
+
+    >>> impersonal("Peter Schiff's point is wrong: Ann is right.", {"schiff": "Peter Schiff", "ann": "Ann"}, "ann")
+    "another speaker's point is wrong: you are right."
+    """
+    for pid, name in sorted(names.items(), key=lambda kv: -len(kv[1])):
+        mine = pid == viewer
+        for token in {name, pid}:
+            if len(token) <= 2:
+                continue
+            word = re.escape(token)
+            text = re.sub(rf"(?<!\w){word}['’]s(?!\w)", "your" if mine else "another speaker's", text)
+            text = re.sub(rf"(?<!\w){word}(?!\w)", "you" if mine else "another speaker", text)
+    return _YOU_VERB.sub(lambda m: f"{m[1]} {_YOU_VERBS[m[2]]}", text)
+
+
+_YOU_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+_YOU_VERB = re.compile(rf"\b([Yy]ou) ({'|'.join(_YOU_VERBS)})\b")
+
+
+def claim_to_answer(text: str, names: Mapping[str, str] | None = None, viewer: str | None = None) -> str:
+    """Another speaker's turn as the engine states it to the next speaker: one line, names
+    replaced (:func:`impersonal`), at most :data:`CLAIM_WORDS` words.
+
+    >>> claim_to_answer("Gold has held value  for 5,000 years.")
+    'The claim to answer: Gold has held value for 5,000 years.'
+    """
+    words = " ".join(impersonal(text, names or {}, viewer).split()).split(" ")
+    said = " ".join(words[:CLAIM_WORDS]) + ("…" if len(words) > CLAIM_WORDS else "")
+    return f"The claim to answer: {said}"
+
+
+def point(text: str, limit: int = POINT_WORDS) -> str:
+    """An earlier point as a request lists it: its first sentence, at most ``limit`` words.
+
+    >>> point("Rents follow wages here. Nothing else matters.")
+    'Rents follow wages here.'
+    """
+    first = _SENTENCE.split(" ".join(text.split()))[0] if text.strip() else ""
+    words = first.split(" ")
+    return " ".join(words[:limit]) + ("…" if len(words) > limit else "")
+
+
+OWN_POINTS_HEAD = "Your earlier points (build on them; never repeat them):"
+OTHER_POINTS_HEAD = "Points made against you earlier:"
+
+
+OWN_POINTS = 3  # the viewer's own earlier points a turn request lists (the newest)
+
+
+def speaker_view(
+    viewer: str, turns: Sequence[DialogueTurn], names: Mapping[str, str], own: int = OWN_POINTS,
+    answer: DialogueTurn | None = None,
+) -> list[str]:
+    """What a persona's turn request shows of ``turns`` (oldest first), with no transcript to
+    continue: its own earlier points, as its own, and ``answer`` (by default the newest turn of
+    another speaker) as the claim to answer, no speaker named (:func:`impersonal`).
+
+    >>> t = [DialogueTurn(id="m0", turn_index=0, persona_id="a", dialogue="Gold holds value. Always.", phase="take"),
+    ...      DialogueTurn(id="m1", turn_index=1, persona_id="b", dialogue="Ann is wrong: gold pays nothing.", phase="take")]
+    >>> print("\\n".join(speaker_view("a", t, {"a": "Ann", "b": "Bo"})))
+    Your earlier points (build on them; never repeat them):
+    - Gold holds value.
+    The claim to answer: you are wrong: gold pays nothing.
+    """
+    blocks = []
+    mine = list(dict.fromkeys(point(t.dialogue) for t in turns if t.persona_id == viewer))[-own:]
+    if mine:
+        blocks.append(OWN_POINTS_HEAD + "\n" + "\n".join(f"- {m}" for m in mine))
+    last = answer or next((t for t in reversed(turns) if t.persona_id != viewer), None)
+    if last is not None:
+        blocks.append(claim_to_answer(last.dialogue, names, viewer))
+    return blocks
+
+
 @dataclass
 class HistoryContext:
-    """What one persona sees of the debate so far, in tiers (highest priority first).
+    """What one persona's turn request shows of the debate so far, in tiers.
 
     Render with :meth:`render`; it drops the lowest-priority material first until the text
-    fits: older verbatim turns, then round summaries, then the persona's own older claims, then
-    crux cards, then contested claims. The two newest turns and the topic always stay.
+    fits: older points of others (or the round summaries), then the persona's own older points,
+    then crux cards, then contested claims. The topic and the claim to answer always stay.
     """
 
     topic: str
     current_round: str | None = None
     contested: list[str] = field(default_factory=list)
-    recent: list[str] = field(default_factory=list)  # oldest first
+    claim: str = ""  # "The claim to answer: ...", or empty when nobody else has spoken
     cards: list[str] = field(default_factory=list)
-    own_claims: list[str] = field(default_factory=list)  # with attacks, oldest first
-    summaries: list[str] = field(default_factory=list)  # oldest first
+    own_claims: list[str] = field(default_factory=list)  # the persona's own points, oldest first
+    summaries: list[str] = field(default_factory=list)  # older points of others, oldest first
 
     def _text(self) -> str:
         out = [f"Debate on: {self.topic}"]
         if self.current_round:
             out.append(f"Current round: {self.current_round}")
         if self.summaries:
-            out.append("Earlier rounds:\n" + "\n".join(f"- {s}" for s in self.summaries))
+            out.append(OTHER_POINTS_HEAD + "\n" + "\n".join(f"- {s}" for s in self.summaries))
         if self.contested:
             out.append("Open disagreements:\n" + "\n".join(f"- {s}" for s in self.contested))
         if self.cards:
             out.append("Crux cards so far:\n" + "\n".join(f"- {s}" for s in self.cards))
         if self.own_claims:
-            out.append("Your earlier claims and the challenges to them:\n" + "\n".join(f"- {s}" for s in self.own_claims))
-        if self.recent:
-            out.append("This round (most recent last):\n" + "\n".join(self.recent))
+            out.append(OWN_POINTS_HEAD + "\n" + "\n".join(f"- {s}" for s in self.own_claims))
+        if self.claim:
+            out.append(self.claim)
         return "\n\n".join(out)
 
     def render(self, max_tokens: int = HISTORY_BUDGET) -> str:
         """The context as text within ``max_tokens`` (drops tiers' oldest items first)."""
-        ctx = HistoryContext(self.topic, self.current_round, list(self.contested), list(self.recent),
+        ctx = HistoryContext(self.topic, self.current_round, list(self.contested), self.claim,
                              list(self.cards), list(self.own_claims), list(self.summaries))
         text = ctx._text()
         while count_tokens(text) > max_tokens:
-            if len(ctx.recent) > 2:
-                ctx.recent.pop(0)
-            elif ctx.summaries:
+            if ctx.summaries:
                 ctx.summaries.pop(0)
             elif ctx.own_claims:
                 ctx.own_claims.pop(0)
@@ -360,20 +491,10 @@ class HistoryContext:
                 ctx.cards.pop(0)
             elif ctx.contested:
                 ctx.contested.pop()
-            elif ctx.recent:
-                # Only the newest turns are left: shorten them instead of dropping them.
-                ctx.recent = [truncate_to_tokens(r, max(20, max_tokens // 4)) for r in ctx.recent]
-                text = ctx._text()
-                if count_tokens(text) > max_tokens:
-                    ctx.recent.pop(0)
             else:
                 return truncate_to_tokens(text, max_tokens)
             text = ctx._text()
         return text
-
-
-def _first_sentence(text: str, limit: int = 40) -> str:
-    return truncate_to_tokens(_SENTENCE.split(text.strip())[0] if text.strip() else "", limit)
 
 
 def card_line(card: CruxCard, names: Mapping[str, str] | None = None) -> str:
@@ -388,7 +509,7 @@ def card_line(card: CruxCard, names: Mapping[str, str] | None = None) -> str:
     names = names or {}
     state = "resolved" if card.resolved else "open"
     sides = "; ".join(
-        f"{names.get(pid, pid)}: {pos.position.value} ({_first_sentence(pos.reasoning, 30)})" for pid, pos in card.personas.items()
+        f"{names.get(pid, pid)}: {pos.position.value} ({point(pos.reasoning, 20)})" for pid, pos in card.personas.items()
     )
     return f"[{card.disagreement_type.value}, {state}] {card.question} {sides}".strip()
 
@@ -404,72 +525,41 @@ def build_history(
     cards: Sequence[CruxCard] = (),
     current_round: str | None = None,
     recent: int = 6,
-    anonymize: bool = False,
 ) -> HistoryContext:
-    """The tiered history one persona receives: recent turns verbatim, older ones summarised.
+    """What one persona's turn request shows of the debate (``turns``, oldest first): no
+    transcript to continue.
 
-    - ``turns``: the debate so far (oldest first). The last ``recent`` turns are kept verbatim;
-      older turns are represented by ``round_summaries`` or, when the engine gave none, by an
-      extractive one-line digest per round (``aspect_id``/``room_id``/``phase``).
-    - Per-persona emphasis: the persona's own older claims stay listed with the challenges made
-      to them (a turn replying to it, or an opponent's turn on the same proposition with the
-      opposite stance), so contradicting an earlier position is visible.
-    - ``anonymize``: other speakers appear as "Speaker A/B/..." (less sycophancy);
-      the persona's own turns appear as "You".
+    - The claim to answer: the newest turn of another speaker, stated by the engine as a claim
+      (:func:`claim_to_answer`).
+    - Its own earlier points, as its own: the first sentence of each, the newest
+      :data:`OWN_POINTS`.
+    - Older points of others: the engine's ``round_summaries`` when it gave them, else the
+      first sentence of each of the ``recent`` turns of others before the claim to answer.
+    - Open disagreements and crux cards, their sides as "you" and "another speaker".
+
+    No other speaker's name appears (:func:`impersonal`).
     """
     names = dict(names or {})
-    letters: dict[str, str] = {}
+    others = [t for t in turns if t.persona_id != persona_id]
+    last = others[-1] if others else None
+    ctx = HistoryContext(topic=topic, current_round=current_round)
+    if last is not None:
+        ctx.claim = claim_to_answer(last.dialogue, names, persona_id)
+    if round_summaries:
+        ctx.summaries = [f"{r.label}: {impersonal(r.summary, names, persona_id)}" for r in round_summaries]
+    else:
+        earlier = others[:-1][-recent:] if recent > 0 else []
+        ctx.summaries = list(dict.fromkeys(point(impersonal(t.dialogue, names, persona_id)) for t in earlier))
 
     def who(pid: str) -> str:
-        if pid == persona_id:
-            return "You"
-        if anonymize:
-            return letters.setdefault(pid, f"Speaker {chr(ord('A') + len(letters))}")
-        return names.get(pid, pid)
-
-    window = list(turns[-recent:]) if recent > 0 else []
-    older = list(turns[: len(turns) - len(window)])
-    ctx = HistoryContext(topic=topic, current_round=current_round)
-    ctx.recent = [f"{who(t.persona_id)}: {t.dialogue.strip()}" for t in window]
-
-    if round_summaries:
-        ctx.summaries = [f"{r.label}: {r.summary}" for r in round_summaries]
-    elif older:
-        by_round: dict[str, list[DialogueTurn]] = {}
-        for t in older:
-            by_round.setdefault(t.aspect_id or t.room_id or str(t.phase), []).append(t)
-        for label, ts in by_round.items():
-            said = "; ".join(f"{who(t.persona_id)}: {_first_sentence(t.dialogue, 25)}" for t in ts[-3:])
-            ctx.summaries.append(f"{label} ({len(ts)} turns): {said}")
+        return "you" if pid == persona_id else "another speaker"
 
     ctx.contested = [
-        f"{c.claim}" + (f" ({' vs '.join(who(p) for p in c.persona_ids)})" if c.persona_ids else "")
-        for c in contested
-        if c.status == "unresolved"
+        c.claim + (" (you are one side)" if persona_id in c.persona_ids else "")
+        for c in contested if c.status == "unresolved"
     ]
     ctx.cards = [card_line(k, {pid: who(pid) for pid in k.personas}) for k in cards]
-
-    by_id = {t.id: t for t in turns}
-    mine = [t for t in older if t.persona_id == persona_id]
-    for t in mine:
-        attacks = [
-            o for o in turns
-            if o.persona_id != persona_id and o.turn_index > t.turn_index and (
-                o.reply_to == t.id
-                or (
-                    set(o.proposition_ids) & set(t.proposition_ids)
-                    and o.stance is not None and t.stance is not None
-                    and {o.stance, t.stance} == {"pro", "con"}
-                )
-            )
-        ]
-        line = f"You said: {_first_sentence(t.dialogue, 35)}"
-        if attacks:
-            a = attacks[-1]
-            line += f" — challenged by {who(a.persona_id)}: {_first_sentence(a.dialogue, 30)}"
-        ctx.own_claims.append(line)
-    del by_id
-    ctx.own_claims = ctx.own_claims[-OWN_CLAIMS_KEPT:]
+    ctx.own_claims = list(dict.fromkeys(point(t.dialogue) for t in turns if t.persona_id == persona_id))[-OWN_POINTS:]
     return ctx
 
 

@@ -89,6 +89,8 @@ def render_transcript(result: DebateResult, names: Mapping[str, str] | None = No
         tags = ", ".join(x for x in (turn.move.value if turn.move else None, turn.phase, turn.room_id) if x)
         lines.append(f"**{i}. {name.get(turn.persona_id, turn.persona_id)}** ({tags})  ")
         lines.append(turn.dialogue.strip())
+        if turn.role_flag:  # kept, not dropped: its stance contradicted the speaker's declared side
+            lines.append(f"*Role flag: {turn.role_flag}*")
         lines.append("")
     if result.cruxes:
         lines += ["## Cruxes", ""]

@@ -122,8 +122,8 @@ def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_pat
     blind = next(v for k, v in users.items() if "informed" not in k)
     informed = next(v for k, v in users.items() if "informed" in k and "samples" not in k)
     sampled = next(v for k, v in users.items() if "samples" in k)
-    assert not any("Holds (" in u or "Rejects (" in u for u in blind)
-    assert all("Holds (" in u for u in informed) and len(sampled) == 3 and len(set(sampled)) == 3
+    assert not any("answer to \"" in u for u in blind)
+    assert all("answer to \"" in u for u in informed) and len(sampled) == 3 and len(set(sampled)) == 3
     rows = {s.engine: s for s in run.scores}
     assert set(rows) == {"direct", "direct+informed=true", "direct+informed=true+samples=3"}
     # three sampled calls (the tape above holds exactly three); a run's calls also count the poll's

@@ -100,7 +100,8 @@ def test_the_position_a_persona_is_briefed_on_outranks_its_own_first_turn() -> N
     wrong_first = [Said("peter-schiff", "Peter Schiff", "I believe Bitcoin is a better long-term store of value than gold.", "pro", None, ("topic",))]
     guard = TurnGuard("peter-schiff", TOPIC, wrong_first, briefed=briefed)
     found = guard.check("Bitcoin is still the better store of value, I hold to that.", "pro", None, ["topic"])
-    assert found is not None and found.guard == "role" and "your brief says where you stand: Rejects" in found.problem
+    assert found is not None and found.guard == "role" and "your brief says where you stand: " in found.problem
+    assert f'answer to "{TOPIC}": no, confidence' in found.problem
     assert guard.check("Gold has industrial demand; Bitcoin has none, so it is no store of value.", "con", None, ["topic"]) is None
     # an opening, before anyone else spoke: a "named reason" cannot excuse leaving the brief
     opening = TurnGuard("peter-schiff", TOPIC, [], briefed=briefed)
@@ -225,8 +226,8 @@ def test_a_crystallization_with_stances_on_an_undeclared_dispute_is_sent_back_on
 # -- the one repair, through a real backend's repair path ---------------------
 
 
-def _speech(text: str, stance: str = "pro") -> str:
-    return json.dumps({"utterance": text, "move": "CLAIM", "stance": stance, "addresses": ["c1"], "named_reason": None})
+def _speech(text: str, stance: str = "pro", addresses: tuple[str, ...] = ("c1",)) -> str:
+    return json.dumps({"utterance": text, "move": "CLAIM", "stance": stance, "addresses": list(addresses), "named_reason": None})
 
 
 async def _answer(first: str, second: str, guard: TurnGuard) -> tuple[Any, list[list[dict[str, Any]]]]:
@@ -290,8 +291,31 @@ def test_guards_keeping_out_every_turn_end_the_debate_with_a_named_reason() -> N
     for _ in range(GIVE_UP_AFTER - 1):
         kept_out, _ = turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, EARLIER), reply, NAMES)
         assert kept_out is not None
-    with pytest.raises(TooWeakToPlay, match=r"^debate ended early: the echo guard kept out 4 persona turns in a row"):
+    with pytest.raises(TooWeakToPlay, match=r"^debate ended early: every speaker's turns were kept out, 4 persona turns in a row "
+                                            r"\(last: the echo guard: this turn only repeats the debate topic"):
         turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, EARLIER), reply, NAMES)
+
+
+def test_one_speaker_failing_alone_never_ends_the_debate() -> None:
+    scratch: dict[str, Any] = {}
+    echo = SpeechReply.model_validate_json(_speech(TOPIC, "con"))
+    fine = SpeechReply.model_validate_json(_speech("Bitcoin's supply is capped at 21 million coins.", "pro"))
+    turn_outcome(scratch, TurnGuard("michael-saylor", TOPIC, []), fine, NAMES)
+    for _ in range(2 * GIVE_UP_AFTER):
+        kept_out, _ = turn_outcome(scratch, TurnGuard("peter-schiff", TOPIC, EARLIER), echo, NAMES)
+        assert kept_out is not None
+    with pytest.raises(TooWeakToPlay, match="every speaker's turns were kept out"):
+        turn_outcome(scratch, TurnGuard("michael-saylor", TOPIC, EARLIER), echo, NAMES)
+
+
+def test_a_turn_still_off_its_side_after_the_repair_is_kept_with_a_role_flag() -> None:
+    schiff = load_persona("peter-schiff")
+    briefed = briefed_positions(build_system_prompt(schiff), TOPIC, "peter-schiff", "Peter Schiff", "topic")
+    guard = TurnGuard("peter-schiff", TOPIC, [], briefed=briefed)
+    reply = SpeechReply.model_validate_json(_speech("Bitcoin beats gold: its supply is capped at 21 million.", "pro", addresses=("topic",)))
+    kept_out, events = turn_outcome({}, guard, reply, NAMES)
+    assert kept_out is None and guard.flagged is not None and guard.flagged.guard == "role"
+    assert [e.purpose for e in events] == ["guard_role"] and "kept with a role flag" in events[0].error
 
 
 def test_a_kept_turn_resets_the_streak() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import crux_lab.engines
-from crux_lab.engines.crux_room.context import History, room_context
+from crux_lab.engines.crux_room.context import room_context
 from crux_lab.engines.dialogue.prompts import FINAL_CLEANUP
 from crux_lab.models import DebateConfig, DialogueTurn
 from crux_lab.personas.loader import load_personas
@@ -45,10 +45,12 @@ def test_no_request_says_yous(panel_requests: ScriptedBackend) -> None:
     assert any("Your position:" in r.user for r in panel_requests.requests)  # the room context was rendered
 
 
-def test_room_context_gives_the_reader_its_own_position_as_yours() -> None:
+def test_room_context_gives_the_reader_its_own_position_and_the_other_side_as_a_claim() -> None:
     turn = DialogueTurn(id="t1", turn_index=0, persona_id="a", dialogue="Rents fell.", phase="crux_room")
-    text = room_context("T", "Q", {"a": "Rents fell.", "b": "They rose."}, [turn], History({"a": "Ann", "b": "Bob"}, viewer="a"))
-    assert "Your position: Rents fell." in text and "Speaker A's position: They rose." in text
+    text = room_context("T", "Q", "a", {"a": "Rents fell.", "b": "Bob says they rose."}, [turn], {"a": "Ann", "b": "Bob"})
+    assert "Your position: Rents fell." in text
+    assert "The claim to answer: another speaker says they rose." in text
+    assert "Bob" not in text and "Ann" not in text  # no speaker is named
 
 
 def test_detect_mentions_listed_claims_only_when_some_are_listed(panel_requests: ScriptedBackend) -> None:

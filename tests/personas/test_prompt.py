@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -80,31 +81,33 @@ def _turns(n: int) -> list[DialogueTurn]:
     return out
 
 
-def test_history_tiers_and_own_claim_emphasis() -> None:
+def test_history_has_no_transcript_but_the_claim_to_answer_and_own_points() -> None:
     turns = _turns(14)
     card = CruxCard(id="k1", question="Is Bitcoin adoption deterministic?", disagreement_type="premise", diagnosis="d",
                     personas={"michael-saylor": CruxCardPosition(position="YES", reasoning="Network effects win."),
                               "arthur-hayes": CruxCardPosition(position="NO", reasoning="It needs printing.")})
-    ctx = build_history("michael-saylor", topic="Bitcoin is digital gold", turns=turns,
-                        names={"michael-saylor": "Michael Saylor", "arthur-hayes": "Arthur Hayes"},
+    names = {"michael-saylor": "Michael Saylor", "arthur-hayes": "Arthur Hayes"}
+    turns[13] = turns[13].model_copy(update={"dialogue": "Michael Saylor is wrong: adoption depends on printing."})
+    ctx = build_history("michael-saylor", topic="Bitcoin is digital gold", turns=turns, names=names,
                         contested=[ContestedClaim("Adoption is deterministic", ("michael-saylor", "arthur-hayes"))],
                         cards=[card], recent=4)
-    assert len(ctx.recent) == 4 and ctx.recent[-1].startswith("Arthur Hayes: Turn 13")
-    assert ctx.summaries, "older rounds get an extractive digest when no summaries are given"
-    assert ctx.own_claims and all(c.startswith("You said") for c in ctx.own_claims)
-    assert "challenged by Arthur Hayes" in ctx.own_claims[0]
+    # the newest turn of the other speaker, as a claim, with the reader's own name as "you"
+    assert ctx.claim == "The claim to answer: you are wrong: adoption depends on printing."
+    assert ctx.own_claims == ["Turn 8.", "Turn 10.", "Turn 12."]  # its own points, first sentences, newest three
+    assert ctx.summaries == ["Turn 5.", "Turn 7.", "Turn 9.", "Turn 11."]  # others' older points, no speaker named
     text = ctx.render(2000)
-    assert "Open disagreements" in text and "[premise, open]" in text
-    small = ctx.render(150)
-    assert count_tokens(small) <= 150 and "Turn 13" in small  # the newest turn survives trimming
+    assert "Open disagreements" in text and "[premise, open]" in text and "you: YES" in text
+    assert "Arthur" not in text and "Saylor" not in text and "arthur-hayes" not in text
+    assert not re.search(r"^(You|Speaker [A-Z]|another speaker):", text, re.M)  # no line reads as a transcript
+    small = ctx.render(60)
+    assert count_tokens(small) <= 60 and "The claim to answer:" in small  # the claim survives trimming
 
 
-def test_history_anonymized_and_given_summaries() -> None:
-    ctx = build_history("arthur-hayes", topic="t", turns=_turns(10), anonymize=True, recent=3,
-                        round_summaries=[RoundSummary("Round 1", "They clashed on adoption.")])
-    assert ctx.summaries == ["Round 1: They clashed on adoption."]
-    text = ctx.render(1000)
-    assert "Speaker A" in text and "Saylor" not in text and "michael-saylor" not in text
+def test_history_uses_the_engines_summaries_without_names() -> None:
+    ctx = build_history("arthur-hayes", topic="t", turns=_turns(10), recent=3,
+                        names={"michael-saylor": "Michael Saylor"},
+                        round_summaries=[RoundSummary("Round 1", "Michael Saylor clashed on adoption.")])
+    assert ctx.summaries == ["Round 1: another speaker clashed on adoption."]
 
 
 @pytest.mark.parametrize("pid", SHIPPED)
@@ -122,7 +125,8 @@ def test_turn_message_budget(pid: str) -> None:
 def test_default_propositions_are_looked_up_and_prompt_is_memoised() -> None:
     p = load_persona("michael-saylor")
     a = build_system_prompt(p)
-    assert "Bitcoin adoption is deterministic" in a  # claim text, not just the id
+    question = next(q.question for q in propositions_for(["michael-saylor"]).values() if "adoption is deterministic" in q.text)
+    assert f'answer to "{question}"' in a  # the claim's question, not just the id
     assert build_system_prompt(p) is a
     p.contract.stakes = "Different stakes entirely."
     assert "Different stakes entirely." in build_system_prompt(p)

@@ -35,7 +35,6 @@ from crux_lab.engines.blackboard.board import (
     ConvergenceRule,
     apply_turn,
     check_convergence,
-    post_lines,
     summarize,
     turn_prompt,
 )
@@ -78,6 +77,7 @@ from crux_lab.models.events import (
     EngineError,
     Status,
 )
+from crux_lab.personas.prompt import speaker_view
 
 TURN_PURPOSE = BLACKBOARD_TURN
 
@@ -108,6 +108,7 @@ def make_turn(
     focus: Claim,
     round_number: int,
     claim_ids: Sequence[str],
+    role_flag: str | None = None,
 ) -> DialogueTurn:
     """A post as a transcript turn: its words, stance and confidence on the round's claim, and
     the move, named reason and addressed claims its reply stated (the round's claim when it
@@ -125,33 +126,45 @@ def make_turn(
         proposition_ids=fields["proposition_ids"] or [focus.id],
         stance=reply.stance,
         confidence=reply.confidence,
+        role_flag=role_flag,
     )
 
 
-def shown_posts(board: Blackboard, focus: Claim) -> list[DialogueTurn]:
-    """The posts a turn prompt shows: the latest on other claims, then the latest on the
-    round's claim (last, since they are what the agent answers)."""
-    n = len(board.persona_ids)
-    on_claim = board.posts_on(focus)
-    others = [t for t in board.turns if t not in on_claim]
-    return others[-2 * n :] + on_claim[-2 * n :]
+def point_to_answer(board: Blackboard, persona_id: str, focus: Claim) -> DialogueTurn | None:
+    """The post a turn request states as the claim to answer: the newest post of another agent
+    on the round's claim that takes the other side from this agent's, else the newest other
+    post on it, else the newest other post.
+
+    >>> b = Blackboard("t", ["a", "b"], [Claim("c1", "X.")])
+    >>> b.turns = [DialogueTurn(id="t0", turn_index=0, persona_id="b", dialogue="No.", phase="round", proposition_ids=["c1"], stance="con")]
+    >>> point_to_answer(b, "a", b.claims[0]).id
+    't0'
+    """
+    mine = board.latest().get(persona_id, {}).get(focus.id)
+    others = [t for t in board.turns if t.persona_id != persona_id]
+    on_claim = [t for t in others if focus.id in t.proposition_ids]
+    against = [t for t in on_claim if mine is not None and {t.stance, mine.stance} == {"pro", "con"}]
+    return next((ts[-1] for ts in (against, on_claim, others) if ts), None)
 
 
 async def board_turn(
     ctx: EngineContext, board: Blackboard, persona_id: str, focus: Claim, round_number: int, intent: str = ""
-) -> tuple[BlackboardTurnReply | None, list[EngineError]]:
-    """One agent's post on the blackboard (purpose ``blackboard_turn``) and the warnings it
-    raised (guards, :mod:`crux_lab.engines.guards`); ``(None, warnings)`` when its reply
-    stayed unusable or a guard kept it out (the turn is skipped)."""
-    shown = shown_posts(board, focus)
+) -> tuple[BlackboardTurnReply | None, list[EngineError], str | None]:
+    """One agent's post on the blackboard (purpose ``blackboard_turn``), the warnings it
+    raised (guards, :mod:`crux_lab.engines.guards`) and its role flag, if any;
+    ``(None, warnings, None)`` when its reply stayed unusable or a guard kept it out (the turn
+    is skipped)."""
+    answer = point_to_answer(board, persona_id, focus)
+    shown = [t for t in board.turns if t.persona_id == persona_id or t is answer]
     names = {pid: p.name for pid, p in ctx.personas.items()}
     guard = TurnGuard(persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,))
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).
     grounding = grounding_block(ctx, persona_id, focus.text)
-    user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic)
-    if shown:
-        user = f"Posts so far (the last ones are on this round's claim):\n{post_lines(shown, board.claims)}\n\n{user}"
+    user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic, names)
+    view = speaker_view(persona_id, shown, names, answer=answer)  # its own points, the claim to answer: no transcript
+    if view:
+        user = "\n\n".join([*view, user])
     request = ctx.request(
         TURN_PURPOSE,
         persona_system(ctx, persona_id),
@@ -171,7 +184,7 @@ async def board_turn(
     response, warning = await ctx.call_or_warn(request)
     await my_turn()
     if response is None:
-        return None, turn_outcome(ctx.scratch, guard, None, names)[1] + ([warning] if warning else [])
+        return None, turn_outcome(ctx.scratch, guard, None, names)[1] + ([warning] if warning else []), None
     reply = response.parsed
     if not isinstance(reply, BlackboardTurnReply):  # schema-less backend: keep the text, no stance change
         prev = board.latest().get(persona_id, {}).get(focus.id)
@@ -183,13 +196,13 @@ async def board_turn(
             )
         except ValidationError as exc:  # the text says too little to be a turn
             problem = exc.errors()[0]["msg"]
-            return None, [EngineError(level="warning", purpose=TURN_PURPOSE, error=f"skipped: {problem}")]
+            return None, [EngineError(level="warning", purpose=TURN_PURPOSE, error=f"skipped: {problem}")], None
     try:
         kept_out, events = turn_outcome(ctx.scratch, guard, reply, names)
     except TooWeakToPlay as exc:  # raised by the caller once the parallel turns' warnings are out
         ctx.scratch["guard_stop"], events, exc.events = exc, exc.events, []
-        return None, events
-    return (None if kept_out is not None else reply), events
+        return None, events, None
+    return (None if kept_out is not None else reply), events, guard.flagged.problem if guard.flagged else None
 
 
 def initial_stance_events(
@@ -313,13 +326,13 @@ class BlitzEngine:
             yield Status(message=f"Round {round_number}: {sum(len(b.persona_ids) for b in active)} agents in parallel")
             jobs = [(b, pid, b.focus_claim(round_number)) for b in active for pid in b.persona_ids]
             replies = await in_order([board_turn(ctx, b, pid, focus, round_number) for b, pid, focus in jobs])
-            for (board, pid, focus), (reply, warnings) in zip(jobs, replies, strict=True):
+            for (board, pid, focus), (reply, warnings, flag) in zip(jobs, replies, strict=True):
                 for warning in warnings:
                     yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})
                 if reply is None:  # an unusable reply, or one a guard kept out: this agent sits the round out
                     continue
                 apply_turn(board, pid, focus, reply, round_number)
-                turn = make_turn(turn_index, pid, reply, focus, round_number, board.claim_ids)
+                turn = make_turn(turn_index, pid, reply, focus, round_number, board.claim_ids, flag)
                 turn_index += 1
                 board.post(turn, focus)
                 yield AgentTurn(turn=turn, intent="respond to the blackboard")

@@ -33,6 +33,7 @@ from crux_lab.engines.blackboard.claims import (
 from crux_lab.llm.base import Hints
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
+from crux_lab.personas.prompt import impersonal
 
 STANCE_VALUE: dict[str, float] = {"pro": 1.0, "con": -1.0, "uncertain": 0.0}
 
@@ -300,19 +301,22 @@ when an agent stated one. Return JSON:
 
 
 def turn_prompt(
-    board: Blackboard, persona_id: str, focus: Claim, intent: str = "", grounding: str = "", topic: str = ""
+    board: Blackboard, persona_id: str, focus: Claim, intent: str = "", grounding: str = "", topic: str = "",
+    names: Mapping[str, str] | None = None,
 ) -> str:
-    """The per-turn context: topic, claims, summary, own past stances,
-    the round's claim, the persona's belief grounding, and the fields the reply must state."""
+    """The per-turn context: topic, claims, summary (no speaker named: ``names`` are replaced,
+    :func:`crux_lab.personas.prompt.impersonal`), own past stances, the round's claim, the
+    persona's belief grounding, and the fields the reply must state."""
     intent_line = f"\nYour intent this turn: {intent}." if intent else ""
     topic_line = f"Topic: {topic}\n" if topic else ""
+    summary = impersonal(board.summary, {**dict.fromkeys(board.persona_ids, ""), **(names or {})}, persona_id)
     return (
         f"{topic_line}Claims on the table:\n{claims_block(board.claims)}\n\n"
-        f"Blackboard summary:\n{board.summary or '(first round: no summary yet)'}\n\n"
+        f"Blackboard summary:\n{summary or '(first round: no summary yet)'}\n\n"
         f"Your past stances:\n{board.past_stances_text(persona_id)}\n\n"
         f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}\n\n"
-        "Respond to the strongest opposing point in two to four sentences in your own voice, then "
-        "update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
+        "From your own side, answer the claim to answer (or, when there is none, the strongest "
+        "opposing point) in two to four sentences in your own voice, then update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
         f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT}; "
         '"stance_updates": [{"claim_id": "c1", "stance": "pro|con|uncertain", "confidence": 0.0}] for '
         'other claims whose stance you changed; "flip_condition": what would change your mind, if anything'

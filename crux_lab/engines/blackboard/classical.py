@@ -188,13 +188,13 @@ class ClassicalEngine:
             )
             ended: list[tuple[Blackboard, int]] = []
             attempts += 1
-            for (board, pid, choice, focus, rn), (reply, warnings) in zip(speakers, replies, strict=True):
+            for (board, pid, choice, focus, rn), (reply, warnings, flag) in zip(speakers, replies, strict=True):
                 for warning in warnings:
                     yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})
                 if reply is None:  # an unusable reply, or one a guard kept out: the turn is skipped
                     continue
                 apply_turn(board, pid, focus, reply, rn)
-                turn = make_turn(turn_index, pid, reply, focus, rn, board.claim_ids)
+                turn = make_turn(turn_index, pid, reply, focus, rn, board.claim_ids, flag)
                 board.post(turn, focus)
                 intents.append(IntentRecord(turn_index, pid, choice.intent, focus.id, choice.urgency, choice.target_persona_id))
                 turn_index += 1

@@ -1,85 +1,30 @@
-"""Tiered debate context and bounded crux-room context.
+"""Tiered debate context and bounded crux-room context, with no transcript to continue.
 
 Each turn's user message carries, in order: the original topic; summaries of completed
-rounds; open contested claims; crux card summaries; the persona's own earlier claims and the
-attacks on them; the current round verbatim. When the whole exceeds the budget (2,000 tokens
-by default) the oldest material goes first, so the context stays bounded however long the
-debate runs.
+rounds; open contested claims; crux card summaries; the persona's own earlier points; and the
+one point it must answer, stated by the engine as a claim ("The claim to answer: ..."). Other
+speakers' names and raw turns are not in it: shown a transcript, Qwen2.5-1.5B wrote the next
+line as whoever spoke last. When the whole exceeds the budget (2,000 tokens by default) the
+oldest material goes first, so the context stays bounded however long the debate runs.
 
-History can be anonymized against sycophancy: the reader sees "You", "Speaker A", "Speaker B"...,
-and persona names inside the text are replaced the same way.
 """
 
 from __future__ import annotations
 
-import re
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.models.domain import CruxCard, DialogueTurn
+from crux_lab.personas.prompt import (
+    OWN_POINTS,
+    OWN_POINTS_HEAD,
+    claim_to_answer,
+    impersonal,
+    point,
+    speaker_view,
+)
 from crux_lab.tokens import count_tokens
-
-
-def speaker_labels(persona_ids: Sequence[str], viewer: str | None) -> dict[str, str]:
-    """Anonymous labels: the viewer is "You", the others "Speaker A", "Speaker B", ...
-
-    >>> speaker_labels(["x", "y", "z"], "y")
-    {'y': 'You', 'x': 'Speaker A', 'z': 'Speaker B'}
-    """
-    labels: dict[str, str] = {}
-    if viewer is not None and viewer in persona_ids:
-        labels[viewer] = "You"
-    letters = iter(string.ascii_uppercase)
-    for pid in persona_ids:
-        if pid != viewer:
-            labels[pid] = f"Speaker {next(letters)}"
-    return labels
-
-
-@dataclass
-class History:
-    """Renders turns for one reader, anonymized or with names."""
-
-    names: Mapping[str, str]  # persona id -> display name
-    viewer: str | None = None
-    anonymize: bool = True
-
-    def label(self, persona_id: str) -> str:
-        if not self.anonymize:
-            return "You" if persona_id == self.viewer else self.names.get(persona_id, persona_id)
-        return speaker_labels(list(self.names), self.viewer).get(persona_id, "Speaker ?")
-
-    def possessive(self, persona_id: str) -> str:
-        """The label as an owner: "Your" for the reader, else "Speaker A's", "Ann Lee's".
-
-        >>> h = History({"a": "Ann Lee", "b": "Bob"}, viewer="a")
-        >>> h.possessive("a"), h.possessive("b")
-        ('Your', "Speaker A's")
-        """
-        label = self.label(persona_id)
-        return "Your" if label == "You" else f"{label}'s"
-
-    def scrub(self, text: str) -> str:
-        """Replace persona names (and ids) in ``text`` by the reader's labels when anonymizing.
-
-        >>> History({"a": "Ann Lee", "b": "Bob"}, viewer="a").scrub("Bob said Ann Lee is wrong")
-        'Speaker A said You is wrong'
-        """
-        if not self.anonymize:
-            return text
-        for pid, name in sorted(self.names.items(), key=lambda kv: -len(kv[1])):
-            for token in {name, pid}:
-                if len(token) > 2:
-                    text = re.sub(rf"\b{re.escape(token)}\b", self.label(pid), text)
-        return text
-
-    def line(self, turn: DialogueTurn) -> str:
-        return f"{self.label(turn.persona_id)}: {self.scrub(turn.dialogue)}"
-
-    def lines(self, turns: Sequence[DialogueTurn]) -> str:
-        return "\n".join(self.line(t) for t in turns)
 
 
 @dataclass
@@ -109,18 +54,10 @@ class DebateMemory:
         """The contested claims a persona's prompt lists by id (engine id -> text)."""
         return {c.claim_id: self.claims.text(c.claim_id) for c in self.contested if c.claim_id}
 
-    def card_line(self, card: CruxCard, history: History) -> str:
-        sides = ", ".join(f"{history.label(p)} {pos.position.value}" for p, pos in card.personas.items())
-        state = "resolved" if card.resolved else "open"
-        return f"- {card.question} [{card.disagreement_type.value}, {state}; {sides}]"
-
-    def own_claims(self, viewer: str, exclude: Sequence[DialogueTurn]) -> tuple[list[DialogueTurn], list[DialogueTurn]]:
-        """The viewer's earlier turns and the turns that replied to them (per-persona emphasis)."""
-        skip = {t.id for t in exclude}
-        mine = [t for t in self.turns if t.persona_id == viewer and t.id not in skip]
-        mine_ids = {t.id for t in mine}
-        attacks = [t for t in self.turns if t.reply_to in mine_ids and t.persona_id != viewer and t.id not in skip]
-        return mine[-2:], attacks[-2:]
+    @staticmethod
+    def card_line(card: CruxCard) -> str:
+        """A crux card as a turn request lists it: its question, type and state (no sides)."""
+        return f"- {card.question} [{card.disagreement_type.value}, {'resolved' if card.resolved else 'open'}]"
 
 
 def _shorten(text: str, limit: int = 240) -> str:
@@ -132,27 +69,28 @@ def turn_context(
     viewer: str | None,
     current: Sequence[DialogueTurn],
     *,
-    anonymize: bool = True,
     budget: int = 2000,
     aspect: str | None = None,
 ) -> str:
-    """The tiered context block for one persona's turn, at most ``budget`` tokens.
+    """The tiered context block for one persona's turn, at most ``budget`` tokens: the topic
+    and round, the engine's summaries of earlier rounds, open disagreements and crux cards (no
+    speaker named), the persona's own earlier points, and the newest turn of another speaker in
+    ``current`` (this round) as the claim to answer. No transcript.
 
-    Tiers are dropped oldest-first when over budget: older summaries, then older verbatim
-    messages of the current round; the topic line always stays.
+    Tiers are dropped oldest-first when over budget: older summaries, own points, cards,
+    disagreements; the topic line and the claim to answer always stay.
     """
-    history = History(memory.names, viewer=viewer, anonymize=anonymize)
+    names = memory.names
     topic = f"Debate on: {memory.topic}" + (f"\nCurrent round: {aspect}" if aspect else "")
-    summaries = [f"- {label}: {history.scrub(s)}" for label, s in memory.summaries]
+    summaries = [f"- {label}: {impersonal(s, names, viewer)}" for label, s in memory.summaries]
     contested = [
-        f"- {history.scrub(c.claim)} ({history.label(c.personas[0])} vs {history.label(c.personas[1])}, {c.status})"
+        f"- {impersonal(c.claim, names, viewer)}" + (" (you are one side)" if viewer in c.personas else "") + f" ({c.status})"
         for c in memory.contested
     ]
-    cards = [memory.card_line(c, history) for c in memory.cards]
-    mine, attacks = memory.own_claims(viewer, current) if viewer else ([], [])
-    own = [f"- You said: {_shorten(history.scrub(t.dialogue))}" for t in mine]
-    own += [f"- {history.label(t.persona_id)} challenged it: {_shorten(history.scrub(t.dialogue))}" for t in attacks]
-    verbatim = [history.line(t) for t in current]
+    cards = [memory.card_line(c) for c in memory.cards]
+    own = [] if viewer is None else [point(t.dialogue) for t in memory.turns if t.persona_id == viewer and t not in current]
+    own = list(dict.fromkeys(own))[-OWN_POINTS:]
+    view = [] if viewer is None else speaker_view(viewer, current, names, own=0)
 
     def render() -> str:
         blocks = [topic]
@@ -163,18 +101,15 @@ def turn_context(
         if cards:
             blocks.append("Crux cards so far (evidence, not verdicts):\n" + "\n".join(cards))
         if own:
-            blocks.append("Your earlier claims and the challenges to them:\n" + "\n".join(own))
-        if verbatim:
-            blocks.append("This round:\n" + "\n".join(verbatim))
-        return "\n\n".join(blocks)
+            blocks.append(OWN_POINTS_HEAD + "\n" + "\n".join(f"- {m}" for m in own))
+        return "\n\n".join(blocks + view)
 
     text = render()
     if len(text) <= budget:  # fewer characters than the budget is always within budget
         return text
     size = count_tokens(text)
-    # Trim in the order that loses least: old summaries, own-claim notes, old cards, old verbatim.
-    for pool in (summaries, own, cards, contested, verbatim):
-        while size > budget and len(pool) > (1 if pool is verbatim else 0):
+    for pool in (summaries, own, cards, contested):
+        while size > budget and pool:
             pool.pop(0)
             text = render()
             size = count_tokens(text)
@@ -184,18 +119,19 @@ def turn_context(
 def room_context(
     topic: str,
     question: str,
+    viewer: str,
     positions: Mapping[str, str],
     turns: Sequence[DialogueTurn],
-    history: History,
-    *,
-    last: int = 4,
+    names: Mapping[str, str],
 ) -> str:
-    """Bounded crux-room context: topic anchor, position summary, last ``last`` turns verbatim."""
-    summary = " ".join(f"{history.possessive(pid)} position: {_shorten(history.scrub(text), 300)}" for pid, text in positions.items())
-    recent = history.lines(list(turns)[-last:])
-    return (
-        f"This crux arose in a debate about: {topic}. Stay relevant.\n"
-        f"Crux room about: {question}\n"
-        f"So far: {summary}\n"
-        + (f"Last exchanges:\n{recent}" if recent else "")
-    )
+    """Bounded crux-room context: topic anchor, the room's question, the viewer's own position
+    and points, and the other side's newest turn (else its position) as the claim to answer."""
+    lines = [f"This crux arose in a debate about: {topic}. Stay relevant.", f"Crux room about: {question}"]
+    if viewer in positions:
+        lines.append(f"Your position: {_shorten(positions[viewer], 300)}")
+    view = speaker_view(viewer, turns, names)
+    if not any(t.persona_id != viewer for t in turns):
+        other = next((text for pid, text in positions.items() if pid != viewer), None)
+        if other is not None:
+            view.append(claim_to_answer(other, names, viewer))
+    return "\n".join(lines) + ("\n\n" + "\n\n".join(view) if view else "")

@@ -32,7 +32,7 @@ from crux_lab.engines.crux_room import (
     prompts,
     sim,  # noqa: F401  (registers the simulator's answers to the family's purposes)
 )
-from crux_lab.engines.crux_room.context import ContestedClaim, History
+from crux_lab.engines.crux_room.context import ContestedClaim, speaker_view
 from crux_lab.engines.crux_room.detection import SpawnGate, Voted, detect
 from crux_lab.engines.crux_room.events import DisagreementDetected
 from crux_lab.engines.crux_room.outcome import finish
@@ -80,14 +80,13 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
         )
 
     def channel_context(self, pid: str) -> str:
-        history = History(self.memory.names, viewer=pid, anonymize=self.p.anonymize_history)
-        recent = history.lines(self.memory.turns[-self.p.window :])
-        cards = [self.memory.card_line(c, history) for c in self.memory.cards[-3:]]
+        """The group chat as a member's turn request shows it: its own points and the newest
+        message of another member as the claim to answer (no transcript), and the crux cards."""
+        cards = [self.memory.card_line(c) for c in self.memory.cards[-3:]]
         parts = [f"Group chat about: {self.memory.topic}"]
         if cards:
             parts.append("Crux cards posted back from rooms (evidence, not verdicts):\n" + "\n".join(cards))
-        if recent:
-            parts.append("Recent messages:\n" + recent)
+        parts += speaker_view(pid, self.memory.turns[-self.p.window :], self.memory.names)
         return "\n\n".join(parts)
 
     async def events(self) -> AsyncIterator[DebateEvent]:

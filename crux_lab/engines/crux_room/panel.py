@@ -33,7 +33,7 @@ from crux_lab.engines.crux_room import (
     prompts,
     sim,  # noqa: F401  (registers the simulator's answers to the family's purposes)
 )
-from crux_lab.engines.crux_room.context import ContestedClaim, History, turn_context
+from crux_lab.engines.crux_room.context import ContestedClaim, turn_context
 from crux_lab.engines.crux_room.detection import DisagreementQueue, Voted, detect
 from crux_lab.engines.crux_room.events import ClashStart, DisagreementDetected, RoundEnd, RoundStart
 from crux_lab.engines.crux_room.outcome import finish
@@ -139,7 +139,7 @@ class _PanelRun(CruxRun[PanelParams]):
     def context(self, pid: str, current: list[DialogueTurn], aspect: str | None = None) -> str:
         # the turn's own blocks (claims, position statement, rules, instruction) take ~400 tokens of the budget
         budget = max(300, self.p.context_budget - 400)
-        return turn_context(self.memory, pid, current, anonymize=self.p.anonymize_history, budget=budget, aspect=aspect)
+        return turn_context(self.memory, pid, current, budget=budget, aspect=aspect)
 
     async def events(self) -> AsyncIterator[DebateEvent]:
         ctx, sp, topic = self.ctx, self.sp, self.ctx.config.topic
@@ -292,11 +292,11 @@ class _PanelRun(CruxRun[PanelParams]):
         conceded: DialogueTurn | None = None
         for k in range(self.p.clash_max):
             speaker, other = (a, b) if k % 2 == 0 else (b, a)
-            label = History(self.memory.names, viewer=speaker, anonymize=self.p.anonymize_history).label(other)
             target = next((t for t in reversed(round_turns) if t.persona_id == other), None)
+            pair = [t for t in round_turns if t.persona_id in (speaker, other)]  # the claim to answer is the other's
             t = await sp.speak(
-                REBUTTAL, speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}", opponent=label),
-                self.context(speaker, round_turns, aspect.label), phase="clash", seen=round_turns,
+                REBUTTAL, speaker, prompts.REBUTTAL.format(claim=f"[{v.claim_id}] {cand.claim}"),
+                self.context(speaker, pair, aspect.label), phase="clash", seen=pair,
                 aspect=f"{aspect.label}. {aspect.description}", aspect_id=aspect.id,
                 focus=cand.claim, claims=self.memory.open_claims(), opponent_id=other,
                 reply_to=target.id if target else None,

@@ -38,30 +38,31 @@ OPENING_POSITIONS = (
 )
 TAKE = "Round: {label}. {description}\nWhat's your view on this aspect specifically? 2-4 sentences."
 REBUTTAL = (
-    "Clash on: {claim}\nPush back on {opponent}'s specific claim. Target the weakest part of their "
-    "last argument. 2-3 sentences."
+    "Clash on: {claim}\nPush back on the claim to answer, from your own side: target its weakest "
+    "part. 2-3 sentences."
 )
 CLOSING = "Closing round. Given everything discussed, what's your final position on: {topic}? 2-4 sentences."
 ROOM_POSITION = "State your position on the crux - {question} - and WHY you hold it. 2-3 sentences."
-ROOM_EXCHANGE = "Where specifically do you disagree with {opponent}'s reasoning? 2-3 sentences."
+ROOM_EXCHANGE = "Where specifically do you disagree with the claim to answer, and why? 2-3 sentences."
 ROOM_STEELMAN = (
-    "Steelman {opponent}'s strongest argument. Then explain why you still disagree - or where you "
-    "have updated. 2-4 sentences."
+    "Put the other side's strongest argument in one sentence. Then explain why you still disagree - "
+    "or where you have updated. 2-4 sentences."
 )
 ROOM_CONVERGENCE = (
     "In one sentence: what is the premise buried under this disagreement - the specific assumption "
-    "you and {opponent} hold differently, which one of you would have to give up to agree? Not the "
+    "you and the other side hold differently, which one of you would have to give up to agree? Not the "
     "debate topic or the crux restated. Is it factual, values, or definitional?"
 )
 ROOM_AFTER_EXCHANGE = (
     "Did anything in this exchange give you specific reason to update? Name the exact claim and why "
     "it affects your position - or state why it doesn't."
 )
-CHANNEL = "Reply to what was just said, in 1-2 sentences: answer one specific point of it, or raise one nobody has made."
+CHANNEL = "In 1-2 sentences, from your own side: answer one specific point of the claim to answer, or raise one nobody has made."
 CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
 
-YOUR_SIDE = 'Your side of this debate: you {verb} that {claim}.'
-SIDE_VERBS = {"pro": "hold", "con": "deny", "uncertain": "are undecided whether"}
+# The persona's side in its own words, then its answer: never the claim it denies as a sentence.
+YOUR_SIDE = "Your side of this debate: {reason} (your answer to the debate question: {answer})."
+
 
 POSITION_STATEMENT = (
     "Before answering, commit: your current position is what you last said{last}. If you update, "

@@ -34,7 +34,7 @@ from crux_lab.engines.base import clip, turn_hints
 from crux_lab.engines.crux_room import prompts
 from crux_lab.engines.crux_room.antisyc import relevant_nodes
 from crux_lab.engines.crux_room.claims import ClaimIndex
-from crux_lab.engines.crux_room.context import History, room_context
+from crux_lab.engines.crux_room.context import room_context
 from crux_lab.engines.crux_room.events import CruxRoomComplete, CruxRoomSpawning
 from crux_lab.engines.crux_room.purposes import CARD, CRUX_TURN, EXIT_CHECK
 from crux_lab.engines.crux_room.schemas import (
@@ -102,16 +102,12 @@ async def run_room(
         if t.persona_id in names:
             positions[t.persona_id] = t.dialogue  # the last one each side said
 
-    def history(viewer: str) -> History:
-        return History(names, viewer=viewer, anonymize=sp.antisyc.anonymize_history)
-
     async def turn(pid: str, instruction: str, phase_hint: str) -> DialogueTurn | None:
         other = b if pid == a else a
-        label = history(pid).label(other)
         shown = [*outcome.opened_by, *outcome.turns]
-        text = room_context(topic, outcome.question, positions, shown, history(pid), last=settings.last_turns)
+        text = room_context(topic, outcome.question, pid, positions, shown, names)
         return await sp.speak(
-            CRUX_TURN, pid, instruction.format(question=outcome.question, opponent=label), text,
+            CRUX_TURN, pid, instruction.format(question=outcome.question), text,
             phase="crux_room", seen=shown, hint_phase=phase_hint, aspect=aspect.label if aspect else None,
             aspect_id=aspect.id if aspect else None, focus=outcome.question,
             claims={outcome.claim_id: outcome.question}, opponent_id=other,

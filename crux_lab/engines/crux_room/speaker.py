@@ -43,6 +43,7 @@ from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, sh
 from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
+from crux_lab.personas.prompt import ANSWER_WORDS
 from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
@@ -235,7 +236,7 @@ class Speakers:
         now = self.tracker.committed.get((persona_id, TOPIC_KEY))
         if side is None or (now is not None and now != side.stance):
             return ""
-        return prompts.YOUR_SIDE.format(verb=prompts.SIDE_VERBS[side.stance], claim=side.claim.rstrip("."))
+        return prompts.YOUR_SIDE.format(reason=side.reason.strip().rstrip("."), answer=ANSWER_WORDS[side.stance])
 
     async def speak(
         self,
@@ -324,7 +325,7 @@ class Speakers:
                     named = names_reason(turn.dialogue) or turn.named_reason is not None
                     if looks_sycophantic(turn.dialogue, turn.move.value if turn.move else None) and not named:
                         self.stats.still_unjustified += 1
-        turn = turn.model_copy(update={"turn_index": index, "id": f"m{index}"})
+        turn = turn.model_copy(update={"turn_index": index, "id": f"m{index}", "role_flag": guard.flagged.problem if guard.flagged else None})
         self.replies[turn.id] = self._parsed(response, schema)
         self.turns.append(turn)
         self.turns.sort(key=lambda t: t.turn_index)

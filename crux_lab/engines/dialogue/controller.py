@@ -247,10 +247,8 @@ class Controller:
         if in_phase < 2:
             return None  # positions are still being established
         if self.brought_in(speaker):
-            dominant = last.persona_id
             return SteeringDecision(
-                f"{self.name(speaker)}, you haven't responded to {self.name(dominant)}'s point: "
-                f"{quote(last.dialogue)}.",
+                f"You haven't answered the other side's point yet: {quote(last.dialogue)}.",
                 "one_sided",
             )
         if (
@@ -263,14 +261,14 @@ class Controller:
             mine = next((t for t in reversed(self.turns) if t.persona_id == speaker), None)
             about = f"{quote(mine.dialogue)}" if mine else "the main question"
             return SteeringDecision(
-                f"{self.name(last.persona_id)} conceded a point ({quote(last.dialogue)}). "
+                f"The other side conceded a point ({quote(last.dialogue)}). "
                 f"Does that change your position on {about}?",
                 "after_concession",
             )
         if last.move is Move.REFRAME and last.persona_id != speaker and last.turn_index not in self.steered_reframes:
             self.steered_reframes.add(last.turn_index)
             return SteeringDecision(
-                f"{self.name(last.persona_id)} reframed the debate: {quote(last.dialogue)}. "
+                f"The other side reframed the debate: {quote(last.dialogue)}. "
                 "Do you agree that's the right framing?",
                 "after_reframe",
             )

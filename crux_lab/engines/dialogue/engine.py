@@ -236,6 +236,7 @@ class DialogueRun:
             phase_number=phase,
             steering_hint=steering.hint if steering else None,
             reply_to=history[-1].id if history and phase in (2, 3) else None,
+            role_flag=guard.flagged.problem if guard.flagged else None,
         )
 
     def _cluster(self) -> list[DialogueTurn]:

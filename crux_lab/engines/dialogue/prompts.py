@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT, clip
+from crux_lab.engines.base import TURN_FIELDS_PROMPT
 from crux_lab.models.domain import DialogueTurn
-from crux_lab.personas.prompt import RoundSummary, build_history, build_turn_message
+from crux_lab.personas.prompt import build_history, build_turn_message
 from crux_lab.tokens import count_tokens
 
 MOVES_HELP = (
@@ -93,19 +93,6 @@ def fit_shown(shown: Mapping[str, str], max_tokens: int = SHOWN_BUDGET) -> dict[
     return {i: newest[i] for i in newest if i in kept}
 
 
-def phase_summaries(turns: Sequence[DialogueTurn], keep_recent: int) -> list[RoundSummary]:
-    """Extractive one-line digests of the phases older than the verbatim window."""
-    older = turns[: max(0, len(turns) - keep_recent)]
-    by_phase: dict[str, list[DialogueTurn]] = {}
-    for t in older:
-        by_phase.setdefault(str(t.phase), []).append(t)
-    out = []
-    for phase, ts in by_phase.items():
-        said = "; ".join(f"{t.persona_id}: {clip(t.dialogue.split('. ')[0], 160)}" for t in ts[-3:])
-        out.append(RoundSummary(label=f"{phase} ({len(ts)} turns)", summary=said))
-    return out
-
-
 def dialogue_message(
     *,
     persona_id: str,
@@ -120,16 +107,11 @@ def dialogue_message(
     grounding: str = "",
     recent: int = 6,
 ) -> str:
-    """The per-turn user message: belief grounding, tiered history, the moderator's hint, the
-    engine's current arguments or disputes by id (``shown``), the move menu, the format."""
+    """The per-turn user message: belief grounding, the debate as :func:`build_history` states
+    it (the claim to answer, the persona's own points; no transcript), the moderator's hint,
+    the engine's current arguments or disputes by id (``shown``), the move menu, the format."""
     history = build_history(
-        persona_id,
-        topic=topic,
-        turns=turns,
-        names=names,
-        round_summaries=phase_summaries(turns, recent),
-        current_round=phase.replace("_", " "),
-        recent=recent,
+        persona_id, topic=topic, turns=turns, names=names, current_round=phase.replace("_", " "), recent=recent,
     )
     parts = [instruction]
     if steering:
@@ -147,7 +129,7 @@ OPENING_INSTRUCTION = (
     "claims, each with the main reason for it."
 )
 EXCHANGE_INSTRUCTION = (
-    "Respond directly to the last point made. Be concrete; no speeches."
+    "Answer the claim to answer directly, from your own side. Be concrete; no speeches."
 )
 RESOLUTION_INSTRUCTION = (
     "Summarize: what you now agree on, what you still disagree on, and what the core question "

@@ -3,7 +3,7 @@ by :mod:`crux_lab.engines.direct.direct`, which declares the two purposes.
 
 One analyst call, an extractor: it knows only what its prompt shows, the topic and each
 persona's contract (informed: each persona's system prompt, whose stance lines it reads as they
-say: "Holds", "Rejects", "Undecided on"). It reads which claims the topic and the contracts
+say: the persona's answer, yes, no or undecided, to a claim's question). It reads which claims the topic and the contracts
 state (:meth:`SimContext.recognize`, misread at the ``misread`` rate) and each persona's stance
 on a claim from the wording of the contract sentence that states it (a persona whose contract
 says nothing on a claim is NUANCED). It never looks at a persona's planted stances, so on the
@@ -23,11 +23,18 @@ from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.simulated.core import SimContext, split_sentences
 from crux_lab.llm.simulated.handlers_worldview import _DOUBT, _NEG, read_as_topic
 from crux_lab.models.domain import DisagreementType
+from crux_lab.personas.prompt import read_stance_lines
 
 
 def _contract_claims(ctx: SimContext, text: str, clauses: bool) -> dict[str, str]:
-    """Proposition id -> the contract sentence (or clause) that states it, as read."""
+    """Proposition id -> the contract sentence (or clause) that states it, as read; a stance
+    line (an informed call's system prompt) is read whole, its question naming the claim."""
     found: dict[str, str] = {}
+    for line in read_stance_lines(text):
+        text = text.replace("- " + line.line, "")
+        prop = ctx.recognize(line.question)
+        if prop is not None and prop.id not in found:
+            found[prop.id] = line.line
     for sentence in split_sentences(text):
         parts = re.split(r";\s+|:\s+", sentence) if clauses else [sentence]
         for part in parts:
@@ -45,16 +52,13 @@ def _falsifier(text: str) -> str | None:
     return None
 
 
-_STANCE_LINE = re.compile(r"^\W*(Holds|Rejects|Undecided on)\b")
-
-
 def _read_stance(stated: dict[str, str], prop_id: str) -> str:
     """A persona's stance on a claim as its description words it: a stance line of an informed
-    call's system prompt ("Holds", "Rejects", "Undecided on") as it says, else from the
-    sentence's wording; uncertain when it says nothing."""
+    call's system prompt as it answers, else from the sentence's wording; uncertain when it
+    says nothing."""
     sentence = stated.get(prop_id)
-    if sentence is not None and (line := _STANCE_LINE.match(sentence)):
-        return {"Holds": "pro", "Rejects": "con"}.get(line.group(1), "uncertain")
+    if sentence is not None and (lines := read_stance_lines("- " + sentence)):
+        return lines[0].stance
     if sentence is None or _DOUBT.search(sentence):
         return "uncertain"
     return "con" if _NEG.search(sentence) else "pro"
