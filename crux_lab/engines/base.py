@@ -114,7 +114,8 @@ class EngineContext:
         if persona is None or persona.beliefs is None or not query.strip():
             return ""
 
-        opponent = self.personas[opponent_id].name if opponent_id in self.personas else None
+        # the opponent unnamed: a turn request names no other speaker (no transcript to continue)
+        opponent = "the other side" if opponent_id in self.personas else None
         key = f"grounding|{persona_id}|{opponent}|{query}"
         if key not in self.scratch:
             self.scratch[key] = grounding_for(persona, query, opponent=opponent)

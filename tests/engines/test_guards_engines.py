@@ -91,7 +91,7 @@ def _guard_events(result: DebateResult, guard: str) -> list[EngineError]:
 async def test_a_model_that_only_restates_the_topic_ends_the_debate_early(engine: str, params: dict[str, Any]) -> None:
     backend = Parrot(_sim(), every=1, mode="topic")
     result = await _run(engine, backend, **params)
-    assert result.error is not None and result.error.startswith("debate ended early: the echo guard kept out"), result.error
+    assert result.error is not None and result.error.startswith("debate ended early: every speaker's turns were kept out"), result.error
     assert not result.complete
     assert result.metrics["guard_ended"] == 1.0
     echoes = _guard_events(result, "echo")

@@ -419,11 +419,12 @@ async def test_room_phases_steelman_topic_anchor_and_bounded_context() -> None:
         assert len(msgs) <= 20
     prompts = backend.users("crux_turn")
     assert all(TOPIC in p for p in prompts)
-    steel = [p for p in prompts if "Steelman" in p]
+    steel = [p for p in prompts if "the other side's strongest argument" in p]
     assert steel, "exchanges beyond turn 4 must carry the steelman prompt"
-    for p in prompts:
-        block = p.split("Last exchanges:\n", 1)[1].split("\n\n")[0] if "Last exchanges:" in p else ""
-        assert len([ln for ln in block.splitlines() if ln.strip()]) <= 4
+    for p in prompts:  # bounded: the claim to answer and at most three own points, no transcript
+        assert p.count("The claim to answer: ") <= 1
+        own = p.split("Your earlier points", 1)[1].split("\n\n")[0] if "Your earlier points" in p else ""
+        assert len([ln for ln in own.splitlines() if ln.startswith("- ")]) <= 3
 
 
 async def test_room_without_convergence_stops_at_safety_cap() -> None:

@@ -23,8 +23,10 @@ from crux_lab.engines import register_engine
 from crux_lab.engines.base import (
     EngineContext,
     EngineParams,
+    as_named,
     debate_output,
     engine_params,
+    shown_turns,
     turn_fields,
     turn_hints,
 )
@@ -175,7 +177,7 @@ async def board_turn(
             topic=ctx.config.topic,
             phase="round",
             focus=focus.text,
-            turns=turn_hints(shown),
+            turns=as_named(turn_hints(shown_turns(shown, user)), user, persona_id, names),  # as the prompt shows them
             extra={**claims_extra(board.claims), "focus_id": focus.id, "intent": intent},
         ),
         cache_system=True,

@@ -1,9 +1,10 @@
 """The anti-sycophancy stack: measures against a persona giving in to social pressure rather than
 to an argument, one switch per measure.
 
-- ``anonymize_history``: the belief grounding never names the opponent, so deference to a
-  named opponent has nothing to attach to (a turn request names no other speaker in any case:
-  it states the point to answer as a claim, with no transcript);
+- ``anonymize_history``: the belief grounding leaves out the line on which belief the other
+  side's claim presses (off: "your belief ... is challenged by the other side's claim"). A turn
+  request names no other speaker in any case: it states the point to answer as a claim, with no
+  transcript, so deference to a named opponent has nothing to attach to;
 - ``position_statement``: each turn opens with the persona's committed position, so drift is
   visible;
 - ``belief_anchoring``: the persona's relevant belief-graph nodes, with "conceding X would
