@@ -64,8 +64,10 @@ NOTES = [
     "their text, then the text to a planted proposition by the recovery scorer's match "
     "(crux_lab.analysis.recovery.match_texts, calibrated threshold); the topic ties when a proposition's "
     "cosine reaches that threshold. It assumes a claim and its proposition have the same polarity (pro on "
-    "the claim is pro on the proposition). A turn is judged on the first of its addressed ids that ties to "
-    "a proposition the speaker holds pro or con.",
+    "the claim is pro on the proposition): a dialogue argument worded as a speaker's stance (\"I don't accept "
+    "that X\") ties to X, and a turn's stance is read as its stance on X, as the simulator gives it and as "
+    "the role guard compares stances. A turn is judged on the first of its addressed ids that ties to a "
+    "proposition the speaker holds pro or con.",
     "Claim texts come from: the topic (config), claims_decomposed events (blackboard: c1, c2...), graph "
     "arguments (result and events), DCG disputes (result and events), crux rooms' questions (the id the "
     "room's turns address besides topic) and detected disagreements that carry their id. Panel and "
@@ -82,7 +84,9 @@ NOTES = [
     "no such call recorded a cache figure (the backend reported none).",
     "wall_s is result.json's duration_s, the runner's wall clock of the debate (a replayed cassette's "
     "run is replay time); when it is 0, the span of the event timestamps.",
-    "Runs of engines without persona turns (direct, cot) are left out, as guard_rates leaves them out.",
+    "Runs of engines without persona turns (direct, cot) are left out, as guard_rates leaves them out. "
+    "Totals are per engine, as guard_rates groups them: arms of one engine with other params are summed "
+    "(each row carries its params).",
 ]
 
 
