@@ -275,16 +275,23 @@ def says_something(text: str) -> str:
 TurnText = Annotated[str, AfterValidator(says_something)]
 
 
+STATED_FIRST = ("stance", "answers")  # the turn fields a reply writes before its words
+
+
 def _words_first(schema: dict[str, Any], cls: type[BaseModel]) -> None:
-    """Put a turn reply's own fields (its words first) before the shared turn fields in the
-    JSON schema a model is shown. A server that enforces the schema writes the fields in
-    this order, and a real model (Qwen2.5-Coder-1.5B) that had to write ``named_reason``
-    before its words put its argument there and left the words to a restated topic."""
+    """Order a turn reply's fields in the JSON schema a model is shown: its stance and the
+    point it answers, then its own fields (its words first), then the other shared turn fields.
+    A server that enforces the schema writes the fields in this order. A real model
+    (Qwen2.5-Coder-1.5B) that had to write ``named_reason`` before its words put its argument
+    there and left the words to a restated topic; a side stated first is one the words then
+    argue, and the point answered, written in a few words of its own field, is not copied into
+    the words (Qwen2.5-1.5B copied the point it was answering as its turn)."""
     props = schema.get("properties")
     if not isinstance(props, dict):
         return
-    shared = [k for k in props if k in TurnReply.model_fields]
-    schema["properties"] = {k: props[k] for k in [*(k for k in props if k not in shared), *shared]}
+    first = [k for k in STATED_FIRST if k in props]
+    shared = [k for k in props if k in TurnReply.model_fields and k not in first]
+    schema["properties"] = {k: props[k] for k in [*first, *(k for k in props if k not in shared and k not in first), *shared]}
     if isinstance(schema.get("required"), list):
         schema["required"] = [k for k in schema["properties"] if k in schema["required"]]
 
@@ -297,13 +304,14 @@ class TurnReply(BaseModel):
     >>> class Speech(TurnReply):
     ...     words: str
     >>> list(Speech.model_json_schema()["properties"])
-    ['words', 'move', 'stance', 'addresses', 'named_reason']
+    ['stance', 'answers', 'words', 'move', 'addresses', 'named_reason']
     """
 
     model_config = ConfigDict(json_schema_extra=_words_first)
 
-    move: str | None = None
     stance: str | None = None
+    answers: str | None = None  # the point the turn answers, in a few words (not its words)
+    move: str | None = None
     addresses: list[str] = Field(default_factory=list)
     named_reason: str | None = None
 
@@ -318,9 +326,10 @@ class TurnReply(BaseModel):
         return self
 
 
-TURN_FIELDS_PROMPT = (
+TURN_STANCE_PROMPT = '"stance": your side, "pro", "con" or "uncertain", on the claim you address (written first); '
+TURN_FIELDS_PROMPT = TURN_STANCE_PROMPT + (
+    '"answers": the claim you answer, in at most ten words (null when there is none); '
     '"move": one of CLAIM, CHALLENGE, CLARIFY, CONCEDE, REFRAME, PROPOSE_CRUX; '
-    '"stance": "pro", "con" or "uncertain" on the claim you address; '
     '"addresses": the ids (from the list above) of the claims your turn answers, [] if none; '
     '"named_reason": if you concede or change your mind, the specific argument or evidence '
     "that moved you, else null"

@@ -216,6 +216,34 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     return f"Is it true that {claim}?"
 
 
+_HOLDS = re.compile(
+    r"^\s*(?P<who>.{1,80}?)\s+(?:still\s+|firmly\s+)?(?:believes|thinks|argues|holds|claims|says|maintains|insists|feels|contends)"
+    r"\s+(?:that\s+)?(?P<claim>.+?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def world_claim(claim: str, names: Mapping[str, str]) -> str:
+    """The claim about the world that a report of a speaker's belief stands for: "The Station
+    Road Homeowner believes that the road is dangerous" becomes "The road is dangerous". A claim
+    in a persona's name carries the name into every turn request that shows it, and a small model
+    then narrates that speaker. Anything else is returned as it was.
+
+    >>> names = {"home": "The Station Road Homeowner (Brackwater)", "b": "Bo Lee"}
+    >>> world_claim("The Station Road Homeowner believes that the station road is already dangerous.", names)
+    'The station road is already dangerous.'
+    >>> world_claim("Bo Lee says rents will fall", names)
+    'Rents will fall'
+    >>> world_claim("Gold holds value", names)
+    'Gold holds value'
+    """
+    m = _HOLDS.match(claim)
+    if m is None or persona_ref(m.group("who"), names) is None or len(_words(m.group("claim"))) < 2:
+        return claim
+    rest = m.group("claim")
+    return rest[:1].upper() + rest[1:]
+
+
 def quote(text: str, limit: int = 120) -> str:
     """Refused text as a warning quotes it: in double quotes, shortened at a word.
 

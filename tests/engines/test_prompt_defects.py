@@ -131,3 +131,33 @@ def test_a_long_argument_graph_leaves_the_topic_and_the_last_point_in_a_turn_pro
                             shown=shown_block(shown, "Positions in the argument graph so far"))
     assert topic in user and last.dialogue in user
     assert "[arg-29]" in user and "[arg-0]" not in user  # the newest positions are listed
+
+
+SPEAKING = {"opening", "take", "rebuttal", "crux_turn", "closing", "channel_message", "dialogue_turn", "resolution",
+            "blackboard_turn"}
+
+
+@pytest.mark.parametrize("engine", ["dialogue", "dcg", "panel", "crux_rooms", "blitz", "classical"])
+def test_a_turn_request_holds_no_transcript_and_names_no_other_speaker(engine: str, library: Path) -> None:
+    """Shown a transcript, Qwen2.5-1.5B wrote its next line as whoever spoke last. A turn
+    request states the point to answer as a claim, its own points as its own, and names nobody."""
+
+    async def go() -> ScriptedBackend:
+        backend = ScriptedBackend(deck_simulator())
+        config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine=engine, max_turns=6,
+                              params={"poll": False})
+        async for _ in DebateRun(config, backend=backend).events():
+            pass
+        return backend
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRUX_LAB_PERSONAS", str(library))
+        backend = asyncio.run(go())
+    turns = [r for r in backend.requests if r.purpose in SPEAKING]
+    assert turns, engine
+    for r in turns:
+        me = r.hints.speaker_id
+        others = [p for p in PERSONA_IDS if p != me]
+        assert not [p for p in others if NAMES[p] in r.user or p in r.user], (engine, r.purpose, r.user)
+        assert not re.search(r"^(- )?(You|Speaker [A-Z]|another speaker|you)( \([a-z-]+\))?: ", r.user, re.M), (engine, r.purpose, r.user)
+    assert any("The claim to answer: " in r.user for r in turns), engine

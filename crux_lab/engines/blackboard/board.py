@@ -20,7 +20,14 @@ from itertools import combinations
 
 from pydantic import BaseModel, Field
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT, EngineContext, TurnReply, TurnText, turn_hints
+from crux_lab.engines.base import (
+    TURN_FIELDS_PROMPT,
+    TURN_STANCE_PROMPT,
+    EngineContext,
+    TurnReply,
+    TurnText,
+    turn_hints,
+)
 from crux_lab.engines.blackboard import purposes
 from crux_lab.engines.blackboard.claims import (
     AgentStance,
@@ -317,7 +324,7 @@ def turn_prompt(
         f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}\n\n"
         "From your own side, answer the claim to answer (or, when there is none, the strongest "
         "opposing point) in two to four sentences in your own voice, then update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
-        f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT}; "
+        f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT)}; "
         '"stance_updates": [{"claim_id": "c1", "stance": "pro|con|uncertain", "confidence": 0.0}] for '
         'other claims whose stance you changed; "flip_condition": what would change your mind, if anything'
     )

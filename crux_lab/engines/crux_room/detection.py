@@ -23,7 +23,7 @@ from crux_lab.engines.crux_room.events import DisagreementCandidate
 from crux_lab.engines.crux_room.purposes import DETECT_DISAGREEMENT
 from crux_lab.engines.crux_room.schemas import DetectionItem, DetectionReply
 from crux_lab.engines.crux_room.speaker import Speakers
-from crux_lab.engines.names import labels, persona_ref, quote
+from crux_lab.engines.names import labels, persona_ref, quote, world_claim
 from crux_lab.models.domain import DialogueTurn
 
 Pair = tuple[str, str]
@@ -76,6 +76,7 @@ def _read(replies: Sequence[DetectionReply | None], names: dict[str, str], topic
             continue
         items = []
         for item in reply.disagreements:
+            item = item.model_copy(update={"claim": world_claim(item.claim, names)})  # a claim, not a report of who holds it
             if item.positive and restates_topic(item.claim, topic):
                 dropped.append(item.claim)
                 continue
