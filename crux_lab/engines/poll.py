@@ -237,6 +237,21 @@ def as_question(text: str) -> str:
     return f"Is it true that {_lower_first(body)}?" if body else ""
 
 
+_OPEN = re.compile(r"^(?:what|which|why|how|where|when|who|whom|whose|in what way|to what extent)\b", re.I)
+OPEN_NOTE = "an open question: it has no yes and no no, so it was not put to the personas and is no crux"
+
+
+def is_open(question: str) -> bool:
+    """Whether a candidate's question is open (What, Which, Why, How ...), with no yes and no no
+    to split the personas. Qwen's cards asked "Which of the two statements aligns more with ...?",
+    and polled yes/no, the personas "split" on it.
+
+    >>> is_open("Which of the two statements aligns more with economic principles?"), is_open("Is rent capped?")
+    (True, False)
+    """
+    return _OPEN.match(question.strip()) is not None
+
+
 def _lower_first(text: str) -> str:
     """The text as the middle of a sentence: its first letter lower-cased, unless its first word
     looks like a name (capitalised again later in the text, an acronym, or "I").
@@ -492,6 +507,10 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
     for cand in chosen:
         if ctx.cancelled:
             break
+        if is_open(cand.question):  # no yes and no no to ask: ruled out, not put to anyone
+            polls[cand.item_id] = poll = _poll_record(cand, [], "unsplit", note=OPEN_NOTE)
+            yield CruxPolled(item_id=cand.item_id, kind=cand.kind, poll=poll)
+            continue
         try:
             answers = list(await asyncio.gather(*(_ask(ctx, systems[p], p, cand.question, cand.debate.get(p)) for p in ids)))
             status = verdict(answers)

@@ -20,7 +20,14 @@ from pydantic import ValidationError
 from crux_lab import engines
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.direct.direct import BaselineParams
-from crux_lab.engines.poll import POLL_PROMPT, PollReply, decisive_line, run_poll
+from crux_lab.engines.poll import (
+    OPEN_NOTE,
+    POLL_PROMPT,
+    PollReply,
+    as_question,
+    decisive_line,
+    run_poll,
+)
 from crux_lab.llm.base import Hints, LLMCallFailed, LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.ledger import Ledger
 from crux_lab.llm.simulated import SimulatedBackend
@@ -192,6 +199,19 @@ def test_a_candidate_the_poll_does_not_split_is_dropped_and_kept_in_the_summary(
     _poll(ctx)
     assert ctx.result.crux_cards == [] and not [g for g in ctx.result.common_ground if g.source == "poll"]
     assert ctx.result.poll is not None and [p.status for p in ctx.result.poll.not_split] == ["unsplit"]
+
+
+def test_an_open_question_is_ruled_out_without_asking_anyone() -> None:
+    """Qwen's cards asked "Which of the two statements aligns more with ...?": a question with no
+    yes and no no, which the personas had "split" on when polled yes/no."""
+    backend = Recording(_sim())
+    ctx = _ctx(backend)
+    ctx.result.crux_cards = [_card("c1", "Which of the two statements aligns more with sound money?", yes="peter-schiff", no="michael-saylor"),
+                             _card("c2", GOLD, yes="peter-schiff", no="michael-saylor")]
+    _poll(ctx)
+    assert {r.hints.focus for r in backend.requests if r.purpose == "poll"} == {as_question(GOLD)}  # the open one was asked of no one
+    assert [c.id for c in ctx.result.crux_cards] == ["c2"]
+    assert ctx.result.poll is not None and [p.note for p in ctx.result.poll.not_split] == [OPEN_NOTE]
 
 
 def test_the_cli_summary_and_the_report_say_the_same_of_what_the_poll_ruled_out() -> None:

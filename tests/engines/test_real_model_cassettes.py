@@ -32,7 +32,9 @@ from tests.data.cassettes.record import HERE, config_for
 # Cassettes that no longer replay: recorded before a change to their engine's prompts or reply
 # schema. They need recording again on the real model (tests/data/cassettes/README.md); strict,
 # so a re-recorded cassette that passes says so.
-RERECORD: dict[str, str] = {}
+_NEW_TURN_SHAPE = ("a persona's turn request now holds no transcript (the claim to answer, its own points), its stance "
+                   "lines speak in its own words, and its reply states its side and the point it answers first")
+RERECORD: dict[str, str] = dict.fromkeys(("dialogue", "dcg", "panel", "crux_rooms", "graph", "blitz", "classical"), _NEW_TURN_SHAPE)
 # What the recorded model did not do on the current recording, so a test of it cannot hold there.
 # These are findings about the model's text, kept visible as strict expected failures.
 NOT_ON_THIS_RECORDING: dict[str, str] = {
@@ -52,6 +54,13 @@ def _rerecord(engine: str, missing: dict[str, str] | None = None) -> Any:
 
 
 ENGINES = [_rerecord(e) for e in sorted(json.loads((HERE / "debates.json").read_text())["engines"])]
+
+
+def _replays(engine: str) -> pytest.MarkDecorator:
+    """A test of one engine's cassette: a strict expected failure while it needs recording again."""
+    if engine in RERECORD:
+        return pytest.mark.xfail(strict=True, reason=f"record {engine}.jsonl again: {RERECORD[engine]}")
+    return pytest.mark.usefixtures()
 PERSONA_TURNS = {"opening", "take", "rebuttal", "crux_turn", "closing", "dialogue_turn", "resolution",
                  "channel_message", "agent_turn", "blackboard_turn", "initial_arguments"}
 # purpose whose valid reply states a structure -> what must then be in the result
@@ -148,7 +157,7 @@ def _cards(engine: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
             if e.purpose == "card" and e.response is not None]
 
 
-@pytest.mark.parametrize("engine", ["panel", "crux_rooms"])
+@pytest.mark.parametrize("engine", [_rerecord(e) for e in ("panel", "crux_rooms")])
 async def test_a_card_offered_only_its_speakers_sentences_quotes_them_and_is_posted(engine: str) -> None:
     """Free to write any string, Qwen quoted a corpus chunk for both sides, and the grounded-sides
     guard dropped the card. Its schema now offers each participant only the sentences they said:
@@ -164,6 +173,7 @@ async def test_a_card_offered_only_its_speakers_sentences_quotes_them_and_is_pos
     assert not [e for e in result.events if isinstance(e, EngineError) and e.purpose == "guard_sides"]
 
 
+@_replays("panel")
 async def test_aspects_that_restate_the_topic_are_left_out_and_the_rest_debated() -> None:
     """Asked for three aspects, Qwen gave the topic as one of them (on an earlier recording, as
     all three, and the reply was sent back once). The topic is left out with a warning, and the
@@ -178,6 +188,7 @@ async def test_aspects_that_restate_the_topic_are_left_out_and_the_rest_debated(
     assert len(warned) == 1 and "it is the debate topic itself" in warned[0]
 
 
+@_replays("dcg")
 async def test_a_dcg_stance_offered_only_its_speakers_sentences_quotes_them_and_is_kept() -> None:
     """Free to write any string, Qwen's crystallizer quoted its own paraphrase ("Saylor argues
     that ...") and the grounded-sides guard dropped every stance. Its schema now offers each

@@ -245,6 +245,8 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
             "position": {"pro": "YES", "con": "NO"}.get(stance or "", "NUANCED"),
             "addresses": addresses,
             "named_reason": named_reason,
+            # the point answered, in a few words: the first words of the turn it answers
+            "answers": " ".join(against.text.split()[:10]) if against is not None else None,
         },
     )
 
