@@ -275,17 +275,18 @@ def says_something(text: str) -> str:
 TurnText = Annotated[str, AfterValidator(says_something)]
 
 
-STATED_FIRST = ("stance", "answers")  # the turn fields a reply writes before its words
+STATED_FIRST = ("answers",)  # the turn fields a reply writes before its words
 
 
 def _words_first(schema: dict[str, Any], cls: type[BaseModel]) -> None:
-    """Order a turn reply's fields in the JSON schema a model is shown: its stance and the
-    point it answers, then its own fields (its words first), then the other shared turn fields.
-    A server that enforces the schema writes the fields in this order. A real model
+    """Order a turn reply's fields in the JSON schema a model is shown: the point it answers,
+    then its own fields (its words first), then the other shared turn fields (its stance
+    among them). A server that enforces the schema writes the fields in this order. A real model
     (Qwen2.5-Coder-1.5B) that had to write ``named_reason`` before its words put its argument
-    there and left the words to a restated topic; a side stated first is one the words then
-    argue, and the point answered, written in a few words of its own field, is not copied into
-    the words (Qwen2.5-1.5B copied the point it was answering as its turn)."""
+    there and left the words to a restated topic. Shown the point to answer, Qwen copied it as its
+    turn; written first, in a few words of its own field, it is not copied into the words. Its
+    stance written first, Qwen hedged: every panel opening on the dev housing scenario was
+    "I can't determine whether ..." (stance "uncertain")."""
     props = schema.get("properties")
     if not isinstance(props, dict):
         return
@@ -304,7 +305,7 @@ class TurnReply(BaseModel):
     >>> class Speech(TurnReply):
     ...     words: str
     >>> list(Speech.model_json_schema()["properties"])
-    ['stance', 'answers', 'words', 'move', 'addresses', 'named_reason']
+    ['answers', 'words', 'stance', 'move', 'addresses', 'named_reason']
     """
 
     model_config = ConfigDict(json_schema_extra=_words_first)
@@ -326,7 +327,7 @@ class TurnReply(BaseModel):
         return self
 
 
-TURN_STANCE_PROMPT = '"stance": your side, "pro", "con" or "uncertain", on the claim you address (written first); '
+TURN_STANCE_PROMPT = '"stance": your side, "pro", "con" or "uncertain", on the claim you address; '
 TURN_FIELDS_PROMPT = TURN_STANCE_PROMPT + (
     '"answers": the claim you answer, in at most ten words (null when there is none); '
     '"move": one of CLAIM, CHALLENGE, CLARIFY, CONCEDE, REFRAME, PROPOSE_CRUX; '

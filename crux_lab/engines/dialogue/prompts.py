@@ -21,8 +21,8 @@ MOVES_HELP = (
     "core disagreement). You can and should concede points when the evidence warrants it."
 )
 TURN_FORMAT = (
-    'Output ONLY JSON: {"stance": "con", "answers": "the claim in a few words", "dialogue": "your words, '
-    'in your own voice", "move": "CHALLENGE", "addresses": [], "named_reason": null}, where "dialogue" is '
+    'Output ONLY JSON: {"answers": "the claim in a few words", "dialogue": "your words, in your own voice", '
+    '"stance": "con", "move": "CHALLENGE", "addresses": [], "named_reason": null}, where "dialogue" is '
     "your new point, in words not yet used in this debate, and " + TURN_FIELDS_PROMPT + "."
 )
 
