@@ -373,18 +373,22 @@ def impersonal(text: str, names: Mapping[str, str], viewer: str | None) -> str:
 
     >>> impersonal("Peter Schiff's point is wrong: Ann is right.", {"schiff": "Peter Schiff", "ann": "Ann"}, "ann")
     "another speaker's point is wrong: you are right."
+    >>> impersonal("The Small Builder argued it.", {"b": "The Small Builder (Brackwater)"}, "a")
+    'another speaker argued it.'
     """
     for pid, name in sorted(names.items(), key=lambda kv: -len(kv[1])):
         mine = pid == viewer
-        for token in {name, pid}:
+        # the name as written, without its place in brackets ("The Small Builder (Brackwater)"), and the id
+        for token in sorted({name, _BRACKETED.sub("", name).strip(), pid}, key=len, reverse=True):
             if len(token) <= 2:
                 continue
             word = re.escape(token)
-            text = re.sub(rf"(?<!\w){word}['’]s(?!\w)", "your" if mine else "another speaker's", text)
-            text = re.sub(rf"(?<!\w){word}(?!\w)", "you" if mine else "another speaker", text)
+            text = re.sub(rf"(?<!\w){word}['’]s(?!\w)", "your" if mine else "another speaker's", text, flags=re.I)
+            text = re.sub(rf"(?<!\w){word}(?!\w)", "you" if mine else "another speaker", text, flags=re.I)
     return _YOU_VERB.sub(lambda m: f"{m[1]} {_YOU_VERBS[m[2]]}", text)
 
 
+_BRACKETED = re.compile(r"\s*\([^)]*\)\s*$")
 _YOU_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
 _YOU_VERB = re.compile(rf"\b([Yy]ou) ({'|'.join(_YOU_VERBS)})\b")
 

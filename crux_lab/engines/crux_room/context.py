@@ -87,7 +87,7 @@ def turn_context(
         f"- {impersonal(c.claim, names, viewer)}" + (" (you are one side)" if viewer in c.personas else "") + f" ({c.status})"
         for c in memory.contested
     ]
-    cards = [memory.card_line(c) for c in memory.cards]
+    cards = [impersonal(memory.card_line(c), names, viewer) for c in memory.cards]
     own = [] if viewer is None else [point(t.dialogue) for t in memory.turns if t.persona_id == viewer and t not in current]
     own = list(dict.fromkeys(own))[-OWN_POINTS:]
     view = [] if viewer is None else speaker_view(viewer, current, names, own=0)
@@ -126,7 +126,7 @@ def room_context(
 ) -> str:
     """Bounded crux-room context: topic anchor, the room's question, the viewer's own position
     and points, and the other side's newest turn (else its position) as the claim to answer."""
-    lines = [f"This crux arose in a debate about: {topic}. Stay relevant.", f"Crux room about: {question}"]
+    lines = [f"This crux arose in a debate about: {topic}. Stay relevant.", f"Crux room about: {impersonal(question, names, viewer)}"]
     if viewer in positions:
         lines.append(f"Your position: {_shorten(positions[viewer], 300)}")
     view = speaker_view(viewer, turns, names)

@@ -41,6 +41,7 @@ from crux_lab.engines.crux_room.purposes import CHANNEL_MESSAGE
 from crux_lab.engines.crux_room.room import RoomSettings
 from crux_lab.engines.crux_room.run import CruxEngine, CruxRun
 from crux_lab.models.events import DebateComplete, DebateEvent, DebateStart, MessagePosted
+from crux_lab.personas.prompt import impersonal
 
 
 class CruxRoomsParams(CruxParams):
@@ -82,7 +83,7 @@ class _ChannelRun(CruxRun[CruxRoomsParams]):
     def channel_context(self, pid: str) -> str:
         """The group chat as a member's turn request shows it: its own points and the newest
         message of another member as the claim to answer (no transcript), and the crux cards."""
-        cards = [self.memory.card_line(c) for c in self.memory.cards[-3:]]
+        cards = [impersonal(self.memory.card_line(c), self.memory.names, pid) for c in self.memory.cards[-3:]]
         parts = [f"Group chat about: {self.memory.topic}"]
         if cards:
             parts.append("Crux cards posted back from rooms (evidence, not verdicts):\n" + "\n".join(cards))

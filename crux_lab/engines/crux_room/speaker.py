@@ -43,7 +43,7 @@ from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, sh
 from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
-from crux_lab.personas.prompt import ANSWER_WORDS
+from crux_lab.personas.prompt import ANSWER_WORDS, impersonal
 from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
@@ -264,7 +264,9 @@ class Speakers:
         the backend's repair is skipped: ``None``, with a warning (the debate goes on)."""
         index = self.next_index  # reserved now: indices follow the order of the calls
         self.next_index += 1
-        shown = {TOPIC_KEY: self.ctx.config.topic, **(claims or {})}
+        # the claims and the claim in focus as the request shows them: no speaker named
+        shown = {TOPIC_KEY: self.ctx.config.topic, **{k: impersonal(v, self.names, persona_id) for k, v in (claims or {}).items()}}
+        focus = impersonal(focus, self.names, persona_id) if focus else focus
         query = focus or aspect or self.ctx.config.topic
         user = self.user_message(persona_id, instruction, context, focus=query, claims=shown, opponent_id=opponent_id)
         self.context_tokens.append(count_tokens(user))
