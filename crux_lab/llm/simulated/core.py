@@ -243,6 +243,7 @@ class SimContext(Reader):
             enumerate(shown),
             key=lambda ix: (
                 stance is None or read_stance(ix[1]) == stance,
+                not ix[1].lower().startswith("what would change my mind"),  # a condition, not the claim
                 not restates_in_words(ix[1], self.hints.topic),
                 self.relevance(proposition, ix[1]),
                 -ix[0],
