@@ -410,8 +410,11 @@ def point(text: str, limit: int = POINT_WORDS) -> str:
 
     >>> point("Rents follow wages here. Nothing else matters.")
     'Rents follow wages here.'
+    >>> point("Sound money. Gold has been money for five thousand years.")  # a lead-in is no point
+    'Gold has been money for five thousand years.'
     """
-    first = _SENTENCE.split(" ".join(text.split()))[0] if text.strip() else ""
+    sentences = _SENTENCE.split(" ".join(text.split())) if text.strip() else [""]
+    first = next((x for x in sentences if len(x.split()) >= 4), sentences[0])
     words = first.split(" ")
     return " ".join(words[:limit]) + ("…" if len(words) > limit else "")
 
