@@ -172,3 +172,19 @@ def test_bad_input_is_one_line_naming_the_path(debate: tuple[Path, Path, Scenari
 def test_the_scripts_examples_hold() -> None:
     result = doctest.testmod(SH)
     assert result.attempted > 0 and result.failed == 0
+
+
+QWEN = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "speakers_qwen"
+
+
+@pytest.mark.parametrize("stage", ["before", "first", "second", "after"])
+def test_the_committed_qwen_figures_reproduce_from_the_committed_runs(stage: str) -> None:
+    """benchmarks/README.md quotes these figures: recomputed from the committed run folders,
+    each engine's totals are the committed ones."""
+    committed = json.loads((QWEN / f"health_{stage}.json").read_text(encoding="utf-8"))
+    paths = [QWEN / Path(p).relative_to("benchmarks/data/speakers_qwen") for p in committed["runs_dirs"]]
+    again = SH.report(paths, QWEN.parents[1] / "scenarios" / "dev", label=stage)
+    keys = ("persona_turns", "echo_rate", "role_consistency", "role_n", "recites_rejected", "ended_early", "calls",
+            "prompt_tokens_per_persona_turn")
+    for engine, totals in committed["totals"].items():
+        assert {k: again["totals"][engine].get(k) for k in keys} == {k: totals.get(k) for k in keys}, engine
