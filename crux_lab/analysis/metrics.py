@@ -509,7 +509,7 @@ def guard_counts(result: DebateResult) -> dict[str, float]:
     return out
 
 
-GUARD_ENDED = "debate ended early: the "  # how TooWeakToPlay's message starts
+GUARD_ENDED = "debate ended early: "  # how TooWeakToPlay's message starts
 
 
 def guard_rates(results: Iterable[DebateResult]) -> dict[str, dict[str, Any]]:

@@ -144,7 +144,7 @@ def test_a_turn_request_holds_no_transcript_and_names_no_other_speaker(engine: s
 
     async def go() -> ScriptedBackend:
         backend = ScriptedBackend(deck_simulator())
-        config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine=engine, max_turns=6,
+        config = DebateConfig(topic=TOPIC, persona_ids=list(PERSONA_IDS), engine=engine, max_turns=8,
                               params={"poll": False})
         async for _ in DebateRun(config, backend=backend).events():
             pass

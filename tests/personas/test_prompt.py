@@ -93,8 +93,9 @@ def test_history_has_no_transcript_but_the_claim_to_answer_and_own_points() -> N
                         cards=[card], recent=4)
     # the newest turn of the other speaker, as a claim, with the reader's own name as "you"
     assert ctx.claim == "The claim to answer: you are wrong: adoption depends on printing."
-    assert ctx.own_claims == ["Turn 8.", "Turn 10.", "Turn 12."]  # its own points, first sentences, newest three
-    assert ctx.summaries == ["Turn 5.", "Turn 7.", "Turn 9.", "Turn 11."]  # others' older points, no speaker named
+    # its own points: the first sentence of four words or more ("Turn 8." is a lead-in), each once
+    assert ctx.own_claims == ["Adoption is inevitable because money networks win."]
+    assert ctx.summaries == ["Adoption depends on printing."]  # others' older points, no speaker named
     text = ctx.render(2000)
     assert "Open disagreements" in text and "[premise, open]" in text and "you: YES" in text
     assert "Arthur" not in text and "Saylor" not in text and "arthur-hayes" not in text
