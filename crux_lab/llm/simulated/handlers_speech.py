@@ -26,6 +26,7 @@ from crux_lab.llm.simulated.core import (
     fired_trigger,
     handler,
     lower_first,
+    restates_in_words,
 )
 from crux_lab.llm.simulated.handlers_worldview import worldview_positions
 from crux_lab.personas.models import Persona, Proposition, PropositionStance, StanceValue
@@ -153,7 +154,12 @@ def speak(ctx: SimContext, request: LLMRequest) -> dict[str, Any]:
         run_prop, run_len = recent_run(ctx)
         # agreement heard on the claim in focus, turn after turn: look for where the two differ
         agreed = ctx.heard(me.id).get(prop.id) == ctx.current_stance(me.id, prop.id) and run_len >= 2
-        if steering == "stuck" or ((run_len >= 4 or agreed) and run_prop == prop.id and ctx.chance(0.5)):
+        # Its own view on the topic already stated (its request lists its own points): a speaker
+        # goes on to a premise under it, as the request shows no transcript to follow.
+        stated = restates_in_words(prop.text, ctx.hints.topic) and any(
+            t.speaker_id == me.id and prop.id in t.proposition_ids for t in ctx.turns
+        )
+        if steering == "stuck" or stated or ((run_len >= 4 or agreed) and run_prop == prop.id and ctx.chance(0.5)):
             nxt = next_topic(ctx, me.id, {prop.id})
             if nxt is not None:
                 prop, moved_on = nxt, True
