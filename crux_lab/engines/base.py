@@ -105,10 +105,11 @@ class EngineContext:
         except LLMOutputError as exc:
             return None, EngineError(level="warning", purpose=request.purpose, error=f"skipped: {exc}")
 
-    def grounding(self, persona_id: str, query: str, opponent_id: str | None = None) -> str:
+    def grounding(self, persona_id: str, query: str, opponent_id: str | None = None, said: Sequence[str] = ()) -> str:
         """The persona's per-turn belief grounding for ``query`` (the claim under discussion):
         its most relevant beliefs and source excerpts, within the retrieval token budget; ""
-        when the persona has no belief graph or nothing is relevant. Add it to the persona's
+        when the persona has no belief graph or nothing is relevant. ``said`` are the persona's
+        own earlier turns: the beliefs they already make are left out. Add it to the persona's
         turn message."""
         persona = self.personas.get(persona_id)
         if persona is None or persona.beliefs is None or not query.strip():
@@ -116,9 +117,9 @@ class EngineContext:
 
         # the opponent unnamed: a turn request names no other speaker (no transcript to continue)
         opponent = "the other side" if opponent_id in self.personas else None
-        key = f"grounding|{persona_id}|{opponent}|{query}"
+        key = f"grounding|{persona_id}|{opponent}|{query}|" + "\x00".join(said)
         if key not in self.scratch:
-            self.scratch[key] = grounding_for(persona, query, opponent=opponent)
+            self.scratch[key] = grounding_for(persona, query, opponent=opponent, said=said)
         return str(self.scratch[key])
 
 

@@ -442,7 +442,7 @@ def speaker_view(
     The claim to answer: you are wrong: gold pays nothing.
     """
     blocks = []
-    mine = list(dict.fromkeys(point(t.dialogue) for t in turns if t.persona_id == viewer))[-own:]
+    mine = list(dict.fromkeys(point(t.dialogue) for t in turns if t.persona_id == viewer))[-own:] if own > 0 else []
     if mine:
         blocks.append(OWN_POINTS_HEAD + "\n" + "\n".join(f"- {m}" for m in mine))
     last = answer or next((t for t in reversed(turns) if t.persona_id != viewer), None)

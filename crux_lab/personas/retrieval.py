@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -224,6 +225,56 @@ def retrieve(
     return index_for(persona, embedder=embedder, directory=directory).search(query, k=k, threshold=threshold)
 
 
+# A belief the persona's own earlier turns already make is not retrieved again: shown the same
+# beliefs every turn, Qwen2.5-Coder-1.5B said the top one again in each of its turns, and the
+# echo guard kept them out. Each turn's grounding holds what the persona has not yet said.
+VOICED_AT = 0.6  # share of a belief's words (four letters or more) one own turn holds that makes it said
+_LONG_WORD = re.compile(r"[a-z0-9]{4,}")
+
+
+def _long_words(text: str) -> set[str]:
+    return set(_LONG_WORD.findall(text.lower()))
+
+
+def voiced(belief: str, said: Sequence[str]) -> bool:
+    """Whether one of the persona's own earlier turns ``said`` already makes ``belief``: it holds
+    at least :data:`VOICED_AT` of the belief's words of four letters or more.
+
+    >>> voiced("Gold has been money for five thousand years", ["As I said, gold has been money for five thousand years."])
+    True
+    >>> voiced("Gold has been money for five thousand years", ["Bitcoin's supply is capped at 21 million."])
+    False
+    """
+    mine = _long_words(belief)
+    return bool(mine) and any(len(mine & _long_words(s)) >= VOICED_AT * len(mine) for s in said)
+
+
+def unsaid(retrieval: Retrieval, said: Sequence[str]) -> Retrieval:
+    """``retrieval`` without the beliefs the persona's own turns ``said`` already make (and
+    marked ``fallback`` when none is left: nothing new to ground the turn on)."""
+    fresh = [b for b in retrieval.beliefs if not voiced(b.node.concept, said)]
+    if fresh or retrieval.fallback:
+        return replace(retrieval, beliefs=fresh)
+    return replace(retrieval, beliefs=[], fallback=True, reason="every relevant belief already said")
+
+
+_BRACKET_TAIL = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def restates_belief(excerpt: str, beliefs: Sequence[str]) -> bool:
+    """Whether a corpus excerpt only restates a belief already listed (the belief's own sentence,
+    with at most a bracketed note after it): it adds nothing to read, and the note of a generated
+    scenario names the proposition the persona answers, which a small model recited as its own.
+
+    >>> restates_belief("Rents follow wages here. (New flats slow rents.)", ["Rents follow wages here"])
+    True
+    >>> restates_belief("Rents follow wages here, and the port sets the wages.", ["Rents follow wages here"])
+    False
+    """
+    body = _long_words(_BRACKET_TAIL.sub("", excerpt))
+    return bool(body) and any(body <= _long_words(b) for b in beliefs)
+
+
 def _clip(text: str, words: int) -> str:
     parts = text.split()
     return text if len(parts) <= words else " ".join(parts[:words]) + " …"
@@ -261,9 +312,10 @@ def render_grounding(
         belief_lines.append(line)
     excerpts: list[str] = []
     seen: set[str] = set()
+    shown = [rb.node.concept for rb in retrieval.beliefs]
     for rb in retrieval.beliefs:
         for c in rb.chunks:
-            if c.id not in seen:
+            if c.id not in seen and not restates_belief(c.text, shown):
                 seen.add(c.id)
                 excerpts.append(f"- [{c.kind}, {c.date or 'undated'}] {_clip(c.text, 45)}")
     tail = [f"Tension: {tension}"] if tension else []
@@ -294,8 +346,12 @@ def grounding_for(
     threshold: float = DEFAULT_THRESHOLD,
     max_tokens: int = GROUNDING_BUDGET,
     embedder: TextEmbedder | None = None,
+    said: Sequence[str] = (),
 ) -> str:
     """One call for engines: the grounding block for ``query``, or "" (contract-only).
+
+    ``said`` are the persona's own earlier turns: a belief they already make is left out
+    (:func:`unsaid`), so each turn is grounded on what the persona has not said yet.
 
     ``query`` is the claim under discussion; with ``opponent`` (a display name) and no explicit
     ``tension``, the tension line names the persona's most relevant belief that the claim
@@ -303,7 +359,7 @@ def grounding_for(
     not installed: a debate must not fail because retrieval is unavailable.
     """
     try:
-        r = retrieve(persona, query, k=k, threshold=threshold, embedder=embedder)
+        r = unsaid(retrieve(persona, query, k=k, threshold=threshold, embedder=embedder), said)
     except (ImportError, OSError, RuntimeError) as exc:
         warnings.warn(f"belief retrieval unavailable ({exc}); {persona.id} speaks from its contract only", stacklevel=2)
         return ""

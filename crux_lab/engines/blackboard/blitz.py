@@ -162,7 +162,7 @@ async def board_turn(
     guard = TurnGuard(persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,))
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).
-    grounding = grounding_block(ctx, persona_id, focus.text)
+    grounding = grounding_block(ctx, persona_id, focus.text, said=[t.dialogue for t in board.turns if t.persona_id == persona_id])
     user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic, names)
     view = speaker_view(persona_id, shown, names, answer=answer)  # its own points, the claim to answer: no transcript
     if view:

@@ -209,9 +209,12 @@ def claim_hints(ctx: EngineContext, claims: Sequence[Claim], speaker: str | None
     return Hints(speaker_id=speaker, topic=ctx.config.topic, extra=claims_extra(claims))
 
 
-def grounding_block(ctx: EngineContext, persona_id: str, query: str, opponent_id: str | None = None) -> str:
-    """The persona's per-turn belief grounding for ``query``, as a prompt section ("" if none)."""
-    text = ctx.grounding(persona_id, query, opponent_id)
+def grounding_block(
+    ctx: EngineContext, persona_id: str, query: str, opponent_id: str | None = None, said: Sequence[str] = ()
+) -> str:
+    """The persona's per-turn belief grounding for ``query``, as a prompt section ("" if none),
+    without the beliefs its own earlier turns ``said`` already make."""
+    text = ctx.grounding(persona_id, query, opponent_id, said)
     return f"\n\n{text}" if text else ""
 
 

@@ -22,11 +22,12 @@ turn each off and measure its effect.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
 from crux_lab.personas.models import BeliefNode, Persona
+from crux_lab.personas.retrieval import voiced
 from crux_lab.tokens import count_tokens
 
 # Surface patterns of AI politeness and capitulation ("great point", "I now agree"...).
@@ -84,13 +85,16 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
 
 
-def relevant_nodes(persona: Persona, focus: str, proposition_ids: Iterable[str] = (), k: int = 2) -> list[BeliefNode]:
+def relevant_nodes(
+    persona: Persona, focus: str, proposition_ids: Iterable[str] = (), k: int = 2, said: Sequence[str] = ()
+) -> list[BeliefNode]:
     """The persona's belief nodes most relevant to ``focus``: the nodes its stances on
     ``proposition_ids`` rest on first, then the nodes that share words with ``focus``, those
-    other beliefs rest on (conceding them would cost the most) before the rest."""
+    other beliefs rest on (conceding them would cost the most) before the rest. A node its own
+    earlier turns ``said`` already make is not among them (:func:`voiced`)."""
     if persona.beliefs is None:
         return []
-    nodes = {n.id: n for n in persona.beliefs.nodes}
+    nodes = {n.id: n for n in persona.beliefs.nodes if not voiced(n.concept, said)}
     chosen: list[BeliefNode] = []
     for pid in proposition_ids:
         stance = persona.stance_on(pid)
@@ -99,7 +103,7 @@ def relevant_nodes(persona: Persona, focus: str, proposition_ids: Iterable[str] 
     q = _words(focus)
     supports = {e.from_ for e in persona.beliefs.edges if e.polarity == 1}
     ranked = sorted(
-        persona.beliefs.nodes,
+        nodes.values(),
         key=lambda n: (not q & _words(n.concept), n.id not in supports, -len(q & _words(n.concept)), -n.confidence, n.id),
     )
     for n in ranked:
@@ -139,13 +143,15 @@ def _firmness(confidence: float) -> str:
     return "firmly" if confidence >= 0.8 else "fairly firmly" if confidence >= 0.6 else "tentatively"
 
 
-def belief_anchor(persona: Persona, focus: str, proposition_ids: Iterable[str] = (), budget: int = 250) -> str:
+def belief_anchor(
+    persona: Persona, focus: str, proposition_ids: Iterable[str] = (), budget: int = 250, said: Sequence[str] = ()
+) -> str:
     """Commitment anchors: 'You hold, firmly: "X". Conceding this would mean abandoning your
     beliefs about Y and Z.' In words only: a real model (Qwen2.5-Coder-1.5B) copied the
     confidence numbers and corpus ids this once showed into its turns. Empty when the persona
-    has no relevant nodes."""
+    has no relevant nodes not yet ``said`` in its own turns."""
     lines = []
-    for node in relevant_nodes(persona, focus, proposition_ids):
+    for node in relevant_nodes(persona, focus, proposition_ids, said=said):
         lines.append(f'- You hold, {_firmness(node.confidence)}: "{node.concept}"')
         deps = downstream(persona, node.id)
         if deps:

@@ -88,7 +88,8 @@ def turn_context(
         for c in memory.contested
     ]
     cards = [impersonal(memory.card_line(c), names, viewer) for c in memory.cards]
-    own = [] if viewer is None else [point(t.dialogue) for t in memory.turns if t.persona_id == viewer and t not in current]
+    mine = [*memory.turns, *(t for t in current if t not in memory.turns)]
+    own = [] if viewer is None else [point(t.dialogue) for t in mine if t.persona_id == viewer]
     own = list(dict.fromkeys(own))[-OWN_POINTS:]
     view = [] if viewer is None else speaker_view(viewer, current, names, own=0)
 

@@ -187,10 +187,11 @@ class Speakers:
         opponent_id: str | None = None,
     ) -> str:
         persona = self.ctx.personas[persona_id]
-        anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget) if self.antisyc.belief_anchoring else ""
+        said = [t.dialogue for t in self.turns if t.persona_id == persona_id]  # what it has said: not anchored on again
+        anchor = belief_anchor(persona, focus, (), self.antisyc.anchor_budget, said) if self.antisyc.belief_anchoring else ""
         # per-turn belief grounding; an anonymized debate never names the opponent
         opponent = None if self.antisyc.anonymize_history else opponent_id
-        grounding = self.ctx.grounding(persona_id, focus, opponent)
+        grounding = self.ctx.grounding(persona_id, focus, opponent, said)
         rest = self._rest(persona_id, instruction, context, claims)
         # within the budget: over it, the grounding is left out first, then the anchor
         if grounding and count_tokens("\n\n".join([anchor, grounding, rest])) > self.budget:

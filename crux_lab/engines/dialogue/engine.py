@@ -181,7 +181,8 @@ class DialogueRun:
         shown = prompts.fit_shown(self.cryst.shown()) if phase != 1 else {}
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
-        grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
+        said = [t.dialogue for t in history if t.persona_id == persona_id]  # its beliefs already said: not retrieved again
+        grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None, said)
         user = prompts.dialogue_message(
             persona_id=persona_id,
             topic=self.ctx.config.topic,
