@@ -246,7 +246,21 @@ def clip(text: str, limit: int) -> str:
     return word.rstrip(",;:") + "…"
 
 
-_STANCES = ("pro", "con", "uncertain")
+# A turn states its stance as its answer to the claim it addresses, "yes", "no" or "undecided":
+# Qwen2.5-1.5B, asked for "pro" or "con", wrote "con" beside words that said yes (a
+# builder whose brief holds that new flats slow rents, in 3 of 6 replies); asked for its answer,
+# its stance and its words agreed in 3 of 3. "pro", "con" and "uncertain" are still read.
+_STANCE_WORDS = {"yes": "pro", "no": "con", "undecided": "uncertain", "pro": "pro", "con": "con", "uncertain": "uncertain"}
+
+
+def stance_of(value: object) -> str | None:
+    """A reply's stance as the engines keep it (pro, con or uncertain); None when it states none.
+
+    >>> stance_of(" Yes "), stance_of("no"), stance_of("undecided"), stance_of("con"), stance_of("maybe")
+    ('pro', 'con', 'uncertain', 'con', None)
+    """
+    return _STANCE_WORDS.get(value.strip().lower()) if isinstance(value, str) else None
+
 _MOVES = {m.value for m in Move}
 
 StanceField = Literal["pro", "con", "uncertain"]
@@ -328,7 +342,7 @@ class TurnReply(BaseModel):
         return self
 
 
-TURN_STANCE_PROMPT = '"stance": your side, "pro", "con" or "uncertain", on the claim you address; '
+TURN_STANCE_PROMPT = '"stance": your answer to the claim you address, "yes", "no" or "undecided"; '
 TURN_FIELDS_PROMPT = TURN_STANCE_PROMPT + (
     '"answers": the claim you answer, in at most ten words (null when there is none); '
     '"move": one of CLAIM, CHALLENGE, CLARIFY, CONCEDE, REFRAME, PROPOSE_CRUX; '
@@ -360,7 +374,7 @@ def turn_fields(parsed: BaseModel | None, known_ids: Collection[str] | None = No
         ids = [a for a in ids if a in known_ids]
     return {
         "proposition_ids": list(dict.fromkeys(ids)),
-        "stance": stance.strip().lower() if isinstance(stance, str) and stance.strip().lower() in _STANCES else None,
+        "stance": stance_of(stance),
         "move": Move(move_s) if move_s in _MOVES else None,
         "named_reason": reason.strip() if isinstance(reason, str) and reason.strip() and reason.strip().lower() not in ("null", "none") else None,
     }

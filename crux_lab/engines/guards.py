@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from crux_lab.analysis.restates import content_words, topic_coverage_of, within_topic
-from crux_lab.engines.base import TurnReply
+from crux_lab.engines.base import TurnReply, stance_of
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
@@ -221,6 +221,33 @@ def topic_side(system: str, topic: str) -> BriefSide | None:
     return found[0] if len({s.stance for s in found}) == 1 else None
 
 
+SIDE_AT = 0.6  # share of a stance line's question words the question in front of a persona must use
+
+
+def side_on(system: str, question: str) -> BriefSide | None:
+    """The "Where You Stand" line of a persona's own system prompt whose question is the one in
+    front of it (a round's aspect, a clash's claim, a room's crux): the line whose question's
+    content words ``question`` uses most, at least :data:`SIDE_AT` of them. None when no line
+    does, or when the best lines differ in stance.
+
+    >>> brief = ('## Where You Stand\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)\n'
+    ...          '- Light is not worth a home. (Your answer to "Do households that lose sunlight deserve compensation?": no, confidence 0.65.)')
+    >>> side_on(brief, "Is it really the case that new flats near the station would slow rent rises?").reason
+    'Rents follow wages.'
+    >>> side_on(brief, "Should the council fund a new footpath?") is None
+    True
+    """
+    asked = content_words(question)
+    scored = []
+    for s in read_stance_lines(system):
+        mine = content_words(s.question)
+        if mine:
+            scored.append((len(mine & asked) / len(mine), BriefSide(s.stance, s.question, s.reason, s.line)))
+    best = max((share for share, _ in scored), default=0.0)
+    top = [side for share, side in scored if share == best]
+    return top[0] if best >= SIDE_AT and len({t.stance for t in top}) == 1 else None
+
+
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:
     """The position on the debate topic that ``me``'s own system prompt gives it
     (:func:`topic_side`), under the topic's claim id ``key``; empty when it gives none.
@@ -375,7 +402,7 @@ class TurnGuard:
         stance = getattr(reply, "stance", None)
         reason = getattr(reply, "named_reason", None)
         addresses = [str(a) for a in getattr(reply, "addresses", None) or []] or list(self.default_addresses)
-        stance = stance.strip().lower() if isinstance(stance, str) else None
+        stance = stance_of(stance)
         reason = reason.strip() if isinstance(reason, str) and reason.strip().lower() not in ("", "null", "none") else None
         return self.check(turn_words(reply), stance, reason, addresses)
 

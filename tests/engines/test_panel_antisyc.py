@@ -69,7 +69,6 @@ async def test_prompt_measures_switch_independently() -> None:
     for marker in markers.values():
         assert any(marker in u for _, _, u in speech_prompts(on))
         assert not any(marker in u for _, _, u in speech_prompts(off))
-    assert any("Conceding this would mean abandoning" in u for _, _, u in speech_prompts(on))
     # before a persona has said anything there is no position to hold or update
     openings = [q.user for q in on.requests if q.purpose == "opening"]
     assert len(openings) == len(PERSONA_IDS)
@@ -118,6 +117,10 @@ def test_patterns_and_anchor_text(library: Path) -> None:
     persona = load_personas(["maximalist"])["maximalist"]
     anchor = belief_anchor(persona, "store of value scarcity", ["p1"])
     assert "Absolute scarcity" in anchor and "Conceding this would mean abandoning" in anchor
+    # a belief the persona's own turns already state is not anchored on again (it would be said again)
+    said = ["As I said: absolute scarcity is the one property that no central bank can ever debase."]
+    again = belief_anchor(persona, "store of value scarcity", ["p1"], said=said)
+    assert "Absolute scarcity" not in again
 
 
 async def test_capitulations_show_up_as_unjustified_shifts_attributed_to_rooms() -> None:

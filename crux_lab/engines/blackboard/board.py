@@ -192,6 +192,7 @@ class Blackboard:
     rounds_per_claim: int = 2
     turn_claim: dict[str, str] = field(default_factory=dict)
     round_focus: dict[int, str] = field(default_factory=dict)
+    passed: str | None = None  # whose turn was last kept out (classical picks another speaker next)
 
     @property
     def claim_ids(self) -> list[str]:

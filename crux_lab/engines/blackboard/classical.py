@@ -117,15 +117,20 @@ async def score_urgency(
 
 
 def pick_speaker(board: Blackboard, scores: dict[str, UrgencyReply]) -> str:
-    """The most urgent agent; ties go to whoever spoke least recently, then table order.
+    """The most urgent agent; ties go to whoever spoke least recently, then table order. An
+    agent whose turn was just kept out (``board.passed``) is not picked again at once: asked
+    again on the same request, Qwen2.5-1.5B gave the same echo until the debate ended.
 
     >>> b = Blackboard(0, ["a", "b"], [])
-    >>> pick_speaker(b, {"a": UrgencyReply(urgency=.5), "b": UrgencyReply(urgency=.5)})
+    >>> pick_speaker(b, {"a": UrgencyReply(urgency=.9), "b": UrgencyReply(urgency=.5)})
     'a'
+    >>> b.passed = "a"
+    >>> pick_speaker(b, {"a": UrgencyReply(urgency=.9), "b": UrgencyReply(urgency=.5)})
+    'b'
     """
     last_spoke = {t.persona_id: t.turn_index for t in board.turns}
     return min(
-        board.persona_ids,
+        [p for p in board.persona_ids if p != board.passed] or board.persona_ids,
         key=lambda p: (-scores[p].urgency, last_spoke.get(p, -1), board.persona_ids.index(p)),
     )
 
@@ -192,7 +197,9 @@ class ClassicalEngine:
                 for warning in warnings:
                     yield warning if warning.purpose.startswith("guard_") else warning.model_copy(update={"error": f"{pid}: {warning.error}"})
                 if reply is None:  # an unusable reply, or one a guard kept out: the turn is skipped
+                    board.passed = pid
                     continue
+                board.passed = None
                 apply_turn(board, pid, focus, reply, rn)
                 turn = make_turn(turn_index, pid, reply, focus, rn, board.claim_ids, flag)
                 board.post(turn, focus)

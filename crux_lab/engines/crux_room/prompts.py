@@ -60,15 +60,16 @@ ROOM_AFTER_EXCHANGE = (
 CHANNEL = "In 1-2 sentences, from your own side: answer one specific point of the claim to answer, or raise one nobody has made."
 CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
 
-# The persona's side in its own words, then its answer: never the claim it denies as a sentence.
-YOUR_SIDE = "Your side of this debate: {reason} (your answer to the debate question: {answer})."
+# The persona's answer, then its reason in its own words: never the claim it denies as a sentence.
+YOUR_SIDE = "Your answer to the debate question: {answer}. Your reason: {reason}"
+QUESTION_SIDE = "Your answer to this question: {answer}. Your reason: {reason}"
+REASON_GIVEN = "you have given it already; give another."
 
 
 POSITION_STATEMENT = (
-    "Before answering, commit: your current position is what you last said{last}. If you update, "
-    "say which challenge moved you; otherwise hold your position."
+    "Before answering, commit: your current position is the one your earlier points state. If you "
+    "update, say which challenge moved you; otherwise hold your position."
 )
-LAST_SHOWN = " (your last turn, shown above)"
 UPDATE_RULE = (
     "Only update your position if you can name the specific claim that changed your mind and why, "
     "or if one of your stated flip conditions is met. Repetition, rhetorical force and being "

@@ -8,7 +8,9 @@ Two room shapes share this module:
   ``steelman_after``), fast-tier exit checks every 2 turns, convergence statements, and a
   convergence check only when no exit check found the crux; when the two name different
   cores, 2 more exchange rounds and one more check (``max_convergence_checks``); a safety cap
-  on the room's turns;
+  on the room's turns. In every exchange the sides alternate by turn asked for: a side whose
+  turn was kept out (:mod:`crux_lab.engines.guards`) does not speak again at once, and two
+  turns in a row kept out end the exchange (neither side has anything new on this claim);
 - ``three_phase=False`` (crux_rooms engine): entry statements, free
   alternating exchange with an exit check after each exchange, then one closing statement each
   naming the premise buried under the disagreement (what the card is extracted from), all
@@ -138,9 +140,14 @@ async def run_room(
         if done > 0 and n_min <= done < n_max and done % 2 == 0 and await exit_check(done):
             outcome.surfaced = True  # the turns carried over already surfaced it
             return
-        while done < n_max and not room_full():
+        first = len(outcome.turns) - opened + carried  # who speaks first: the sides alternate from here
+        kept_out = 0  # turns in a row kept out (skipped)
+        while done < n_max and not room_full() and kept_out < 2:
             exchanged = len(outcome.turns) - opened + carried
-            speaker = a if exchanged % 2 == 0 else b
+            # The sides alternate by turn asked for, not by turn kept: a side whose turn was kept
+            # out does not speak again at once. Asked again on the same request, Qwen2.5-1.5B gave
+            # the same echo seven times in a row, each kept out.
+            speaker = a if (first + done - start) % 2 == 0 else b
             steelman = settings.three_phase and exchanged >= settings.steelman_after
             instruction = prompts.ROOM_STEELMAN if steelman else prompts.ROOM_EXCHANGE
             if sp.antisyc.update_rule and exchanged >= 2:
@@ -148,8 +155,10 @@ async def run_room(
                 instruction += "\n" + prompts.ROOM_AFTER_EXCHANGE
             t = await turn(speaker, instruction, "steelman" if steelman else "exchange")
             done += 1
-            if t is None:  # skipped with a warning: the next speaker goes on
+            if t is None:  # skipped with a warning: the other side goes on; both in a row: nothing new here
+                kept_out += 1
                 continue
+            kept_out = 0
             outcome.turns.append(t)
             yield CruxMessage(room_id=room_id, message=t, room_phase="exchange")
             if n_min <= done < n_max and done % 2 == 0 and await exit_check(exchanged + 1):

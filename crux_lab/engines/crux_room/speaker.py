@@ -33,9 +33,9 @@ from crux_lab.engines.guards import (
     TurnGuard,
     brief_flips,
     briefed_positions,
-    clipped,
     my_turn,
     said_of,
+    side_on,
     topic_side,
     turn_outcome,
 )
@@ -44,11 +44,11 @@ from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.prompt import ANSWER_WORDS, impersonal
+from crux_lab.personas.retrieval import voiced
 from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
 StanceLit = Literal["pro", "con", "uncertain"]
-LAST_WORDS = 12  # words of a persona's last turn its commitment line quotes, when the context does not show it
 TOPIC_KEY = "topic"  # the id the topic has in every turn's list of claims
 
 
@@ -192,7 +192,7 @@ class Speakers:
         # per-turn belief grounding; an anonymized debate never names the opponent
         opponent = None if self.antisyc.anonymize_history else opponent_id
         grounding = self.ctx.grounding(persona_id, focus, opponent, said)
-        rest = self._rest(persona_id, instruction, context, claims)
+        rest = self._rest(persona_id, instruction, context, claims, focus)
         # within the budget: over it, the grounding is left out first, then the anchor
         if grounding and count_tokens("\n\n".join([anchor, grounding, rest])) > self.budget:
             grounding = ""
@@ -200,23 +200,22 @@ class Speakers:
             anchor = ""
         return "\n\n".join(b for b in (anchor, grounding, rest) if b)
 
-    def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str]) -> str:
-        blocks = [self.side_line(persona_id), context]
-        blocks.append(self.claims_block(claims))
+    def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str], question: str) -> str:
+        blocks = [context, self.claims_block(claims)]
         # Commitment and the update rule only once the persona has said something: before its
         # first turn there is nothing to hold, and a small model told to keep or update a
         # position it never stated talks about changing its mind, or restates the topic.
         last = self.tracker.committed_text.get(persona_id)
         if last and self.antisyc.position_statement:
-            # Named, not quoted whole: Qwen2.5-Coder-1.5B copied the quoted turn as its next one
-            # until the echo guard ended the debate. Shown in the context: pointed to; else its
-            # opening words only.
-            shown = " ".join(last.split())[:120] in " ".join(context.split())
-            last_words = prompts.LAST_SHOWN if shown else f', which began: "{clipped(last, LAST_WORDS)}"'
-            blocks.append(prompts.POSITION_STATEMENT.format(last=last_words))
+            # Pointed to, never quoted: Qwen2.5-Coder-1.5B copied a quoted turn, even its first
+            # words, as its next one until the echo guard kept it out.
+            blocks.append(prompts.POSITION_STATEMENT)
         if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
         blocks.append(instruction)
+        # the persona's side last, next to what it is asked: earlier in the request, the builder
+        # whose brief answers yes answered no in 2 of 3 replies; here, yes in 6 of 6
+        blocks.append(self.side_line(persona_id, question))
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
 
@@ -228,16 +227,28 @@ class Speakers:
         await my_turn()
         guard.earlier = said_of([t for t in self.turns if t.turn_index < index], self.names)
 
-    def side_line(self, persona_id: str) -> str:
-        """The persona's side on the topic as its own brief states it, while it still holds that
-        side (after an update the commitment line speaks for it). Qwen2.5-Coder-1.5B, with the
-        side only in the system prompt and beliefs about gold in the anchor, opened Saylor's
-        turns with "I think gold is still the better long-term store of value than Bitcoin"."""
+    def side_line(self, persona_id: str, question: str = "") -> str:
+        """The persona's side on the question in front of it (``question``: the round's aspect,
+        the clash's claim, the room's crux) as its own brief states it (:func:`side_on`), else
+        its side on the topic while it still holds that side (after an update the commitment
+        line speaks for it). Qwen2.5-Coder-1.5B, with the side only in the system prompt and
+        beliefs about gold in the anchor, opened Saylor's turns with "I think gold is still the
+        better long-term store of value than Bitcoin"; asked "Is it really the case that new
+        apartment blocks near Brackwater station would slow rent rises?", the builder whose
+        brief answers yes answered no in two of three replies."""
+        on = side_on(self.systems[persona_id], question) if question and question != self.ctx.config.topic else None
         side = self.sides.get(persona_id)
-        now = self.tracker.committed.get((persona_id, TOPIC_KEY))
-        if side is None or (now is not None and now != side.stance):
-            return ""
-        return prompts.YOUR_SIDE.format(reason=side.reason.strip().rstrip("."), answer=ANSWER_WORDS[side.stance])
+        if on is None or (side is not None and on.claim == side.claim):
+            now = self.tracker.committed.get((persona_id, TOPIC_KEY))
+            if side is None or (now is not None and now != side.stance):
+                return ""
+            on, template = side, prompts.YOUR_SIDE
+        else:
+            template = prompts.QUESTION_SIDE
+        said = [t.dialogue for t in self.turns if t.persona_id == persona_id]
+        # a reason it has given already is not shown again: it would be said again, word for word
+        reason = prompts.REASON_GIVEN if voiced(on.reason, said) else on.reason.strip().rstrip(".") + "."
+        return template.format(answer=ANSWER_WORDS[on.stance], reason=reason)
 
     async def speak(
         self,

@@ -150,6 +150,7 @@ class Controller:
     circling_hint_at: int | None = None
     steered_concessions: set[int] = field(default_factory=set)
     steered_reframes: set[int] = field(default_factory=set)
+    passed: str | None = None  # whose turn was last kept out: the floor moves on from them
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
     # -- bookkeeping ------------------------------------------------------
@@ -158,6 +159,7 @@ class Controller:
 
     def record(self, turn: DialogueTurn) -> None:
         self.turns.append(turn)
+        self.passed = None
         if turn.move is Move.PROPOSE_CRUX:
             self.crux_proposers.add(turn.persona_id)
 
@@ -189,12 +191,14 @@ class Controller:
 
         The default is to hand the floor back to whoever was just answered, so that a pair
         can go back and forth; anyone silent for ``fairness_gap`` or more turns is brought in
-        first (the longest-silent one).
+        first (the longest-silent one). A persona whose turn was just kept out
+        (:meth:`kept_out`) counts as the last speaker: asked again on the same request,
+        Qwen2.5-1.5B gave the same echo until the debate ended.
         """
         ids = self.persona_ids
-        if not self.turns:
+        if not self.turns and self.passed is None:
             return ids[0]
-        last = self.turns[-1].persona_id
+        last = self.passed or self.turns[-1].persona_id
         silent = {p: self.silent_for(p) for p in ids if p != last}
         overdue = [p for p in ids if p != last and silent[p] >= self.settings.fairness_gap]
         if overdue:
@@ -203,6 +207,10 @@ class Controller:
             if turn.persona_id != last:
                 return turn.persona_id
         return next(p for p in ids if p != last)
+
+    def kept_out(self, persona_id: str) -> None:
+        """``persona_id``'s turn was kept out (skipped): the next turn goes to another speaker."""
+        self.passed = persona_id
 
     def brought_in(self, persona_id: str) -> bool:
         """Left out for longer than a normal rotation (worth a "you haven't responded" hint)."""

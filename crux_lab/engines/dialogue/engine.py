@@ -483,6 +483,7 @@ class DialogueRun:
                 for ev in self._drain():
                     yield ev
                 self.failed_turns += 1
+                c.kept_out(speaker)
                 yield self._warning("dialogue_turn", f"turn of {speaker} skipped: {exc}")
                 if self.failed_turns >= MAX_FAILED_TURNS:
                     end_reason = f"{MAX_FAILED_TURNS} dialogue turns in a row were unusable"
