@@ -40,7 +40,8 @@ from crux_lab.engines.base import TurnReply, stance_of
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
-from crux_lab.personas.prompt import read_stance_lines
+from crux_lab.personas.prompt import ANSWER_WORDS, read_stance_lines
+from crux_lab.personas.retrieval import voiced
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
@@ -230,7 +231,7 @@ def side_on(system: str, question: str) -> BriefSide | None:
     content words ``question`` uses most, at least :data:`SIDE_AT` of them. None when no line
     does, or when the best lines differ in stance.
 
-    >>> brief = ('## Where You Stand\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)\n'
+    >>> brief = ('## Where You Stand\\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)\\n'
     ...          '- Light is not worth a home. (Your answer to "Do households that lose sunlight deserve compensation?": no, confidence 0.65.)')
     >>> side_on(brief, "Is it really the case that new flats near the station would slow rent rises?").reason
     'Rents follow wages.'
@@ -246,6 +247,40 @@ def side_on(system: str, question: str) -> BriefSide | None:
     best = max((share for share, _ in scored), default=0.0)
     top = [side for share, side in scored if share == best]
     return top[0] if best >= SIDE_AT and len({t.stance for t in top}) == 1 else None
+
+
+# The persona's answer, then its reason in its own words (never the claim it denies as a sentence),
+# last in its turn request, next to what it is asked: earlier in the request, a builder whose brief
+# answers yes answered no in 2 of 3 replies on Qwen2.5-1.5B; placed last, yes in 6 of 6.
+TOPIC_ANSWER = "Your answer to the debate question: {answer}. Your reason: {reason}"
+QUESTION_ANSWER = "Your answer to this question: {answer}. Your reason: {reason}"
+REASON_GIVEN = "you have given it already; give another."
+
+
+def answer_line(system: str, topic: str, question: str = "", said: Sequence[str] = (), *, topic_held: bool = True) -> str:
+    """The line that tells a persona its own answer to the question in front of it, from its own
+    system prompt: its line on ``question`` (:func:`side_on`) when that is not the topic, else
+    its line on the topic (:func:`topic_side`) while it still holds it (``topic_held``); "" when
+    its brief gives neither. A reason its own turns ``said`` already give is not shown again
+    (it would be said again, word for word).
+
+    >>> brief = '## Where You Stand\\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)'
+    >>> answer_line(brief, "Should the town allow flats?", "Would new flats near the station slow rent rises at all?")
+    'Your answer to this question: no. Your reason: Rents follow wages.'
+    >>> answer_line(brief, "Should the town allow flats?", "Would new flats near the station slow rent rises?", ["Rents follow wages, as I said."])
+    'Your answer to this question: no. Your reason: you have given it already; give another.'
+    >>> answer_line(brief, "Should the town allow flats?", "Is the footpath safe?")
+    ''
+    """
+    on = side_on(system, question) if question and question != topic else None
+    side = topic_side(system, topic)
+    template = QUESTION_ANSWER
+    if on is None or (side is not None and on.claim == side.claim):
+        if side is None or not topic_held:
+            return ""
+        on, template = side, TOPIC_ANSWER
+    reason = REASON_GIVEN if voiced(on.reason, said) else on.reason.strip().rstrip(".") + "."
+    return template.format(answer=ANSWER_WORDS[on.stance], reason=reason)
 
 
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:

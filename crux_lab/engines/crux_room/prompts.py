@@ -60,10 +60,6 @@ ROOM_AFTER_EXCHANGE = (
 CHANNEL = "In 1-2 sentences, from your own side: answer one specific point of the claim to answer, or raise one nobody has made."
 CHANNEL_FIRST = "You open the group chat. In 1-2 sentences, say where you stand on the topic and the main reason why."
 
-# The persona's answer, then its reason in its own words: never the claim it denies as a sentence.
-YOUR_SIDE = "Your answer to the debate question: {answer}. Your reason: {reason}"
-QUESTION_SIDE = "Your answer to this question: {answer}. Your reason: {reason}"
-REASON_GIVEN = "you have given it already; give another."
 
 
 POSITION_STATEMENT = (

@@ -31,11 +31,11 @@ from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
+    answer_line,
     brief_flips,
     briefed_positions,
     my_turn,
     said_of,
-    side_on,
     topic_side,
     turn_outcome,
 )
@@ -43,8 +43,7 @@ from crux_lab.llm.base import Hints, LLMOutputError, LLMRequest, LLMResponse, sh
 from crux_lab.models.domain import DialogueTurn, TurnPhase
 from crux_lab.models.events import EngineError
 from crux_lab.personas.loader import propositions_for
-from crux_lab.personas.prompt import ANSWER_WORDS, impersonal
-from crux_lab.personas.retrieval import voiced
+from crux_lab.personas.prompt import impersonal
 from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
@@ -236,19 +235,11 @@ class Speakers:
         better long-term store of value than Bitcoin"; asked "Is it really the case that new
         apartment blocks near Brackwater station would slow rent rises?", the builder whose
         brief answers yes answered no in two of three replies."""
-        on = side_on(self.systems[persona_id], question) if question and question != self.ctx.config.topic else None
+        now = self.tracker.committed.get((persona_id, TOPIC_KEY))
         side = self.sides.get(persona_id)
-        if on is None or (side is not None and on.claim == side.claim):
-            now = self.tracker.committed.get((persona_id, TOPIC_KEY))
-            if side is None or (now is not None and now != side.stance):
-                return ""
-            on, template = side, prompts.YOUR_SIDE
-        else:
-            template = prompts.QUESTION_SIDE
+        held = side is None or now is None or now == side.stance
         said = [t.dialogue for t in self.turns if t.persona_id == persona_id]
-        # a reason it has given already is not shown again: it would be said again, word for word
-        reason = prompts.REASON_GIVEN if voiced(on.reason, said) else on.reason.strip().rstrip(".") + "."
-        return template.format(answer=ANSWER_WORDS[on.stance], reason=reason)
+        return answer_line(self.systems[persona_id], self.ctx.config.topic, question, said, topic_held=held)
 
     async def speak(
         self,

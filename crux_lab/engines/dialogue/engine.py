@@ -43,6 +43,7 @@ from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
+    answer_line,
     in_order,
     my_turn,
     said_of,
@@ -194,6 +195,7 @@ class DialogueRun:
             steering=steering.hint if steering else None,
             shown=prompts.shown_block(shown, self.cryst.shown_label),
             grounding=grounding,
+            side=answer_line(self.systems[persona_id], self.ctx.config.topic, query, said),
         )
         hints = Hints(
             speaker_id=persona_id,
