@@ -178,7 +178,7 @@ def test_the_scripts_examples_hold() -> None:
 QWEN = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "speakers_qwen"
 
 
-@pytest.mark.parametrize("stage", ["before", "first", "second", "after", "fresh", "answer"])
+@pytest.mark.parametrize("stage", ["before", "first", "second", "after", "fresh", "answer", "no_own_points"])
 def test_the_committed_qwen_figures_reproduce_from_the_committed_runs(stage: str) -> None:
     """benchmarks/README.md quotes these figures: recomputed from the committed run folders,
     each engine's totals are the committed ones."""
