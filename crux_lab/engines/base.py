@@ -246,10 +246,10 @@ def clip(text: str, limit: int) -> str:
     return word.rstrip(",;:") + "…"
 
 
-# A turn states its stance as its answer to the claim it addresses, "yes", "no" or "undecided":
-# Qwen2.5-1.5B, asked for "pro" or "con", wrote "con" beside words that said yes (a
-# builder whose brief holds that new flats slow rents, in 3 of 6 replies); asked for its answer,
-# its stance and its words agreed in 3 of 3. "pro", "con" and "uncertain" are still read.
+# A panel or crux_rooms turn states its stance as its answer to the claim it addresses, "yes",
+# "no" or "undecided": Qwen2.5-1.5B, asked for "pro" or "con", wrote "con" beside words that
+# said yes (a builder whose brief holds that new flats slow rents, in 3 of 6 replies); asked for
+# its answer, its stance and its words agreed in 3 of 3. "pro", "con" and "uncertain" are read too.
 _STANCE_WORDS = {"yes": "pro", "no": "con", "undecided": "uncertain", "pro": "pro", "con": "con", "uncertain": "uncertain"}
 
 
@@ -342,7 +342,9 @@ class TurnReply(BaseModel):
         return self
 
 
-TURN_STANCE_PROMPT = '"stance": your answer to the claim you address, "yes", "no" or "undecided"; '
+TURN_STANCE_PROMPT = '"stance": your side, "pro", "con" or "uncertain", on the claim you address; '
+# The stance as the persona's answer (panel and crux_rooms ask it so; :func:`stance_of` reads both).
+ANSWER_STANCE_PROMPT = '"stance": your answer to the claim you address, "yes", "no" or "undecided"; '
 TURN_FIELDS_PROMPT = TURN_STANCE_PROMPT + (
     '"answers": the claim you answer, in at most ten words (null when there is none); '
     '"move": one of CLAIM, CHALLENGE, CLARIFY, CONCEDE, REFRAME, PROPOSE_CRUX; '

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT
+from crux_lab.engines.base import ANSWER_STANCE_PROMPT, TURN_FIELDS_PROMPT, TURN_STANCE_PROMPT
 from crux_lab.personas.models import Persona, Proposition
 from crux_lab.personas.prompt import build_system_prompt
 
@@ -24,7 +24,8 @@ def persona_system_prompt(persona: Persona, propositions: Mapping[str, Propositi
 # prompt, as its next turn, until the echo guard ended the debate.
 JSON_SPEECH = (
     'Output ONLY JSON with these fields: "utterance": your response, in words not yet used in this '
-    'debate (never copy a sentence from above); ' + TURN_FIELDS_PROMPT + "."
+    'debate (never copy a sentence from above); ' + ANSWER_STANCE_PROMPT
+    + TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT) + "."
 )
 CLAIMS_SHOWN = "Claims on the table (use these ids in \"addresses\"):\n{lines}"
 

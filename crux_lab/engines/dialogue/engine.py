@@ -43,7 +43,6 @@ from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
-    answer_line,
     in_order,
     my_turn,
     said_of,
@@ -182,8 +181,7 @@ class DialogueRun:
         shown = prompts.fit_shown(self.cryst.shown()) if phase != 1 else {}
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
-        said = [t.dialogue for t in history if t.persona_id == persona_id]  # its beliefs already said: not retrieved again
-        grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None, said)
+        grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
         user = prompts.dialogue_message(
             persona_id=persona_id,
             topic=self.ctx.config.topic,
@@ -195,7 +193,6 @@ class DialogueRun:
             steering=steering.hint if steering else None,
             shown=prompts.shown_block(shown, self.cryst.shown_label),
             grounding=grounding,
-            side=answer_line(self.systems[persona_id], self.ctx.config.topic, query, said),
         )
         hints = Hints(
             speaker_id=persona_id,

@@ -107,12 +107,10 @@ def dialogue_message(
     shown: str = "",
     grounding: str = "",
     recent: int = 6,
-    side: str = "",
 ) -> str:
     """The per-turn user message: belief grounding, the debate as :func:`build_history` states
     it (the claim to answer, the persona's own points; no transcript), the moderator's hint,
-    the engine's current arguments or disputes by id (``shown``), the move menu, the persona's
-    own answer to the question in front of it (``side``, last), the format."""
+    the engine's current arguments or disputes by id (``shown``), the move menu, the format."""
     history = build_history(
         persona_id, topic=topic, turns=turns, names=names, current_round=phase.replace("_", " "), recent=recent,
     )
@@ -122,8 +120,6 @@ def dialogue_message(
     parts.append(MOVES_HELP)
     if shown:
         parts.append("\n" + shown + "\n")
-    if side:
-        parts.append(side)
     return build_turn_message(
         " ".join(parts), history=history, grounding=grounding, length=length, output_format=TURN_FORMAT
     )
