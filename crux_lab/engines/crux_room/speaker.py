@@ -191,7 +191,7 @@ class Speakers:
         # per-turn belief grounding; an anonymized debate never names the opponent
         opponent = None if self.antisyc.anonymize_history else opponent_id
         grounding = self.ctx.grounding(persona_id, focus, opponent, said)
-        rest = self._rest(persona_id, instruction, context, claims, focus)
+        rest = self._rest(persona_id, instruction, context, claims, focus, said)
         # within the budget: over it, the grounding is left out first, then the anchor
         if grounding and count_tokens("\n\n".join([anchor, grounding, rest])) > self.budget:
             grounding = ""
@@ -199,7 +199,9 @@ class Speakers:
             anchor = ""
         return "\n\n".join(b for b in (anchor, grounding, rest) if b)
 
-    def _rest(self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str], question: str) -> str:
+    def _rest(
+        self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str], question: str, said: Sequence[str]
+    ) -> str:
         blocks = [context, self.claims_block(claims)]
         # Commitment and the update rule only once the persona has said something: before its
         # first turn there is nothing to hold, and a small model told to keep or update a
@@ -214,7 +216,7 @@ class Speakers:
         blocks.append(instruction)
         # the persona's side last, next to what it is asked: earlier in the request, the builder
         # whose brief answers yes answered no in 2 of 3 replies; here, yes in 6 of 6
-        blocks.append(self.side_line(persona_id, question))
+        blocks.append(self.side_line(persona_id, question, said))
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
 
@@ -226,7 +228,7 @@ class Speakers:
         await my_turn()
         guard.earlier = said_of([t for t in self.turns if t.turn_index < index], self.names)
 
-    def side_line(self, persona_id: str, question: str = "") -> str:
+    def side_line(self, persona_id: str, question: str = "", said: Sequence[str] = ()) -> str:
         """The persona's side on the question in front of it (``question``: the round's aspect,
         the clash's claim, the room's crux) as its own brief states it (:func:`side_on`), else
         its side on the topic while it still holds that side (after an update the commitment
@@ -238,7 +240,6 @@ class Speakers:
         now = self.tracker.committed.get((persona_id, TOPIC_KEY))
         side = self.sides.get(persona_id)
         held = side is None or now is None or now == side.stance
-        said = [t.dialogue for t in self.turns if t.persona_id == persona_id]
         return answer_line(self.systems[persona_id], self.ctx.config.topic, question, said, topic_held=held)
 
     async def speak(
