@@ -2,8 +2,9 @@
 crux cards or disputes. Each guard is model-agnostic (plain string checks, no model call).
 
 - **Echo**: a persona turn that largely repeats an earlier turn (its own or another
-  speaker's) or the debate topic: :func:`containment` of its word triples in that text is
-  at least :data:`ECHO_AT`.
+  speaker's) or the debate topic (:func:`repeats`): :func:`containment` of its word triples
+  in that text is at least :data:`ECHO_AT`, or that share of its content words is there and
+  it adds at most :data:`ECHO_NEW_WORDS` of its own.
 - **Role confusion**: a persona turn whose stance contradicts the position that persona
   holds on the same claim (pro against con), with no named reason for changing it. The
   position is the one the persona's own system prompt gives it on the debate topic
@@ -44,6 +45,8 @@ from crux_lab.personas.prompt import ANSWER_WORDS, read_stance_lines
 from crux_lab.personas.retrieval import voiced
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
+ECHO_NEW_WORDS = 2  # content words of its own a turn whose other words are all in an earlier text adds, at most, as an echo
+ECHO_MIN_WORDS = 8  # content words a turn needs before that word rule applies
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
 MAX_QUOTABLE = 40  # sentences per participant a narrowed schema offers as a quote (the latest)
 QUOTE_AT = 0.8  # containment of a longer quote's word triples in one turn that grounds it
@@ -169,13 +172,37 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     """
     if not text.strip():
         return "this turn is empty; say what you think of the claim in front of you"
-    if containment(text, topic) >= ECHO_AT:
+    if repeats(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
     for s in reversed(earlier):
-        if containment(text, s.text) >= ECHO_AT:
+        if repeats(text, s.text):
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
             return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
+
+
+def repeats(text: str, source: str) -> bool:
+    """Whether ``text`` repeats ``source``: at least :data:`ECHO_AT` of its word triples are in
+    it, or that share of its content words (at least :data:`ECHO_MIN_WORDS` of them) is, and
+    it adds at most :data:`ECHO_NEW_WORDS` of its own. The second rule catches a copy with a word changed every few words, which is what
+    a local server's penalty on verbatim repeats (``own_words``) makes of a copy: Qwen2.5-1.5B
+    then restated the topic as "Should Brackwater allow six-storey apartment buildings around
+    its railway station?", and two more of its 13 panel turns were such copies.
+
+    >>> topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
+    >>> repeats("Should Brackwater allow six-storey apartment buildings around its railway station?", topic)
+    True
+    >>> claim = "New apartment blocks near Brackwater station would slow rent rises in the streets around them."
+    >>> repeats("I doubt new flats near the station will slow rent rises: they let at top prices.", claim)
+    False
+    """
+    if containment(text, source) >= ECHO_AT:
+        return True
+    mine = content_words(text)
+    if len(mine) < ECHO_MIN_WORDS:  # a short stance ("Bitcoin is still the better store of value.") answers
+        return False
+    shared = mine & content_words(source)
+    return len(shared) >= ECHO_AT * len(mine) and len(mine - shared) <= ECHO_NEW_WORDS
 
 
 QUOTE_WORDS = 60  # words of the repeated turn a repair quotes back (a model may not have been shown it)
@@ -734,6 +761,8 @@ def side_outcome(
 
 __all__ = [
     "ECHO_AT",
+    "ECHO_MIN_WORDS",
+    "ECHO_NEW_WORDS",
     "GIVE_UP_AFTER",
     "GUARDS",
     "Finding",
@@ -747,6 +776,7 @@ __all__ = [
     "containment",
     "declared_positions",
     "echo_problem",
+    "repeats",
     "quote_found",
     "role_problem",
     "said_of",

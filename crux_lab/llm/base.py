@@ -135,7 +135,14 @@ class LLMRequest(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def hash_payload(self, model: str) -> dict[str, Any]:
-        """What :meth:`request_hash` hashes (stored in cassettes so a miss can be diagnosed)."""
+        """What :meth:`request_hash` hashes (stored in cassettes so a miss can be diagnosed): a
+        persona's speech says so, since a local server samples it differently (``own_words``).
+
+        >>> "own_words" in LLMRequest(purpose="opening", system="s", user="u").hash_payload("m")
+        True
+        >>> "own_words" in LLMRequest(purpose="poll", system="s", user="u").hash_payload("m")
+        False
+        """
         return {
             "purpose": self.purpose,
             "model": model,
@@ -144,7 +151,7 @@ class LLMRequest(BaseModel):
             "schema": self.schema_json(),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
-        }
+        } | ({"own_words": True} if allocation_for(self.purpose).own_words else {})
 
 
 class HintNotShown(ValueError):
@@ -339,6 +346,10 @@ class Allocation:
     tier: Tier
     temperature: float
     max_tokens: int
+    # The reply is what a persona says, in its own words: a server that can penalise long
+    # verbatim repeats of the prompt is asked to (llama.cpp's DRY sampler). A small model
+    # otherwise copies the claim it answers, or its own earlier point, into its turn.
+    own_words: bool = False
 
 
 # Model allocation per purpose: the fast tier for reading, checking and summarising, the strong
@@ -347,7 +358,7 @@ class Allocation:
 # engine's purposes are added by its package, where it declares them (declare_purpose).
 ALLOCATION: dict[str, Allocation] = {
     # a persona's opening statement (panel and dialogue)
-    Purpose.opening: Allocation(Tier.strong, 0.85, 400),
+    Purpose.opening: Allocation(Tier.strong, 0.85, 400, own_words=True),
     # the poll: a persona answers one question alone (short, steady replies)
     Purpose.poll: Allocation(Tier.strong, 0.2, 200),
     Purpose.pivot: Allocation(Tier.strong, 0.2, 160),
@@ -372,9 +383,11 @@ def own_engines_declared() -> None:
 
 
 def declare_purpose(
-    name: str, tier: Tier, *, module: str, temperature: float = 0.7, max_tokens: int = 800
+    name: str, tier: Tier, *, module: str, temperature: float = 0.7, max_tokens: int = 800,
+    own_words: bool = False,
 ) -> str:
-    """Declare a purpose an engine's requests name, with its tier, temperature and token cap,
+    """Declare a purpose an engine's requests name, with its tier, temperature and token cap
+    (and ``own_words`` when its reply is what a persona says: :class:`Allocation`),
     from the engine's own module (``module``: its ``__name__``; a plug-in's included):
     :func:`allocation_for` then allocates it, with no edit to crux_lab. Returns ``name``, for
     the engine's requests. crux_lab's own engines declare theirs the same way, each in its
@@ -403,7 +416,7 @@ def declare_purpose(
         owner = f"crux_lab's own (declared by {first})" if first.startswith("crux_lab.") else f"already declared by {first}"
         raise ValueError(f"the purpose {name!r} is {owner}; declare another name")
     DECLARED[name] = module
-    ALLOCATION[name] = Allocation(tier, temperature, max_tokens)
+    ALLOCATION[name] = Allocation(tier, temperature, max_tokens, own_words)
     return name
 
 
@@ -422,5 +435,6 @@ def allocation_for(purpose: str, overrides: dict[str, dict[str, Any]] | None = N
             Tier(o.get("tier", base.tier)),
             float(o.get("temperature", base.temperature)),
             int(o.get("max_tokens", base.max_tokens)),
+            base.own_words,
         )
     return base

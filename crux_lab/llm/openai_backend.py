@@ -64,6 +64,7 @@ from crux_lab.llm.base import (
     LLMCallFailed,
     LLMRequest,
     LLMResponse,
+    allocation_for,
 )
 from crux_lab.llm.pricing import cost_usd, model_settings
 from crux_lab.llm.slot_lease import SlotLeases
@@ -121,6 +122,28 @@ def resolve_base_url(base_url: str | None) -> str:
 
 # Per-attempt timeouts. A hosted model writes a long reply in a minute; a local server on a
 # CPU writes a few tokens a second, so a 3,000-token reply can take ten minutes there.
+def own_words_sampling(context_tokens: int | None) -> dict[str, Any]:
+    """llama.cpp's DRY sampler settings for a persona's turn (``own_words`` in
+    :class:`~crux_lab.llm.base.Allocation`):
+    a run of three or more tokens that repeats one in the prompt or the reply is penalised,
+    more the longer it gets, so a small model says its point instead of copying the claim it
+    answers or its own earlier turn. Quotes, colons and new lines break a run, so the reply's
+    JSON keys and short names stay free. The look-back is the whole context (this server
+    refuses -1 there).
+
+    >>> own_words_sampling(8192)["dry_penalty_last_n"]
+    8192
+    >>> own_words_sampling(None)["dry_allowed_length"]
+    3
+    """
+    return {
+        "dry_multiplier": 0.8,
+        "dry_base": 1.75,
+        "dry_allowed_length": 3,
+        "dry_penalty_last_n": context_tokens or 4096,
+    }
+
+
 REMOTE_TIMEOUT_S = 300.0
 DEFAULT_CONCURRENCY = 4  # requests one backend sends at once
 LOCAL_TIMEOUT_S = 1800.0
@@ -293,6 +316,8 @@ class OpenAIBackend:
         # llama.cpp's slots (``/props`` total_slots), None until seen or on other servers; the
         # slot each cached system block was given (its KV cache keeps that prefix).
         self.slots: int | None = None
+        # Whether ``/props`` showed a llama.cpp server: its samplers take DRY's settings.
+        self.llama_cpp = False
         self._slot_of: dict[str, int] = {}
         self._slot_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, asyncio.Lock]] = weakref.WeakKeyDictionary()
         # A local server's slots are shared with every other crux_lab process of this machine.
@@ -413,6 +438,7 @@ class OpenAIBackend:
             self.context_tokens = int(n_ctx) if isinstance(n_ctx, int) and n_ctx > 0 else None
             slots = props.get("total_slots") if isinstance(props, dict) and isinstance(settings, dict) else None
             self.slots = int(slots) if isinstance(slots, int) and slots > 0 else None
+            self.llama_cpp = isinstance(settings, dict)
             self._context_probed = True
             return self.context_tokens
 
@@ -485,6 +511,8 @@ class OpenAIBackend:
         slot = self.slot_for(request)
         if slot is not None:
             params["extra_body"] = {"id_slot": slot, "cache_prompt": True}
+        if self.llama_cpp and allocation_for(request.purpose).own_words:
+            params.setdefault("extra_body", {}).update(own_words_sampling(self.context_tokens))
         return params
 
     def slot_for(self, request: LLMRequest) -> int | None:

@@ -66,6 +66,20 @@ def test_a_turn_repeating_its_own_speaker_says_so() -> None:
     assert problem is not None and "your own earlier turn" in problem
 
 
+def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
+    """A local server's repeat penalty (``own_words``) turns a copy into one with words swapped;
+    these are Qwen2.5-1.5B's, from a panel debate under that penalty."""
+    topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
+    assert echo_problem("Should Brackwater allow six-storey apartment buildings around its railway station?", [], topic, "b")
+    earlier = [Said("housing-builder", "The Small Builder", "Converting the rooms above shops and bringing back "
+                    "empty flats above Brackwater's high-street shops also presents risks.")]
+    copy = "Converting the rooms above shops and bringing back the empty flats above the station would not be allowed."
+    problem = echo_problem(copy, earlier, topic, "housing-builder")
+    assert problem is not None and "your own earlier turn" in problem
+    # a denial of the same claim with a reason of its own is no echo
+    assert echo_problem("Flats above shops are few, and most need new stairs before anyone can live in them.", earlier, topic, "b") is None
+
+
 def test_a_turn_that_answers_in_new_words_is_no_echo() -> None:
     answer = ("Five thousand years of gold prove it was the best money of its age. Bitcoin is better money: "
               "it is scarce by code, you cannot print more of it.")

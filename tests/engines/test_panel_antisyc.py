@@ -73,6 +73,10 @@ async def test_prompt_measures_switch_independently() -> None:
     openings = [q.user for q in on.requests if q.purpose == "opening"]
     assert len(openings) == len(PERSONA_IDS)
     assert not any(markers["position_statement"] in u or markers["update_rule"] in u for u in openings)
+    # where the persona's answer line states its position, the commitment line is left out
+    # (beside it, Qwen narrated it: "The current position is that ...")
+    answered = [u for _, _, u in speech_prompts(on) if re.search(r"^Your answer to (this|the debate) question: ", u, re.M)]
+    assert answered and not any(markers["position_statement"] in u for u in answered)
     only_anchor_off = {"belief_anchoring": False}
     _, b = await run(only_anchor_off)
     prompts = [u for _, _, u in speech_prompts(b)]

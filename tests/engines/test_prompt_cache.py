@@ -133,6 +133,19 @@ async def test_a_server_that_is_not_llama_cpp_gets_no_slot_fields() -> None:
                             structured="prompt")
     await backend.generate(LLMRequest(purpose="take", system="You are Ada.", user="u", cache_system=True))
     assert "id_slot" not in api.chats[0].body and "cache_prompt" not in api.chats[0].body
+    assert not any(key.startswith("dry_") for key in api.chats[0].body)  # DRY is llama.cpp's
+
+
+async def test_a_persona_turn_on_llama_cpp_asks_for_its_own_words_and_a_reader_does_not() -> None:
+    """On Qwen 1.5B a turn copied the claim it answers, or the persona's own earlier point, and
+    the echo guard kept it out. A persona's turn is sent with llama.cpp's DRY settings, pinned
+    slot or not; a reader's request, which must quote the debate, is not."""
+    reader = LLMRequest(purpose="card", system="You read debates.", user="Quote the turn.")
+    for slots in (2, 3):
+        speech, read = await bodies_on_llama_cpp(slots, [turn("You are Ada."), reader])
+        assert speech["dry_multiplier"] > 0 and speech["dry_allowed_length"] == 3
+        assert speech["dry_penalty_last_n"] == 8192  # the server's whole context
+        assert not any(key.startswith("dry_") for key in read)
 
 
 async def test_no_cache_figures_are_recorded_as_unknown_not_zero() -> None:

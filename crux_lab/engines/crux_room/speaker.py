@@ -203,20 +203,23 @@ class Speakers:
         self, persona_id: str, instruction: str, context: str, claims: Mapping[str, str], question: str, said: Sequence[str]
     ) -> str:
         blocks = [context, self.claims_block(claims)]
+        # the persona's side last, next to what it is asked: earlier in the request, the builder
+        # whose brief answers yes answered no in 2 of 3 replies; here, yes in 6 of 6
+        side = self.side_line(persona_id, question, said)
         # Commitment and the update rule only once the persona has said something: before its
         # first turn there is nothing to hold, and a small model told to keep or update a
         # position it never stated talks about changing its mind, or restates the topic.
         last = self.tracker.committed_text.get(persona_id)
-        if last and self.antisyc.position_statement:
+        if last and self.antisyc.position_statement and not side:
             # Pointed to, never quoted: Qwen2.5-Coder-1.5B copied a quoted turn, even its first
-            # words, as its next one until the echo guard kept it out.
+            # words, as its next one until the echo guard kept it out. Where the side line
+            # states the position, the commitment line is left out: beside it, Qwen narrated
+            # it ("The current position is that ...", "My earlier points state that ...").
             blocks.append(prompts.POSITION_STATEMENT)
         if last and self.antisyc.update_rule:
             blocks.append(prompts.UPDATE_RULE)
         blocks.append(instruction)
-        # the persona's side last, next to what it is asked: earlier in the request, the builder
-        # whose brief answers yes answered no in 2 of 3 replies; here, yes in 6 of 6
-        blocks.append(self.side_line(persona_id, question, said))
+        blocks.append(side)
         blocks.append(prompts.JSON_SPEECH)
         return "\n\n".join(b for b in blocks if b)
 
