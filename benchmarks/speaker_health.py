@@ -14,6 +14,10 @@ A RUNS_DIR holds run folders (each with result.json), e.g. the ``--runs-dir`` of
   :func:`crux_lab.analysis.metrics.guard_rates` counts them;
 - ``echo_rate``: echo guard firings (one warning event each) per persona turn attempted, and
   ``kept_out_echo``, the echo firings that kept a turn out;
+- ``kept_repeats``: kept turns that repeat the topic or an earlier kept turn by the echo
+  guard's rule as it is now (:func:`crux_lab.engines.guards.repeats`), so a run made under an
+  older rule, or a copy a repair let through, is read the same way; ``repeat_rate`` is
+  (kept-out echoes + kept repeats) per persona turn attempted;
 - ``role_flags``: kept turns with ``role_flag`` set, and ``guard_role``: role guard firings;
 - ``role_consistency``: among kept turns with stance pro or con whose addressed claim (the
   engine's own id) ties to a planted proposition by the recovery scorer's text match, the share
@@ -41,7 +45,7 @@ from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import guard_counts, guard_rates
 from crux_lab.analysis.recovery import Encoder, match_texts, similarity_to_propositions
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario, ScenarioError, load_scenarios
-from crux_lab.engines.guards import clipped, containment
+from crux_lab.engines.guards import clipped, containment, repeats
 from crux_lab.models import DebateResult, DialogueTurn
 from crux_lab.models.events import EngineError
 from crux_lab.personas.reading import read_stance, split_sentences
@@ -272,6 +276,16 @@ def wall(result: DebateResult) -> tuple[float, str]:
     return (round(max(ts) - min(ts), 1), "event timestamps") if ts else (0.0, "none")
 
 
+def kept_repeats(result: DebateResult) -> int:
+    """Kept turns that repeat the topic or an earlier kept turn (the echo guard's rule now)."""
+    shown = [result.config.topic]
+    found = 0
+    for turn in result.transcript:
+        found += any(repeats(turn.dialogue, text) for text in shown)
+        shown.append(turn.dialogue)
+    return found
+
+
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
@@ -291,6 +305,7 @@ def run_row(folder: Path, result: DebateResult, stored: Sequence[Mapping[str, An
     rates = guard_rates([result])[result.engine]
     kept = result.transcript
     kept_out_echo = sum(1 for e in result.events if isinstance(e, EngineError) and e.purpose == "guard_echo" and "skipped" in e.error)
+    repeated = kept_repeats(result)
     cost = speaking_calls(result, purposes)
     seconds, source = wall(result)
     row: dict[str, Any] = {
@@ -299,6 +314,8 @@ def run_row(folder: Path, result: DebateResult, stored: Sequence[Mapping[str, An
         "params": dict(result.config.params), "backend": result.backend,
         "persona_turns": rates["persona_turns"], "kept_turns": len(kept),
         "guard_echo": rates["guard_echo"], "echo_rate": rates["echo_rate"], "kept_out_echo": kept_out_echo,
+        "kept_repeats": repeated,
+        "repeat_rate": _share(kept_out_echo + repeated, rates["persona_turns"]),
         "role_flags": sum(1 for t in stored if t.get("role_flag")), "guard_role": rates["guard_role"],
         "role_held": None, "role_n": None, "role_consistency": None,
         "recites": None, "recites_rejected": None, "recites_asserted": None, "recites_rejected_asserted": None,
@@ -334,7 +351,9 @@ def engine_totals(rows: Sequence[Mapping[str, Any]], results: Sequence[DebateRes
         turns = g["persona_turns"]
         out[engine] = {
             "runs": g["debates"], "persona_turns": turns, "guard_echo": g["guard_echo"], "echo_rate": g["echo_rate"],
-            "kept_out_echo": sum(r["kept_out_echo"] for r in mine), "role_flags": sum(r["role_flags"] for r in mine),
+            "kept_out_echo": sum(r["kept_out_echo"] for r in mine), "kept_repeats": sum(r["kept_repeats"] for r in mine),
+            "repeat_rate": _share(sum(r["kept_out_echo"] + r["kept_repeats"] for r in mine), turns),
+            "role_flags": sum(r["role_flags"] for r in mine),
             "guard_role": g["guard_role"], "role_consistency": _share(held, n), "role_n": n,
             "recites_rejected": _share(recites, kept), "recites": recites,
             "recites_rejected_asserted": _share(asserted, kept), "recites_asserted": asserted,
@@ -352,11 +371,12 @@ def markdown(totals: Mapping[str, Mapping[str, Any]]) -> str:
     def num(v: Any, fmt: str = "{:.2f}") -> str:
         return "—" if v is None else fmt.format(v)
 
-    lines = ["| engine | runs | persona turns | echo rate | role consistency (n) | role flags (turns / guard) | "
-             "recites rejected (asserted) | ended early | calls | prompt tok/turn | wall s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| engine | runs | persona turns | echo rate | repeat rate (kept repeats) | role consistency (n) | "
+             "role flags (turns / guard) | recites rejected (asserted) | ended early | calls | prompt tok/turn | wall s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for engine, t in totals.items():
         lines.append(f"| {engine} | {t['runs']} | {t['persona_turns']} | {num(t['echo_rate'])} | "
+                     f"{num(t['repeat_rate'])} ({t['kept_repeats']}) | "
                      f"{num(t['role_consistency'])} ({t['role_n']}) | {t['role_flags']} / {t['guard_role']} | "
                      f"{num(t['recites_rejected'])} ({num(t['recites_rejected_asserted'])}) | {t['ended_early']} | {t['calls']} | "
                      f"{num(t['prompt_tokens_per_persona_turn'], '{:.0f}')} | {t['wall_s']:.0f} |")

@@ -2,9 +2,9 @@
 crux cards or disputes. Each guard is model-agnostic (plain string checks, no model call).
 
 - **Echo**: a persona turn that largely repeats an earlier turn (its own or another
-  speaker's) or the debate topic (:func:`repeats`): :func:`containment` of its word triples
-  in that text is at least :data:`ECHO_AT`, or that share of its content words is there and
-  it adds at most :data:`ECHO_NEW_WORDS` of its own.
+  speaker's) or the debate topic: :func:`containment` of its word triples in that text is at
+  least :data:`ECHO_AT`; for the topic, also when that share of its content words is there
+  and it adds at most :data:`ECHO_NEW_WORDS` of its own (:func:`repeats`).
 - **Role confusion**: a persona turn whose stance contradicts the position that persona
   holds on the same claim (pro against con), with no named reason for changing it. The
   position is the one the persona's own system prompt gives it on the debate topic
@@ -175,7 +175,10 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     if repeats(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
     for s in reversed(earlier):
-        if repeats(text, s.text):
+        # word triples only: the simulator's speakers, with two beliefs each in the test decks,
+        # say their content words again in every turn, and the word rule ended their debates
+        # (benchmarks/speaker_health.py counts such kept turns on a real model: "kept repeats")
+        if containment(text, s.text) >= ECHO_AT:
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
             return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
@@ -187,7 +190,8 @@ def repeats(text: str, source: str) -> bool:
     it adds at most :data:`ECHO_NEW_WORDS` of its own. The second rule catches a copy with a word changed every few words, which is what
     a local server's penalty on verbatim repeats (``own_words``) makes of a copy: Qwen2.5-1.5B
     then restated the topic as "Should Brackwater allow six-storey apartment buildings around
-    its railway station?", and two more of its 13 panel turns were such copies.
+    its railway station?", and two more of its 13 panel turns were such copies of earlier turns.
+    The guard applies it to the topic; the speakers' benchmark counts it against every turn.
 
     >>> topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
     >>> repeats("Should Brackwater allow six-storey apartment buildings around its railway station?", topic)

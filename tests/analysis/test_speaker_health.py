@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from crux_lab.analysis.metrics import guard_rates
+from crux_lab.analysis.restates import content_words
 from crux_lab.analysis.scenarios import (
     Scenario,
     generate_scenarios,
@@ -23,7 +24,7 @@ from crux_lab.analysis.scenarios import (
     write_library,
 )
 from crux_lab.embed import get_embedder
-from crux_lab.engines.guards import containment
+from crux_lab.engines.guards import containment, repeats
 from crux_lab.eval.recovery import recovery_config
 from crux_lab.models import EngineError
 from crux_lab.runs import run_or_resume
@@ -126,6 +127,25 @@ def test_a_turn_stating_a_rejected_proposition_as_its_own_is_counted(debate: tup
         {k: x[k] for k in ("speaker", "proposition", "asserted")} for x in row["recites_examples"]]
 
 
+def test_a_kept_turn_that_copies_an_earlier_one_with_words_put_in_is_a_kept_repeat(
+        debate: tuple[Path, Path, Scenario], base: dict[str, Any], tmp_path: Path) -> None:
+    """A copy that passes the guard's word triples (a local server's repeat penalty makes such
+    copies) is counted by the content-word rule."""
+    lib, run, _ = debate
+    turns = load_result(run).transcript
+    first = next(t.dialogue for t in turns if len(content_words(t.dialogue)) >= 12)
+    words = first.split()
+    copy = " ".join(w + (" really" if k % 2 else "") for k, w in enumerate(words))  # one word of its own
+    assert containment(copy, first) < 0.8 and repeats(copy, first)
+
+    def copy_first(d: dict[str, Any]) -> None:
+        d["transcript"][-1]["dialogue"] = copy
+
+    row = _row(_copy(run, tmp_path / "edited" / "t", copy_first).parent, lib, "t")
+    assert row["kept_repeats"] == base["kept_repeats"] + 1
+    assert row["repeat_rate"] == round((row["kept_out_echo"] + row["kept_repeats"]) / row["persona_turns"], 4)
+
+
 def test_a_stance_against_the_planted_one_lowers_role_consistency(debate: tuple[Path, Path, Scenario], base: dict[str, Any],
                                                                   tmp_path: Path) -> None:
     lib, run, scenario = debate
@@ -178,14 +198,15 @@ def test_the_scripts_examples_hold() -> None:
 QWEN = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "speakers_qwen"
 
 
-@pytest.mark.parametrize("stage", ["before", "first", "second", "after", "fresh", "answer", "no_own_points"])
+@pytest.mark.parametrize("stage", ["before", "first", "second", "after", "fresh", "answer", "no_own_points", "dry", "own_words",
+                                   "own_words_len5"])
 def test_the_committed_qwen_figures_reproduce_from_the_committed_runs(stage: str) -> None:
     """benchmarks/README.md quotes these figures: recomputed from the committed run folders,
     each engine's totals are the committed ones."""
     committed = json.loads((QWEN / f"health_{stage}.json").read_text(encoding="utf-8"))
     paths = [QWEN / Path(p).relative_to("benchmarks/data/speakers_qwen") for p in committed["runs_dirs"]]
     again = SH.report(paths, QWEN.parents[1] / "scenarios" / "dev", label=stage)
-    keys = ("persona_turns", "echo_rate", "role_consistency", "role_n", "recites_rejected", "ended_early", "calls",
-            "prompt_tokens_per_persona_turn")
+    keys = ("persona_turns", "echo_rate", "kept_repeats", "repeat_rate", "role_consistency", "role_n", "recites_rejected",
+            "ended_early", "calls", "prompt_tokens_per_persona_turn")
     for engine, totals in committed["totals"].items():
         assert {k: again["totals"][engine].get(k) for k in keys} == {k: totals.get(k) for k in keys}, engine

@@ -24,6 +24,7 @@ from crux_lab.engines.guards import (
     briefed_positions,
     echo_problem,
     quote_found,
+    repeats,
     role_problem,
     side_outcome,
     tally,
@@ -74,8 +75,10 @@ def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
     earlier = [Said("housing-builder", "The Small Builder", "Converting the rooms above shops and bringing back "
                     "empty flats above Brackwater's high-street shops also presents risks.")]
     copy = "Converting the rooms above shops and bringing back the empty flats above the station would not be allowed."
-    problem = echo_problem(copy, earlier, topic, "housing-builder")
-    assert problem is not None and "your own earlier turn" in problem
+    assert repeats(copy, earlier[0].text)  # what the speakers' benchmark counts as a kept repeat
+    # the guard reads an earlier turn by word triples alone: the simulator's two-belief speakers
+    # say their content words in every turn
+    assert echo_problem(copy, earlier, topic, "housing-builder") is None
     # a denial of the same claim with a reason of its own is no echo
     assert echo_problem("Flats above shops are few, and most need new stairs before anyone can live in them.", earlier, topic, "b") is None
 

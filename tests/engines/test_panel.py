@@ -92,6 +92,13 @@ def user_texts(card: CruxCard) -> list[str]:
     ]
 
 
+def closings_kept_out(res: Any) -> int:
+    """Closing turns the guards kept out: their warnings, after the last round ended."""
+    last_round = max(e.seq for e in res.events if e.type == "round_end")
+    return sum(1 for e in res.events if e.seq > last_round and e.type == "engine_error"
+               and e.purpose.startswith("guard_") and "turn was skipped" in e.error)
+
+
 def test_full_flow_follows_the_panel_event_order(default: DebateRun) -> None:
     r = default
     res = r.result
@@ -103,7 +110,9 @@ def test_full_flow_follows_the_panel_event_order(default: DebateRun) -> None:
     assert start.personas == list(PERSONA_IDS)  # type: ignore[union-attr]
     # opening messages before the first round, closing after the last
     phases = [e.phase for e in res.events if e.type == "message_posted"]  # type: ignore[union-attr]
-    assert phases[:4] == ["opening"] * 4 and phases[-4:] == ["closing"] * 4
+    closings = phases.count("closing")
+    assert phases[:4] == ["opening"] * 4 and phases[-closings:] == ["closing"] * closings
+    assert closings + closings_kept_out(res) == 4
     assert t.count("round_start") == t.count("round_end") == 3
     # every room: spawning -> messages -> (card) -> complete, in order and not interleaved
     rooms = [e for e in res.events if e.type == "crux_room_spawning"]
@@ -628,4 +637,4 @@ def test_engine_is_registered() -> None:
 def test_message_counts_by_phase(default: DebateRun) -> None:
     res = default.result
     c = Counter(e.phase for e in res.events if e.type == "message_posted")  # type: ignore[union-attr]
-    assert c["opening"] == 4 and c["take"] == 12 and c["closing"] == 4
+    assert c["opening"] == 4 and c["take"] == 12 and c["closing"] + closings_kept_out(res) == 4

@@ -50,7 +50,8 @@ def test_every_purpose_has_one_simulator_handler_and_every_handler_a_purpose() -
 def test_an_engines_purposes_keep_their_allocation() -> None:
     _load_handlers()
     assert allocation_for(CARD) == base.Allocation(Tier.strong, 0.3, 1200)
-    assert allocation_for("dialogue_turn") == base.Allocation(Tier.strong, 0.85, 300)
+    assert allocation_for("dialogue_turn") == base.Allocation(Tier.strong, 0.85, 300, own_words=True)  # a persona speaks
+    assert allocation_for("dialogue_turn", {"dialogue_turn": {"tier": "fast"}}).own_words  # an override keeps it
     assert allocation_for("validate_attacks") == base.Allocation(Tier.fast, 0.2, 1500)
     assert allocation_for("direct_cards") == base.DEFAULT_ALLOCATION
 
