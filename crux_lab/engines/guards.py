@@ -45,8 +45,8 @@ from crux_lab.personas.prompt import ANSWER_WORDS, read_stance_lines
 from crux_lab.personas.retrieval import voiced
 
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
-ECHO_NEW_WORDS = 2  # content words of its own a turn whose other words are all in an earlier text adds, at most, as an echo
-ECHO_MIN_WORDS = 8  # content words a turn needs before that word rule applies
+ECHO_NEW_WORDS = 2  # the content words of its own that a copy by content words may add (repeats)
+ECHO_MIN_WORDS = 8  # the content words a turn needs before that rule applies
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
 MAX_QUOTABLE = 40  # sentences per participant a narrowed schema offers as a quote (the latest)
 QUOTE_AT = 0.8  # containment of a longer quote's word triples in one turn that grounds it
@@ -187,8 +187,9 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
 def repeats(text: str, source: str) -> bool:
     """Whether ``text`` repeats ``source``: at least :data:`ECHO_AT` of its word triples are in
     it, or that share of its content words (at least :data:`ECHO_MIN_WORDS` of them) is, and
-    it adds at most :data:`ECHO_NEW_WORDS` of its own. The second rule catches a copy with a word changed every few words, which is what
-    a local server's penalty on verbatim repeats (``own_words``) makes of a copy: Qwen2.5-1.5B
+    it adds at most :data:`ECHO_NEW_WORDS` of its own. The second rule catches a copy with a
+    word changed every few words, which is what a local server's penalty on verbatim repeats
+    (``own_words``) makes of a copy: Qwen2.5-1.5B
     then restated the topic as "Should Brackwater allow six-storey apartment buildings around
     its railway station?", and two more of its 13 panel turns were such copies of earlier turns.
     The guard applies it to the topic; the speakers' benchmark counts it against every turn.

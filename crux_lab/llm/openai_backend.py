@@ -122,14 +122,18 @@ def resolve_base_url(base_url: str | None) -> str:
 
 # Per-attempt timeouts. A hosted model writes a long reply in a minute; a local server on a
 # CPU writes a few tokens a second, so a 3,000-token reply can take ten minutes there.
+REMOTE_TIMEOUT_S = 300.0
+DEFAULT_CONCURRENCY = 4  # requests one backend sends at once
+LOCAL_TIMEOUT_S = 1800.0
+
+
 def own_words_sampling(context_tokens: int | None) -> dict[str, Any]:
     """llama.cpp's DRY sampler settings for a persona's turn (``own_words`` in
-    :class:`~crux_lab.llm.base.Allocation`):
-    a run of three or more tokens that repeats one in the prompt or the reply is penalised,
-    more the longer it gets, so a small model says its point instead of copying the claim it
-    answers or its own earlier turn. Quotes, colons and new lines break a run, so the reply's
-    JSON keys and short names stay free. The look-back is the whole context (this server
-    refuses -1 there).
+    :class:`~crux_lab.llm.base.Allocation`): a run of three or more tokens that repeats one in
+    the prompt or the reply is penalised, more the longer it gets, so a small model says its
+    point instead of copying the claim it answers or its own earlier turn. Quotes, colons and
+    new lines break a run, so the reply's JSON keys and short names stay free. The look-back is
+    the whole context (this server refuses -1 there).
 
     >>> own_words_sampling(8192)["dry_penalty_last_n"]
     8192
@@ -142,11 +146,6 @@ def own_words_sampling(context_tokens: int | None) -> dict[str, Any]:
         "dry_allowed_length": 3,
         "dry_penalty_last_n": context_tokens or 4096,
     }
-
-
-REMOTE_TIMEOUT_S = 300.0
-DEFAULT_CONCURRENCY = 4  # requests one backend sends at once
-LOCAL_TIMEOUT_S = 1800.0
 
 
 def is_local(base_url: str) -> bool:
