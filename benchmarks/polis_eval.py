@@ -48,7 +48,7 @@ from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: 
 from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
 from crux_lab.analysis.polis_fidelity import fidelity_row  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
-from crux_lab.eval.polis import ask_each_persona, run_polis_eval  # noqa: E402
+from crux_lab.eval.polis import FidelityItems, ask_each_persona, run_polis_eval  # noqa: E402
 
 DEFAULT_ENGINES = ("direct,direct+informed=true,direct+informed=true+samples=3,cot,blitz,classical,graph,dialogue,"
                    "dcg,panel,crux_rooms")
@@ -123,6 +123,10 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     ap.add_argument("--no-fidelity", action="store_true", help="Do not ask the personas the fidelity statements.")
+    ap.add_argument("--fidelity-items", type=Path, default=None,
+                    help="Keep each conversation's fidelity answers here, with their reasons (commit them; "
+                         "crux_lab.eval.polis.rescore_fidelity re-scores; a rerun asks only what is missing). "
+                         "Default: the work folder.")
     ap.add_argument("--items", type=Path, default=None,
                     help="Write each debate's compact items here (commit them; crux_lab.eval.polis.rescore_polis re-scores).")
     args = ap.parse_args()
@@ -154,7 +158,10 @@ def main() -> None:
         for note in setup.skipped:
             print(f"  skipped: {note}", flush=True)
         if not args.no_fidelity and h is not None:
-            answers = ask_each_persona(setup, backend=backend, models=models, base_url=url)
+            kept = FidelityItems(args.fidelity_items or work / "fidelity", setup, model=models.get("strong", ""),
+                                 backend=backend)
+            answers = ask_each_persona(setup, backend=backend, models=models, base_url=url, known=kept.known,
+                                       on_answer=kept.add)
             row = fidelity_row(answers, t, h, setup.minds)
             fidelity.append({**row, "answers": {f"{p}|{s}": a for (p, s), a in answers.items()}})
             print(f"  fidelity: persona {row['persona_accuracy']:.2f} (kappa {row['persona_kappa']:.2f}, "

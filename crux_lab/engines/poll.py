@@ -254,13 +254,16 @@ def is_open(question: str) -> bool:
 
 def _lower_first(text: str) -> str:
     """The text as the middle of a sentence: its first letter lower-cased, unless its first word
-    looks like a name (capitalised again later in the text, an acronym, or "I").
+    looks like a name (capitalised again later in the text, two capitals as in an acronym, or "I").
 
     >>> _lower_first("Rents fall."), _lower_first("Bitcoin beats gold, and Bitcoin is money."), _lower_first("AI grows.")
     ('rents fall.', 'Bitcoin beats gold, and Bitcoin is money.', 'AI grows.')
+    >>> _lower_first("NZ’s tax settings favour property.")
+    'NZ’s tax settings favour property.'
     """
-    first = text.split(" ", 1)[0].rstrip(",.;:").removesuffix("'s")
-    named = first == "I" or (len(first) > 1 and first.isupper()) or re.search(rf"\s{re.escape(first)}\b", text) is not None
+    first = text.split(" ", 1)[0].rstrip(",.;:").removesuffix("'s").removesuffix("’s")
+    named = (first == "I" or sum(c.isupper() for c in first) >= 2
+             or re.search(rf"\s{re.escape(first)}\b", text) is not None)
     return text if named or not first else text[:1].lower() + text[1:]
 
 

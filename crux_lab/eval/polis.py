@@ -35,16 +35,19 @@ from crux_lab.analysis.scenarios import use_library
 from crux_lab.backends import OFFLINE
 from crux_lab.eval.items import arm_label, parse_arm, write_record
 from crux_lab.models.config import DebateConfig
+from crux_lab.models.domain import PersonaPollAnswer
 from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, is_finished, run_or_resume
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
 from crux_lab.store.runfiles import find_run_dirs, load_result
 
 __all__ = [
+    "FidelityItems",
     "ask_each_persona",
     "conversation_view",
     "finished_runs",
     "polis_record",
+    "rescore_fidelity",
     "rescore_polis",
     "run_polis_eval",
 ]
@@ -238,14 +241,17 @@ def ask_each_persona(
     models: Mapping[str, str] | None = None,
     base_url: str | None = None,
     structured: str | None = None,
+    known: Mapping[tuple[str, str], str] | None = None,
+    on_answer: Callable[[str, str, PersonaPollAnswer], None] | None = None,
 ) -> dict[tuple[str, str], str]:
     """Persona fidelity's answers, from the poll: each persona of ``setup``, alone with its own
     system prompt, is asked each held-out fidelity statement as the poll asks a candidate crux
     (:func:`crux_lab.engines.poll.ask_alone`: hold or reject the view), one request per persona
     and statement. Returns ``{(persona_id, statement_id): "YES" | "NO" | "UNSURE"}``, the mapping
     :func:`crux_lab.analysis.polis_fidelity.score_fidelity` reads; empty when the setup has no
-    held-out statements. On the simulator a persona answers from its mind: it reads which of
-    its deck's statements the question states (by word overlap) and gives its stance on it."""
+    held-out statements. Pairs in ``known`` are not asked again (a resumed run); ``on_answer``
+    gets each new answer whole, with its reason, as it comes. On the simulator a persona answers
+    from its mind: the closest of its views by shared words, as the poll's simulator reads it."""
     from crux_lab.engines.poll import ask_alone
     from crux_lab.runner import DebateRun
 
@@ -264,7 +270,13 @@ def ask_each_persona(
             try:
                 for pid in lib.persona_ids:
                     for sid, text in texts.items():
-                        out[(pid, sid)] = (await ask_alone(run.ctx, pid, text)).answer
+                        if known is not None and (pid, sid) in known:
+                            out[(pid, sid)] = known[(pid, sid)]
+                            continue
+                        reply = await ask_alone(run.ctx, pid, text)
+                        out[(pid, sid)] = reply.answer
+                        if on_answer is not None:
+                            on_answer(pid, sid, reply)
             finally:
                 close = getattr(run.ledger.backend, "aclose", None)
                 if close is not None:
@@ -272,6 +284,71 @@ def ask_each_persona(
             return out
 
         return asyncio.run(ask())
+
+
+class FidelityItems:
+    """One conversation's fidelity answers kept as they come, in ``<folder>/<conversation>.json``:
+    the held-out statements asked, and each persona's answer with its reason. A stopped run
+    resumes from the file (:attr:`known`); :func:`rescore_fidelity` scores a folder of them again.
+    The file is rewritten whole after each answer (atomically), so it is never half written."""
+
+    def __init__(self, folder: str | Path, setup: PolisSetup, *, model: str = "", backend: str = OFFLINE) -> None:
+        if setup.held is None:
+            raise ValueError(f"{setup.truth.conversation}: no held-out statements to keep fidelity answers for")
+        self.path = Path(folder) / f"{setup.truth.conversation}.json"
+        self.record: dict[str, Any] = {
+            "version": 1, "conversation": setup.truth.conversation, "backend": backend, "model": model,
+            "topic": setup.library.topic, "personas": dict(setup.library.persona_group),
+            "fidelity": list(setup.held.fidelity), "answers": [],
+        }
+        if self.path.is_file():
+            old = json.loads(self.path.read_text(encoding="utf-8"))
+            same = all(old.get(k) == self.record[k] for k in ("backend", "model", "fidelity", "personas"))
+            if not same:
+                raise ValueError(f"{self.path}: answers from another model, backend or held-out split; "
+                                 "move the file away to ask again.")
+            self.record["answers"] = list(old.get("answers", []))
+
+    @property
+    def known(self) -> dict[tuple[str, str], str]:
+        """The answers kept so far, as :func:`ask_each_persona` reads them."""
+        return {(a["persona"], a["statement"]): a["answer"] for a in self.record["answers"]}
+
+    def add(self, persona_id: str, statement_id: str, reply: PersonaPollAnswer) -> None:
+        """Keep one answer and write the file."""
+        self.record["answers"].append({"persona": persona_id, "statement": statement_id, "answer": reply.answer,
+                                       "confidence": reply.confidence, "reason": reply.reason})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def rescore_fidelity(items_dir: str | Path, data: str | Path) -> list[dict[str, Any]]:
+    """Every conversation's fidelity answers in ``items_dir`` (:class:`FidelityItems`) scored
+    again: the conversation prepared from ``data/<conversation>/`` as the run prepared it, and
+    one :func:`~crux_lab.analysis.polis_fidelity.fidelity_row` each, beside both baselines. A
+    file whose held-out statements differ from the ones the data gives now, or that cannot be
+    read, raises :class:`~crux_lab.eval.items.ItemsError` naming the file and the field."""
+    from crux_lab.analysis.polis_fidelity import fidelity_row
+    from crux_lab.eval.items import ItemsError
+
+    rows = []
+    for path in sorted(Path(items_dir).glob("*.json")):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+            answers = {(a["persona"], a["statement"]): a["answer"] for a in rec["answers"]}
+            conv, asked = rec["conversation"], list(rec["fidelity"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ItemsError(f"{path}: {exc}; a fidelity file needs conversation, fidelity and answers "
+                             "(persona, statement, answer each), as crux_lab.eval.polis.FidelityItems writes it.") from None
+        with tempfile.TemporaryDirectory() as tmp:
+            setup = prepare(Path(data) / conv, Path(tmp) / conv)
+        if setup.held is None or list(setup.held.fidelity) != asked:
+            raise ItemsError(f"{path}: field 'fidelity' lists other held-out statements than {Path(data) / conv} "
+                             "gives now; run the fidelity answers again.")
+        rows.append(fidelity_row(answers, setup.truth, setup.held, setup.minds))
+    return rows
 
 
 def polis_record(score: PolisScore, setup: PolisSetup, *, params: Mapping[str, Any] | None = None,

@@ -304,10 +304,6 @@ async def test_call_budget_is_20_calls_for_4_personas_and_3_rounds() -> None:
     assert {c.tier for c in result.llm_calls if c.purpose in ("initial_arguments", "generate_attacks")} == {Tier.strong}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "on the simulator since the stance lines speak in the persona's own words, graph mode's candidate cruxes on this "
-    "deck (seeds 0-6) are assumptions ('Protocols should be credibly neutral') that every simulated persona answers "
-    "UNSURE when polled, so none is kept; the attacks part holds. To look into: which change moved the arguments"))
 async def test_attacks_target_opposing_arguments_and_cruxes_come_from_the_graph() -> None:
     ids, topic = shipped_deck(4)
     result = await run_debate(DebateConfig(topic=topic, persona_ids=ids, engine="graph", seed=2))

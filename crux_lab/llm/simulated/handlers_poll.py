@@ -6,7 +6,10 @@ alone, as a provider's model would, from the request's text.
   and the question's polarity read from its wording ("Is it true that it is not the case that
   ..." asks the negation). The answer is that persona's own stance on the claim (its mind, as a
   system prompt is a real model's): YES for a claim it holds, NO for one it rejects, UNSURE when
-  it is undecided or recognises no claim it has a view on; its confidence, and its reason in its
+  it is undecided. A question on a claim it has no stance on (or on none it recognises) it
+  answers as its closest view that is not undecided, by shared words (a Polis persona asked a
+  held-out statement answers from its mind); UNSURE when the question shares no word with any;
+  its confidence, and its reason in its
   own words, in the poll's words (HOLD for yes, REJECT for no). ``drift`` makes it answer the
   opposite.
 - ``pivot``: "Suppose it were settled that the answer is X. Would your answer to <topic>
@@ -44,6 +47,12 @@ def _own_view(ctx: SimContext, persona: Persona, question: str) -> tuple[Proposi
     """``(claim, answer, confidence, reason)``: the persona's answer to a yes/no question."""
     prop = ctx.recognize(question)
     truth = persona.stance_on(prop.id) if prop is not None else None
+    if truth is None:  # a claim it has no view on: it answers as its closest view, by shared words
+        held = [ctx.propositions[s.proposition_id] for s in persona.stances.stances
+                if s.stance != "uncertain" and s.proposition_id in ctx.propositions]
+        closest = max(held, key=lambda p: (ctx.relevance(p, question), p.id), default=None)
+        if closest is not None and ctx.relevance(closest, question) > 0:
+            prop, truth = closest, persona.stance_on(closest.id)
     if prop is None or truth is None:
         return prop, "UNSURE", 0.3, "I have no settled view on that question."
     stance = truth.stance
