@@ -109,3 +109,49 @@ def test_the_poll_reaches_each_persona_on_the_simulator(setup: PolisSetup) -> No
     for mind in setup.minds:
         for m in mind.stances:
             assert told[(mind.persona_id, m.statement)] == ("YES" if m.stance == "pro" else "NO"), m
+
+
+def test_the_simulated_persona_answers_a_statement_outside_its_mind_as_its_closest_view(setup: PolisSetup) -> None:
+    from crux_lab.eval.polis import ask_each_persona
+
+    held = setup.held
+    assert held is not None
+    minds = {m.statement for mind in setup.minds for m in mind.stances}
+    assert not minds & set(held.fidelity)
+    # No persona has a stance on a held-out statement, yet each answers some of them from its views.
+    told = ask_each_persona(setup)
+    for mind in setup.minds:
+        assert {"YES", "NO"} & {told[(mind.persona_id, sid)] for sid in held.fidelity}, mind.persona_id
+    # A statement that shares no word with any of its views gets no view.
+    stranger = dataclasses.replace(setup.truth, statements={
+        **setup.truth.statements, "zz": dataclasses.replace(setup.truth.statements[held.fidelity[0]], text="Tulips bloom.")})
+    lone = dataclasses.replace(setup, truth=stranger, held=dataclasses.replace(held, fidelity=("zz",)))
+    assert set(ask_each_persona(lone).values()) == {"UNSURE"}
+
+
+def test_fidelity_answers_are_kept_as_they_come_resumed_and_re_scored(setup: PolisSetup, tmp_path: Path) -> None:
+    import json
+
+    from crux_lab.eval.items import ItemsError
+    from crux_lab.eval.polis import FidelityItems, ask_each_persona, rescore_fidelity
+
+    assert setup.held is not None
+    kept = FidelityItems(tmp_path, setup, model="sim")
+    answers = ask_each_persona(setup, known=kept.known, on_answer=kept.add)
+    assert kept.path.is_file() and kept.known == answers
+    record = json.loads(kept.path.read_text(encoding="utf-8"))
+    assert all(a["reason"] for a in record["answers"]) and record["fidelity"] == list(setup.held.fidelity)
+    # A second run reads the file and asks nothing again.
+    again = FidelityItems(tmp_path, setup, model="sim")
+    new: list[str] = []
+    assert ask_each_persona(setup, known=again.known, on_answer=lambda p, s, r: new.append(s)) == answers
+    assert new == []
+    with pytest.raises(ValueError, match="another model"):
+        FidelityItems(tmp_path, setup, model="other")
+    # The file alone gives the row back, beside both baselines.
+    (row,) = rescore_fidelity(tmp_path, BREXIT.parent)
+    assert row == fidelity_row(answers, setup.truth, setup.held, setup.minds)
+    record["fidelity"] = record["fidelity"][1:]
+    kept.path.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(ItemsError, match="'fidelity'"):
+        rescore_fidelity(tmp_path, BREXIT.parent)
