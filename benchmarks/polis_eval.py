@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
 from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
-from crux_lab.analysis.polis_fidelity import fidelity_row  # noqa: E402
+from crux_lab.analysis.polis_fidelity import fidelity_row, fidelity_table  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
 from crux_lab.eval.polis import FidelityItems, ask_each_persona, run_polis_eval  # noqa: E402
 
@@ -88,24 +88,6 @@ def sides_markdown(rows: list[dict[str, Any]]) -> str:
             with_interval(r["sides_recall_at_k"], r["sides_recall_ci"]).replace("—", "–"),
             with_interval(r["sides_f1"], r["sides_f1_ci"]).replace("—", "–"), str(r["calls"]),
             f"{r.get('prompt_tokens', 0):,} / {r.get('output_tokens', 0):,}",
-        ]) + " |")
-    return "\n".join(lines)
-
-
-def fidelity_markdown(rows: list[dict[str, Any]]) -> str:
-    """Persona fidelity per conversation, beside both baselines."""
-    head = ["conversation", "statements", "pairs", "persona accuracy", "persona κ", "UNSURE",
-            "majority accuracy", "majority κ", "nearest accuracy", "nearest κ"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-
-    def num(v: float) -> str:
-        return "–" if math.isnan(v) else f"{v:.2f}"
-
-    for r in rows:
-        lines.append("| " + " | ".join([
-            r["conversation"], str(r["statements"]), str(r["pairs"]), num(r["persona_accuracy"]), num(r["persona_kappa"]),
-            str(r["unsure"]), num(r["majority_accuracy"]), num(r["majority_kappa"]), num(r["nearest_accuracy"]),
-            num(r["nearest_kappa"]),
         ]) + " |")
     return "\n".join(lines)
 
@@ -186,7 +168,7 @@ def main() -> None:
     rows = summarize(scores + canaries)
     table = markdown([r for r in rows if not r["engine"].startswith("canary:")])
     sides = sides_markdown(rows)
-    fid = fidelity_markdown(fidelity)
+    fid = fidelity_table(fidelity)
     args.out.mkdir(parents=True, exist_ok=True)
     out = args.out / f"polis_eval-{tag}.json"
     out.write_text(json.dumps({

@@ -40,6 +40,7 @@ __all__ = [
     "cohen_kappa",
     "fidelity_pairs",
     "fidelity_row",
+    "fidelity_table",
     "majority_answers",
     "nearest_answers",
     "real_vote",
@@ -159,3 +160,35 @@ def fidelity_row(
         row[f"{name}_accuracy"], row[f"{name}_kappa"] = s.accuracy, s.kappa
     row["unsure"], row["missing"] = scores[0].unsure, scores[0].missing
     return row
+
+
+def fidelity_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Persona fidelity per conversation as a Markdown table, beside both baselines, with a last
+    line that counts the conversations where the personas beat each baseline on accuracy.
+
+    >>> row = {"conversation": "c", "statements": 2, "pairs": 4, "persona_accuracy": 0.75, "persona_kappa": 0.5,
+    ...        "unsure": 0, "majority_accuracy": 0.5, "majority_kappa": 0.0, "nearest_accuracy": 0.75,
+    ...        "nearest_kappa": float("nan")}
+    >>> print(fidelity_table([row]).splitlines()[-1])
+    | personas above the baseline | | 4 | | | | 1 of 1 | | 0 of 1 | |
+    """
+    head = ["conversation", "statements", "pairs", "persona accuracy", "persona κ", "UNSURE",
+            "majority accuracy", "majority κ", "nearest accuracy", "nearest κ"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def num(v: float) -> str:
+        return "–" if math.isnan(v) else f"{v:.2f}"
+
+    for r in rows:
+        lines.append("| " + " | ".join([
+            r["conversation"], str(r["statements"]), str(r["pairs"]), num(r["persona_accuracy"]), num(r["persona_kappa"]),
+            str(r["unsure"]), num(r["majority_accuracy"]), num(r["majority_kappa"]), num(r["nearest_accuracy"]),
+            num(r["nearest_kappa"]),
+        ]) + " |")
+
+    def above(base: str) -> str:
+        return f"{sum(r['persona_accuracy'] > r[f'{base}_accuracy'] for r in rows)} of {len(rows)}"
+
+    lines.append(f"| personas above the baseline | | {sum(r['pairs'] for r in rows)} | | | | {above('majority')} | | "
+                 f"{above('nearest')} | |")
+    return "\n".join(lines)

@@ -350,8 +350,10 @@ def rescore_command(
     check: Annotated[bool, typer.Option("--check", help="Fail (exit 1) when a table in the README differs from its items; change nothing.")] = False,
     write: Annotated[bool, typer.Option("--write", help="Write the rebuilt tables into the README.")] = False,
 ) -> None:
-    """Rebuild every recovery table from its committed compact items, with the current scorer:
-print each, and with --check compare it with the README, or with --write put it there."""
+    """Rebuild every recovery table and Polis fidelity table from its committed compact items,
+with the current scorer: print each, and with --check compare it with the README, or with
+--write put it there."""
+    from crux_lab.analysis.polis_fidelity import fidelity_table
     from crux_lab.eval.items import (
         ItemsError,
         k_for_budget,
@@ -360,15 +362,21 @@ print each, and with --check compare it with the README, or with --write put it 
         rescore,
         table_markdown,
     )
+    from crux_lab.eval.polis import rescore_fidelity
     from crux_lab.eval.readme import ReadmeError, replace_blocks, table_blocks
 
     root = Path(__file__).resolve().parents[2] / "benchmarks"
     readme = readme or root / "README.md"
+    fidelity = [] if folders else sorted(p for p in (root / "polis_items").glob("fidelity-*") if p.is_dir())
     folders = folders or sorted(p for p in (root / "items").glob("*") if p.is_dir())
     if not folders:
         fail(f"no items folders under {root / 'items'}; pass one, as `crux-lab eval recovery --items DIR` writes them.")
     built: dict[str, str] = {}
     try:
+        for folder in fidelity:  # one persona-fidelity table per folder, against the vendored Polis votes
+            built[folder.name] = fidelity_table(rescore_fidelity(folder, root.parent / "tests" / "data" / "polis"))
+            console.print(f"\nPersona fidelity on Polis ({folder}):", highlight=False)
+            console.print(built[folder.name], highlight=False, soft_wrap=True)
         for folder in folders:
             table = load_table(folder)
             scores = rescore(table)
