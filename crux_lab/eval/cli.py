@@ -372,9 +372,11 @@ with the current scorer: print each, and with --check compare it with the README
     if not folders:
         fail(f"no items folders under {root / 'items'}; pass one, as `crux-lab eval recovery --items DIR` writes them.")
     built: dict[str, str] = {}
+    prepared: dict[str, Any] = {}
     try:
         for folder in fidelity:  # one persona-fidelity table per folder, against the vendored Polis votes
-            built[folder.name] = fidelity_table(rescore_fidelity(folder, root.parent / "tests" / "data" / "polis"))
+            built[folder.name] = fidelity_table(rescore_fidelity(folder, root.parent / "tests" / "data" / "polis",
+                                                               prepared=prepared))
             console.print(f"\nPersona fidelity on Polis ({folder}):", highlight=False)
             console.print(built[folder.name], highlight=False, soft_wrap=True)
         for folder in folders:

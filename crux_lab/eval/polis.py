@@ -324,12 +324,14 @@ class FidelityItems:
         tmp.replace(self.path)
 
 
-def rescore_fidelity(items_dir: str | Path, data: str | Path) -> list[dict[str, Any]]:
+def rescore_fidelity(items_dir: str | Path, data: str | Path, *,
+                     prepared: dict[str, PolisSetup] | None = None) -> list[dict[str, Any]]:
     """Every conversation's fidelity answers in ``items_dir`` (:class:`FidelityItems`) scored
     again: the conversation prepared from ``data/<conversation>/`` as the run prepared it, and
     one :func:`~crux_lab.analysis.polis_fidelity.fidelity_row` each, beside both baselines. A
     file whose held-out statements differ from the ones the data gives now, or that cannot be
-    read, raises :class:`~crux_lab.eval.items.ItemsError` naming the file and the field."""
+    read, raises :class:`~crux_lab.eval.items.ItemsError` naming the file and the field.
+    ``prepared`` keeps each conversation prepared once across calls (several folders)."""
     from crux_lab.analysis.polis_fidelity import fidelity_row
     from crux_lab.eval.items import ItemsError
 
@@ -342,8 +344,11 @@ def rescore_fidelity(items_dir: str | Path, data: str | Path) -> list[dict[str, 
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ItemsError(f"{path}: {exc}; a fidelity file needs conversation, fidelity and answers "
                              "(persona, statement, answer each), as crux_lab.eval.polis.FidelityItems writes it.") from None
-        with tempfile.TemporaryDirectory() as tmp:
-            setup = prepare(Path(data) / conv, Path(tmp) / conv)
+        prepared = {} if prepared is None else prepared
+        if conv not in prepared:
+            with tempfile.TemporaryDirectory() as tmp:
+                prepared[conv] = prepare(Path(data) / conv, Path(tmp) / conv)
+        setup = prepared[conv]
         if setup.held is None or list(setup.held.fidelity) != asked:
             raise ItemsError(f"{path}: field 'fidelity' lists other held-out statements than {Path(data) / conv} "
                              "gives now; run the fidelity answers again.")
