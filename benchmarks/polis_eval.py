@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import asdict
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
 from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
 from crux_lab.analysis.polis_fidelity import fidelity_row, fidelity_table  # noqa: E402
+from crux_lab.analysis.stats import cell  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
 from crux_lab.eval.polis import FidelityItems, ask_each_persona, run_polis_eval  # noqa: E402
 
@@ -59,15 +59,11 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     head = ["engine", "debates", "crux precision [95% CI]", "recall@k [95% CI]", "recall ceiling",
             "false common ground", "camp ARI", "calls", "wall s"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-
-    def num(v: float) -> str:
-        return "–" if math.isnan(v) else f"{v:.2f}"
-
     for r in rows:
         lines.append("| " + " | ".join([
             r["engine"], str(r["debates"]), with_interval(r["precision"], r["precision_ci"]).replace("—", "–"),
-            with_interval(r["recall_at_k"], r["recall_ci"]).replace("—", "–"), num(r["recall_ceiling"]),
-            f"{r['false_common_ground']} of {r['common_ground']}", num(r["camp_ari"]), str(r["calls"]),
+            with_interval(r["recall_at_k"], r["recall_ci"]).replace("—", "–"), cell(r["recall_ceiling"]),
+            f"{r['false_common_ground']} of {r['common_ground']}", cell(r["camp_ari"]), str(r["calls"]),
             f"{r['wall_s']:.0f}",
         ]) + " |")
     return "\n".join(lines)

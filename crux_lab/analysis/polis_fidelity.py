@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from crux_lab.analysis.polis_heldout import HeldOut
 from crux_lab.analysis.polis_truth import GroupMind, PolisTruth, _clear
-from crux_lab.analysis.stats import cohen_kappa
+from crux_lab.analysis.stats import cell, cohen_kappa
 from crux_lab.analysis.textmatch import unit_vectors
 
 __all__ = [
@@ -174,17 +174,10 @@ def fidelity_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """
     head = ["conversation", "statements", "pairs", "persona accuracy", "persona κ", "UNSURE",
             "majority accuracy", "majority κ", "nearest accuracy", "nearest κ"]
+    keys = ["conversation", "statements", "pairs", "persona_accuracy", "persona_kappa", "unsure",
+            "majority_accuracy", "majority_kappa", "nearest_accuracy", "nearest_kappa"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-
-    def num(v: float) -> str:
-        return "–" if math.isnan(v) else f"{v:.2f}"
-
-    for r in rows:
-        lines.append("| " + " | ".join([
-            r["conversation"], str(r["statements"]), str(r["pairs"]), num(r["persona_accuracy"]), num(r["persona_kappa"]),
-            str(r["unsure"]), num(r["majority_accuracy"]), num(r["majority_kappa"]), num(r["nearest_accuracy"]),
-            num(r["nearest_kappa"]),
-        ]) + " |")
+    lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
 
     def above(base: str) -> str:
         return f"{sum(r['persona_accuracy'] > r[f'{base}_accuracy'] for r in rows)} of {len(rows)}"

@@ -7,7 +7,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_interval", "cluster_interval", "cohen_kappa", "nanmean"]
+__all__ = ["bootstrap_interval", "cell", "cluster_interval", "cohen_kappa", "nanmean"]
+
+
+def cell(value: object, digits: int = 2) -> str:
+    """A value as a Markdown table cell: a float to ``digits`` places, ``nan`` as a dash.
+
+    >>> cell(0.756), cell(float("nan")), cell(12.3, 0), cell(7)
+    ('0.76', '–', '12', '7')
+    """
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
 
 
 def nanmean(values: Sequence[float]) -> float:

@@ -35,7 +35,7 @@ from crux_lab.analysis.recovery import (
     summarize,
 )
 from crux_lab.analysis.scenarios import Scenario, load_scenarios
-from crux_lab.analysis.stats import cohen_kappa
+from crux_lab.analysis.stats import cell, cohen_kappa
 
 __all__ = [
     "ItemsError",
@@ -237,12 +237,6 @@ def _order(arm: str, first: Sequence[str] = ()) -> tuple[int, int, str]:
     return (1, 0, arm)
 
 
-def _num(value: Any, digits: int = 2) -> str:
-    if isinstance(value, float):
-        return "–" if math.isnan(value) else f"{value:.{digits}f}"
-    return str(value)
-
-
 def _ci(mean: float, ci: tuple[float, float]) -> str:
     low, high = ci
     if math.isnan(mean):
@@ -265,8 +259,8 @@ def table_markdown(scores: Sequence[RecoveryScore], first: Sequence[str] = ()) -
             f"`{r['engine']}`", str(r["debates"]), str(r["items"]), str(r["found_by_text"]), str(r["found"]),
             str(r["sides_wrong"]), str(r["sides_missing"]), str(r["restated_topic"]),
             _ci(r["precision"], r["precision_ci"]), _ci(r["recall"], r["recall_ci"]), _ci(r["f1"], r["f1_ci"]),
-            _num(r["text_f1"]), str(r["calls"]), f"{r['prompt_tokens']:,} / {r['output_tokens']:,}",
-            _num(r["wall_s"], 0), _num(r["per_100k_tokens"]),
+            cell(r["text_f1"]), str(r["calls"]), f"{r['prompt_tokens']:,} / {r['output_tokens']:,}",
+            cell(r["wall_s"], 0), cell(r["per_100k_tokens"]),
         ]) + " |")
     return "\n".join(lines)
 
