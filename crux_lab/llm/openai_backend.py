@@ -53,6 +53,7 @@ import re
 import time
 import weakref
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -146,6 +147,53 @@ def own_words_sampling(context_tokens: int | None) -> dict[str, Any]:
         "dry_allowed_length": 3,
         "dry_penalty_last_n": context_tokens or 4096,
     }
+
+
+_WORD = re.compile(r"(?<![A-Za-z\\])[A-Za-z]+(?![A-Za-z])")
+_WORD_NUMBER = re.compile(r"(?<![A-Za-z\\])([A-Za-z]+)(\s+)(\d+)(?![\d])")
+
+
+def mend_own_words(reply: str, prompt: str) -> str:
+    """``reply`` with the two ways DRY (:func:`own_words_sampling`) breaks a phrase the prompt
+    holds put right. Penalised for continuing a run of the prompt, a small model takes the same
+    word without its space ("higherpotential", "ofBitcoin"), or stops a number short ("March
+    202" for "March 2020"). A word that is not in the prompt, and splits into two words that
+    stand side by side there, gets its space back; a number that begins a longer one following
+    the same word there is made whole. Anything else is left as it is. On the nine Qwen 1.5B
+    cassettes (the demo topic, not a scenario set), it mended 7 of 35 persona turns (12 glued
+    words, 1 cut number) and would change none of the 37 replies sent without DRY.
+
+    >>> prompt = "Bitcoin has a higher potential; it fell in March 2020 while gold held up."
+    >>> mend_own_words("It has higherpotential. It fell in March 202, unlike gold.", prompt)
+    'It has higher potential. It fell in March 2020, unlike gold.'
+    >>> mend_own_words("Bitcoin held its value.", prompt)  # "held up" is a phrase, "held" a word
+    'Bitcoin held its value.'
+    """
+    words = _WORD.findall(prompt)
+    known = {w.lower() for w in words}
+    pairs = {(a.lower(), b.lower()) for a, b in pairwise(words)}
+    numbers: dict[str, set[str]] = {}
+    for word, _, number in _WORD_NUMBER.findall(prompt):
+        numbers.setdefault(word.lower(), set()).add(number)
+
+    def space(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if len(word) < 5 or word.lower() in known:
+            return word
+        for cut in range(2, len(word) - 1):
+            if (word[:cut].lower(), word[cut:].lower()) in pairs:
+                return f"{word[:cut]} {word[cut:]}"
+        return word
+
+    def whole(match: re.Match[str]) -> str:
+        word, gap, number = match.groups()
+        there = numbers.get(word.lower(), set())
+        longer = sorted(n for n in there if n.startswith(number) and n != number)
+        if number in there or len(longer) != 1:
+            return match.group(0)
+        return f"{word}{gap}{longer[0]}"
+
+    return _WORD_NUMBER.sub(whole, _WORD.sub(space, reply))
 
 
 def is_local(base_url: str) -> bool:
@@ -623,8 +671,12 @@ class OpenAIBackend:
             )
         answered_by = getattr(completion, "model", None) or model
         usage = _usage_of(completion)
+        text = choice.message.content or ""
+        if "dry_multiplier" in params.get("extra_body", {}):
+            prompt = "\n".join(str(m.get("content", "")) for m in params["messages"])
+            text = mend_own_words(text, prompt)
         return Reply(
-            text=choice.message.content or "",
+            text=text,
             usage=usage,
             retries=retries,
             stop=choice.finish_reason,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -16,7 +17,7 @@ from crux_lab.engines.crux_room.schemas import OpeningReply
 from crux_lab.llm.anthropic_backend import AnthropicBackend
 from crux_lab.llm.base import LLMRequest
 from crux_lab.llm.ledger import Ledger
-from crux_lab.llm.openai_backend import OpenAIBackend
+from crux_lab.llm.openai_backend import OpenAIBackend, mend_own_words
 from crux_lab.llm.pricing import cost_usd
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.llm.simulated.core import CACHE_MIN_TOKENS
@@ -63,6 +64,9 @@ async def test_anthropic_marks_the_persona_block_and_keeps_it_byte_identical_acr
     assert first["system"] == second["system"] and len(first["system"]) == 1
     assert first["messages"] != second["messages"]  # what changes per turn is in the user message
     assert "Opening round" in json.dumps(first["messages"]) and "Custody" in json.dumps(second["messages"])
+
+
+CASSETTES = Path(__file__).resolve().parents[1] / "data" / "cassettes"
 
 
 def turn(system: str, cache: bool = True) -> LLMRequest:
@@ -146,6 +150,37 @@ async def test_a_persona_turn_on_llama_cpp_asks_for_its_own_words_and_a_reader_d
         assert speech["dry_multiplier"] > 0 and speech["dry_allowed_length"] == 3
         assert speech["dry_penalty_last_n"] == 8192  # the server's whole context
         assert not any(key.startswith("dry_") for key in read)
+
+
+async def test_a_persona_turn_gets_back_the_spaces_and_digits_dry_took_and_a_reader_keeps_its_text() -> None:
+    """Recorded on Qwen 1.5B under DRY (the graph and dcg cassettes): the phrase the prompt
+    holds came back glued or cut. A persona turn is mended from its own prompt; a reader's
+    reply, sent without DRY, is passed on as written."""
+    said = "Bitcoin has a higherpotential than gold; it fell in March 202 while gold heldup."
+    system = "You are Ada. Bitcoin has a higher potential; it fell in March 2020 while gold held up."
+    api = FakeOpenAI([completion(said), completion(said)], n_ctx=8192, slots=3)
+    backend = OpenAIBackend(models={"strong": "qwen", "fast": "qwen"}, base_url=LOCAL_URL, http_client=api.client(),
+                            structured="prompt")
+    spoken = await backend.generate(turn(system))
+    read = await backend.generate(LLMRequest(purpose="card", system=system, user="Quote the turn."))
+    assert spoken.text == "Bitcoin has a higher potential than gold; it fell in March 2020 while gold held up."
+    assert read.text == said
+
+
+def test_mending_changes_no_reply_the_cassettes_hold_from_a_request_without_dry() -> None:
+    """The false-positive check, on real replies: every cassette reply sent without DRY is left
+    as it is when mended against its own prompt, and some persona turns are mended."""
+    mended = {True: 0, False: 0}
+    for path in sorted(CASSETTES.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            request, response = entry["request"], entry["response"]
+            if not isinstance(response, dict):
+                continue
+            prompt = "\n".join([request.get("system", ""), *(m["content"] for m in request.get("messages", []))])
+            mended[bool(request.get("own_words"))] += mend_own_words(response["text"], prompt) != response["text"]
+    assert mended[False] == 0
+    assert mended[True] >= 1
 
 
 async def test_no_cache_figures_are_recorded_as_unknown_not_zero() -> None:
