@@ -6,11 +6,11 @@ Below :mod:`.metrics` and :mod:`.quality`, which both read them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from crux_lab.models.result import DebateResult
 
-__all__ = ["CruxText", "crux_texts"]
+__all__ = ["CruxText", "as_debated", "crux_texts"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,33 @@ def crux_texts(result: DebateResult, *, include_disputes: bool = True) -> list[C
             yes = _ids(pid for pid, side in latest.items() if side == "YES")
             no = _ids(pid for pid, side in latest.items() if side == "NO")
             out.append(CruxText("dispute", d.id, d.question, dtype, pids, yes, no))
+    return out
+
+
+def as_debated(result: DebateResult) -> list[CruxText]:
+    """The candidate cruxes as the debate itself stated them, before the poll put each to the
+    personas alone: what :func:`crux_texts` gives, with a polled item's sides put back to the
+    debate's, then every candidate the poll ruled out (answered alike, or not split, or an open
+    question), under the question it was asked, with the debate's sides. This is what the run
+    would have shown with ``poll=false``, on the same debate; without a poll it is
+    :func:`crux_texts`.
+    """
+    if result.poll is None or result.poll.status != "done":
+        return crux_texts(result)
+    polls = {c.id: c.poll for c in result.crux_cards if c.poll is not None}
+    polls |= {c.id: c.poll for c in result.cruxes if c.poll is not None}
+    out = []
+    for t in crux_texts(result):
+        poll = polls.get(t.item_id)
+        if poll is not None and poll.status != "unpolled":
+            t = replace(t, yes=_ids(s.persona_id for s in poll.debate_yes_side),
+                        no=_ids(s.persona_id for s in poll.debate_no_side))
+        out.append(t)
+    ruled = [g.poll for g in result.common_ground if g.source == "poll" and g.poll is not None]
+    for poll in [*ruled, *result.poll.not_split]:
+        out.append(CruxText("crux", poll.item_id, poll.question, None, (),
+                            _ids(s.persona_id for s in poll.debate_yes_side),
+                            _ids(s.persona_id for s in poll.debate_no_side)))
     return out
 
 

@@ -358,6 +358,8 @@ with the current scorer: print each, and with --check compare it with the README
         ItemsError,
         k_for_budget,
         load_table,
+        poll_against_debate,
+        poll_markdown,
         reader_agreement,
         rescore,
         table_markdown,
@@ -385,6 +387,10 @@ with the current scorer: print each, and with --check compare it with the README
             built[table.name] = table_markdown(scores, table.settings.get("debate_engines", []))
             console.print(f"\n{table.settings.get('title', table.name)} ({folder}):", highlight=False)
             console.print(built[table.name], highlight=False, soft_wrap=True)
+            if polled := poll_against_debate(table):  # the poll's sides beside the debate's, same debates
+                built[f"{table.name}.poll"] = poll_markdown(polled)
+                console.print("\nThe poll's sides against the debate's own, on the same debates:", highlight=False)
+                console.print(built[f"{table.name}.poll"], highlight=False, soft_wrap=True)
             for line in table.notes:
                 console.print(f"[yellow]note[/yellow] {line}", highlight=False, soft_wrap=True)
             if (reader := reader_agreement(table, scores)) is not None:

@@ -46,6 +46,8 @@ __all__ = [
     "k_for_budget",
     "load_table",
     "parse_arm",
+    "poll_against_debate",
+    "poll_markdown",
     "reader_agreement",
     "rescore",
     "table_markdown",
@@ -106,18 +108,35 @@ def _item_dict(j: Any) -> dict[str, Any]:
     }
 
 
+def _item(raw: Mapping[str, Any]) -> Item:
+    """An item as a record keeps it, read back for the scorer."""
+    return Item(raw["text"], tuple(raw.get("yes") or ()), tuple(raw.get("no") or ()), raw.get("kind", "crux"), raw.get("type"))
+
+
 def debate_record(
     score: RecoveryScore, *, arm: str, engine: str, params: Mapping[str, Any], seed: int,
     common_ground: Sequence[str] = (), personas: Mapping[str, str] | None = None, model: str = "",
+    poll: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One debate's compact record (JSON-ready): its items as scored now, and its cost."""
-    return {
+    """One debate's compact record (JSON-ready): its items as scored now, and its cost.
+    ``poll`` (a debate whose candidates were polled): ``debate_items``, the candidates with the
+    sides the debate gave them (:func:`~crux_lab.analysis.crux_text.as_debated`, as
+    :class:`~crux_lab.analysis.recovery.Item`), ``flips``, and the poll's ``calls`` and
+    ``tokens``; kept under ``"poll"`` so a table can set the poll's sides beside the debate's."""
+    record = {
         "version": VERSION, "arm": arm, "engine": engine, "params": dict(params), "scenario": score.scenario,
         "seed": seed, "run_id": score.run_id, "model": model, "calls": score.calls,
         "prompt_tokens": score.prompt_tokens, "output_tokens": score.output_tokens, "wall_s": round(score.wall_s, 1),
         "personas": dict(personas or {}), "common_ground": list(common_ground),
         "items": [_item_dict(j) for j in score.judged],
     }
+    if poll is not None:
+        record["poll"] = {
+            "flips": int(poll.get("flips", 0)), "calls": int(poll.get("calls", 0)), "tokens": int(poll.get("tokens", 0)),
+            "debate_items": [{"text": i.text, "kind": i.kind, "type": i.type, "yes": list(i.yes), "no": list(i.no)}
+                             for i in poll.get("debate_items", [])],
+        }
+    return record
 
 
 def canary_scores(scenario: Scenario, seed: int, encoder: Encoder | None = None) -> list[RecoveryScore]:
@@ -215,8 +234,7 @@ def rescore(table: Table, encoder: Encoder | None = None) -> list[RecoveryScore]
         if scenario is None:
             raise ItemsError(f"{table.folder}: scenario {rec['scenario']!r} of arm {rec['arm']!r} is not in "
                              f"{scenarios_dir}; point table.json's scenarios at the set it was run on.")
-        items = [Item(i["text"], tuple(i.get("yes") or ()), tuple(i.get("no") or ()), i.get("kind", "crux"), i.get("type"))
-                 for i in rec["items"]]
+        items = [_item(i) for i in rec["items"]]
         score = score_items(items, scenario, encoder, common_ground=rec.get("common_ground", []),
                             run_id=rec.get("run_id", ""), engine=rec["arm"])
         score.seed, score.calls, score.wall_s = rec["seed"], rec.get("calls", 0), rec.get("wall_s", 0.0)
@@ -261,6 +279,65 @@ def table_markdown(scores: Sequence[RecoveryScore], first: Sequence[str] = ()) -
             _ci(r["precision"], r["precision_ci"]), _ci(r["recall"], r["recall_ci"]), _ci(r["f1"], r["f1_ci"]),
             cell(r["text_f1"]), str(r["calls"]), f"{r['prompt_tokens']:,} / {r['output_tokens']:,}",
             cell(r["wall_s"], 0), cell(r["per_100k_tokens"]),
+        ]) + " |")
+    return "\n".join(lines)
+
+
+def _share(judged: Sequence[Any]) -> tuple[int, int]:
+    """(items matched by text to a contested proposition, of them with their sides right)."""
+    matched = [j for j in judged if j.sides != "n/a"]
+    return len(matched), sum(1 for j in matched if j.sides == "right")
+
+
+def poll_against_debate(table: Table, encoder: Encoder | None = None) -> list[dict[str, Any]]:
+    """The poll's sides against the debate's own, on the same debates: per arm whose records
+    keep their poll (:func:`debate_record`), the items matched by text and the share of them
+    with their sides right, and the recovered-with-sides F1 (95% interval over scenarios), once
+    as the run shows them (the poll's sides; candidates it did not split left out) and once with
+    every candidate on the sides the debate gave it; then the side flips and the poll's calls
+    and tokens per debate. Records without a poll are left out."""
+    scenarios = {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
+    polled = [r for r in table.records if isinstance(r.get("poll"), dict) and r["scenario"] in scenarios]
+    rows = []
+    for arm in sorted(dict.fromkeys(r["arm"] for r in polled), key=_order):
+        mine = [r for r in polled if r["arm"] == arm]
+        views: dict[str, list[RecoveryScore]] = {"poll": [], "debate": []}
+        for rec in mine:
+            scenario = scenarios[rec["scenario"]]
+            for view, raw in (("poll", rec["items"]), ("debate", rec["poll"].get("debate_items", []))):
+                score = score_items([_item(i) for i in raw], scenario, encoder, engine=arm)
+                score.seed = rec["seed"]
+                views[view].append(score)
+        row: dict[str, Any] = {"arm": arm, "debates": len(mine)}
+        for view, scores in views.items():
+            summary = summarize(scores, intervals=True)[0]
+            matched, right = _share([j for s in scores for j in s.judged])
+            row[view] = {"items": sum(s.n_items for s in scores), "matched": matched, "right": right,
+                         "f1": summary["f1"], "f1_ci": summary["f1_ci"]}
+        tokens = sum(r.get("prompt_tokens", 0) + r.get("output_tokens", 0) for r in mine)
+        poll_tokens = sum(int(r["poll"].get("tokens", 0)) for r in mine)
+        row.update({"flips": sum(int(r["poll"].get("flips", 0)) for r in mine),
+                    "poll_calls": sum(int(r["poll"].get("calls", 0)) for r in mine), "poll_tokens": poll_tokens,
+                    "poll_token_share": poll_tokens / tokens if tokens else math.nan})
+        rows.append(row)
+    return rows
+
+
+def poll_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`poll_against_debate` as a Markdown table."""
+    head = ("| arm | debates | candidates (debate) | matched by text | sides right | F1 [95% CI] | items (poll) "
+            "| matched by text | sides right | F1 [95% CI] | side flips | poll calls | poll tokens (share of run) |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+
+    def right(view: Mapping[str, Any]) -> str:
+        return f"{view['right']} ({view['right'] / view['matched']:.2f})" if view["matched"] else "0"
+
+    for r in rows:
+        d, p = r["debate"], r["poll"]
+        lines.append("| " + " | ".join([
+            f"`{r['arm']}`", str(r["debates"]), str(d["items"]), str(d["matched"]), right(d), _ci(d["f1"], d["f1_ci"]),
+            str(p["items"]), str(p["matched"]), right(p), _ci(p["f1"], p["f1_ci"]), str(r["flips"]),
+            str(r["poll_calls"]), f"{r['poll_tokens']:,} ({cell(r['poll_token_share'])})",
         ]) + " |")
     return "\n".join(lines)
 

@@ -1,7 +1,8 @@
 """The tables and quoted figures of a Markdown file that must reproduce from committed items.
 
 A rebuilt table sits between the lines ``<!-- rescore: NAME -->`` and ``<!-- /rescore -->``, NAME being
-its items folder under ``benchmarks/items/``. A quoted item with its cosine is written
+its items folder under ``benchmarks/items/`` (``NAME.poll``: that folder's poll against the
+debates' own sides, :func:`crux_lab.eval.items.poll_against_debate`). A quoted item with its cosine is written
 ``"<the item's text>" (cosine 0.90)``; :func:`quoted_cosines` finds every one, so a test can
 check each against the committed items. Text under a heading that starts with "History" is
 not checked: it is kept as it was, marked as not re-scorable.

@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crux_lab.analysis.recovery import Encoder, RecoveryScore, score_recovery
+from crux_lab.analysis.crux_text import as_debated
+from crux_lab.analysis.recovery import Encoder, Item, RecoveryScore, score_recovery
 from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
 from crux_lab.eval.items import arm_label, canary_scores, debate_record, parse_arm, write_record
+from crux_lab.llm.purposes import Purpose
 from crux_lab.models.config import DebateConfig
 from crux_lab.models.result import DebateResult
 from crux_lab.runs import DebateStopped, cassette_path, run_or_resume
@@ -57,6 +59,19 @@ class RecoveryEval:
     canaries: list[RecoveryScore] = field(default_factory=list)  # scored like debates, never stored as runs
     stopped: DebateStopped | None = None
     wall_s: float = 0.0
+
+
+def poll_record(result: DebateResult) -> dict[str, Any] | None:
+    """What a record keeps of a debate's poll (:func:`crux_lab.eval.items.debate_record`): the
+    candidates with the debate's own sides, the side flips, and the poll's calls and tokens
+    (its ``poll`` and ``pivot`` requests); None when no poll ran."""
+    if result.poll is None or result.poll.status != "done":
+        return None
+    calls = [c for c in result.llm_calls if c.purpose in (Purpose.poll, Purpose.pivot)]
+    return {
+        "debate_items": [Item(t.text, t.yes, t.no, t.kind, t.disagreement_type) for t in as_debated(result)],
+        "flips": result.poll.flips, "calls": len(calls), "tokens": sum(c.input_tokens + c.output_tokens for c in calls),
+    }
 
 
 def recovery_config(
@@ -141,7 +156,7 @@ def run_recovery_eval(
                             write_record(items_dir, debate_record(
                                 score, arm=label_arm, engine=engine, params=arm_params, seed=seed,
                                 common_ground=[g.statement for g in done.result.common_ground],
-                                personas=done.result.persona_names, model=model,
+                                personas=done.result.persona_names, model=model, poll=poll_record(done.result),
                             ))
                         if on_result is not None:
                             on_result(score, done.resumed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -13,7 +14,15 @@ from crux_lab.analysis.recovery import Item, canaries, score_items, sides_agree
 from crux_lab.analysis.scenarios import generate_scenarios, load_scenarios, write_library
 from crux_lab.embed import get_embedder
 from crux_lab.eval.cli import app
-from crux_lab.eval.items import debate_record, load_table, rescore, table_markdown, write_record
+from crux_lab.eval.items import (
+    debate_record,
+    load_table,
+    poll_against_debate,
+    poll_markdown,
+    rescore,
+    table_markdown,
+    write_record,
+)
 from crux_lab.eval.readme import quoted_cosines, table_blocks
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,6 +87,33 @@ def test_items_round_trip_and_rescore_to_the_same_figures(tmp_path: Path) -> Non
     assert again.prompt_tokens == 12_000 and "| `panel` | 1 | 3 | 3 | 2 | 0 | 1 | 0 |" in table_markdown([again])
 
 
+def test_the_polls_sides_are_set_beside_the_debates_on_the_same_debates(tmp_path: Path) -> None:
+    scenario = load_scenarios(SETS["dev"])[1]
+    first, second = [p for p in scenario.propositions if p.contested][:2]
+
+    def sides(p: Any, flip: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        pro = tuple(k for k, v in p.stances.items() if v == "pro")
+        con = tuple(k for k, v in p.stances.items() if v == "con")
+        return (pro, pro + con[:1]) if flip else (pro, con)
+
+    # the debate had one crux's sides wrong and the other right; the poll mended the first and
+    # made the second common ground
+    shown = [Item(first.question, *sides(first), "card", "evidence")]
+    debated = [Item(first.question, *sides(first, flip=True), "card", "evidence"), Item(second.question, *sides(second))]
+    score = score_items(shown, scenario, engine="panel")
+    score.prompt_tokens, score.output_tokens = 9_000, 1_000
+    poll = {"debate_items": debated, "flips": 1, "calls": 12, "tokens": 2_500}
+    write_record(tmp_path, debate_record(score, arm="panel", engine="panel", params={}, seed=0, poll=poll))
+    write_record(tmp_path, debate_record(score_items(shown, scenario, engine="cot"), arm="cot", engine="cot", params={}, seed=0))
+    (tmp_path / "table.json").write_text(json.dumps({"scenarios": str(SETS["dev"])}))
+    [row] = poll_against_debate(load_table(tmp_path))  # cot kept no poll: left out
+    assert row["arm"] == "panel" and row["debates"] == 1
+    assert (row["debate"]["items"], row["debate"]["matched"], row["debate"]["right"]) == (2, 2, 1)
+    assert (row["poll"]["items"], row["poll"]["matched"], row["poll"]["right"]) == (1, 1, 1)
+    assert row["poll_token_share"] == 0.25 and row["flips"] == 1
+    assert "| `panel` | 1 | 2 | 2 | 1 (0.50) |" in poll_markdown([row])
+
+
 def test_a_record_without_sides_is_scored_with_a_note(tmp_path: Path) -> None:
     scenario = load_scenarios(SETS["dev"])[0]
     crux = next(p for p in scenario.propositions if p.contested)
@@ -97,7 +133,7 @@ def test_every_table_in_the_benchmarks_readme_rebuilds_from_its_committed_items(
     assert out.exit_code == 0, out.output
     blocks = table_blocks((REPO / "benchmarks" / "README.md").read_text(encoding="utf-8"))
     kept = {p.name for p in ITEMS.iterdir() if p.is_dir()} | {p.name for p in (REPO / "benchmarks" / "polis_items").glob("fidelity-*")}
-    assert blocks and set(blocks) <= kept
+    assert blocks and {name.removesuffix(".poll") for name in blocks} <= kept
 
 
 def test_every_cosine_quoted_in_the_benchmarks_readme_is_in_the_committed_items() -> None:

@@ -18,6 +18,7 @@ import pytest
 from pydantic import ValidationError
 
 from crux_lab import engines
+from crux_lab.analysis.crux_text import as_debated, crux_texts
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.direct.direct import BaselineParams
 from crux_lab.engines.poll import (
@@ -145,6 +146,20 @@ def test_the_poll_replaces_sides_and_keeps_the_debates_as_evidence() -> None:
     assert ctx.result.poll is not None and ctx.result.poll.flips == 2
     assert any(e.type == "crux_polled" for e in events)
     assert any("stated YES in the room, answers NO when asked alone" in getattr(e, "message", "") for e in events)
+
+
+def test_the_debates_own_sides_stay_readable_beside_the_polls() -> None:
+    """What the run would show with poll=false, on the same debate: the split card on the sides
+    the debate gave it, and the candidate the poll made common ground back as a candidate."""
+    ctx = _ctx(_sim())
+    ctx.result.crux_cards = [_card("c1", GOLD, yes="michael-saylor", no="peter-schiff"),
+                             _card("c2", LEDGER, yes="peter-schiff", no="michael-saylor")]
+    _poll(ctx)
+    shown = {t.item_id: (t.yes, t.no) for t in crux_texts(ctx.result)}
+    debated = {t.item_id: (t.text, t.yes, t.no) for t in as_debated(ctx.result)}
+    assert shown == {"c1": (("peter-schiff",), ("michael-saylor",))}  # the poll's sides; c2 is common ground
+    assert debated["c1"] == (GOLD, ("michael-saylor",), ("peter-schiff",))
+    assert debated["c2"] == (as_question(LEDGER), ("peter-schiff",), ("michael-saylor",))
 
 
 def test_a_crux_statement_takes_the_polls_sides() -> None:
