@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from crux_lab.engines import register_engine
 from crux_lab.engines.base import EngineContext, EngineParams, engine_params
 from crux_lab.engines.crux_room.timeline import Timeline
-from crux_lab.engines.poll import PollParams
+from crux_lab.engines.poll import PollParams, as_question, is_open
 from crux_lab.llm.base import Hints
 from crux_lab.llm.purposes import Purpose
 from crux_lab.models.domain import Crux, CruxSide, DisagreementType, Regime
@@ -269,23 +269,33 @@ def worldview_cruxes(view: Worldview, *, prefix: str = "wv") -> list[Crux]:
     the two conflicting assumptions are its sides, its type maps through :data:`TYPE_MAP`.
     The same settling question raised by several pairs is one crux with every side.
 
+    A settling question that is open ("What would the rent increase be ...?", "Why is ...?")
+    has no yes and no no, so it cannot be a crux (the poll rules it out unasked); the crux then
+    states the first side's assumption, which the other side's contradicts, and keeps the open
+    question as the test that would settle it.
+
     >>> v = Worldview(pairs=[PairConflicts("a", "b", [Conflict(assumption_a="Supply cuts rents.",
     ...     assumption_b="Rents follow demand.", type="causal",
     ...     settling_question="Did rents fall where supply rose?")])])
     >>> c = worldview_cruxes(v)[0]
     >>> c.statement, c.disagreement_type.value, [s.persona_id for s in c.yes_side + c.no_side]
     ('Did rents fall where supply rose?', 'premise', ['a', 'b'])
+    >>> v.pairs[0].conflicts[0].settling_question = "How far did rents fall where supply rose?"
+    >>> c = worldview_cruxes(v)[0]
+    >>> c.statement, c.settling_question
+    ('Supply cuts rents.', 'How far did rents fall where supply rose?')
     """
     by_question: dict[str, Crux] = {}
     for pair in view.pairs:
         for conflict in pair.conflicts:
             question = conflict.settling_question.strip()
-            key = " ".join(question.lower().split())
+            statement = conflict.assumption_a.strip() if is_open(as_question(question)) else question
+            key = " ".join(statement.lower().split())
             crux = by_question.get(key)
             if crux is None:
                 crux = by_question[key] = Crux(
                     id=f"{prefix}{len(by_question) + 1}",
-                    statement=question,
+                    statement=statement,
                     source="assumption",
                     disagreement_type=TYPE_MAP[conflict.type],
                     settling_question=question,
