@@ -325,8 +325,9 @@ def poll_against_debate(table: Table, encoder: Encoder | None = None) -> list[di
 
 def poll_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """:func:`poll_against_debate` as a Markdown table."""
-    head = ("| arm | debates | candidates (debate) | matched by text | sides right | F1 [95% CI] | items (poll) "
-            "| matched by text | sides right | F1 [95% CI] | side flips | poll calls | poll tokens (share of run) |")
+    head = ("| arm | debates | debate's sides: candidates | matched by text | sides right | F1 [95% CI] "
+            "| poll's sides: items | matched by text | sides right | F1 [95% CI] | side flips | poll calls "
+            "| poll tokens (share of run) |")
     lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
 
     def right(view: Mapping[str, Any]) -> str:
