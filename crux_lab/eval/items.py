@@ -299,7 +299,8 @@ def poll_against_debate(table: Table, encoder: Encoder | None = None) -> list[di
     scenarios = {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
     polled = [r for r in table.records if isinstance(r.get("poll"), dict) and r["scenario"] in scenarios]
     rows = []
-    for arm in sorted(dict.fromkeys(r["arm"] for r in polled), key=_order):
+    first = table.settings.get("debate_engines", [])
+    for arm in sorted(dict.fromkeys(r["arm"] for r in polled), key=lambda a: _order(a, first)):
         mine = [r for r in polled if r["arm"] == arm]
         views: dict[str, list[RecoveryScore]] = {"poll": [], "debate": []}
         for rec in mine:
