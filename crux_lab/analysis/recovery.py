@@ -54,6 +54,7 @@ import numpy as np
 
 from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
 from crux_lab.analysis.calibration import default_calibration
+from crux_lab.analysis.crux_text import as_debated as debated
 from crux_lab.analysis.crux_text import crux_texts
 from crux_lab.analysis.metrics import question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
@@ -159,9 +160,12 @@ def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str
     return (y, n) in (({"pro"}, {"con"}), ({"con"}, {"pro"}))
 
 
-def items_of(result: DebateResult) -> list[Item]:
-    """A debate's crux items with the sides its engine states (cards, cruxes, disputes)."""
-    return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type) for c in crux_texts(result)]
+def items_of(result: DebateResult, *, as_debated: bool = False) -> list[Item]:
+    """A debate's crux items with the sides its engine states (cards, cruxes, disputes);
+    ``as_debated``: every candidate on the sides its debate gave it, before the poll
+    (:func:`~crux_lab.analysis.crux_text.as_debated`)."""
+    texts = debated(result) if as_debated else crux_texts(result)
+    return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type) for c in texts]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -99,10 +99,15 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_")
 
 
+def _raw(item: Item) -> dict[str, Any]:
+    """An item as a record keeps it (:func:`_item` reads it back)."""
+    return {"text": item.text, "kind": item.kind, "type": item.type, "yes": list(item.yes), "no": list(item.no)}
+
+
 def _item_dict(j: Any) -> dict[str, Any]:
     m = j.match
     return {
-        "text": j.item.text, "kind": j.item.kind, "type": j.item.type, "yes": list(j.item.yes), "no": list(j.item.no),
+        **_raw(j.item),
         "best": m.best, "cosine": m.similarity, "topic_cosine": m.topic_similarity, "matched": m.how,
         "sides": j.sides, "recovered": j.recovered,
     }
@@ -133,8 +138,7 @@ def debate_record(
     if poll is not None:
         record["poll"] = {
             "flips": int(poll.get("flips", 0)), "calls": int(poll.get("calls", 0)), "tokens": int(poll.get("tokens", 0)),
-            "debate_items": [{"text": i.text, "kind": i.kind, "type": i.type, "yes": list(i.yes), "no": list(i.no)}
-                             for i in poll.get("debate_items", [])],
+            "debate_items": [_raw(i) for i in poll.get("debate_items", [])],
         }
     return record
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crux_lab.analysis.crux_text import as_debated
-from crux_lab.analysis.recovery import Encoder, Item, RecoveryScore, score_recovery
+from crux_lab.analysis.recovery import Encoder, RecoveryScore, items_of, score_recovery
 from crux_lab.analysis.scenarios import Scenario, scenario_digest, use_library
 from crux_lab.eval.items import arm_label, canary_scores, debate_record, parse_arm, write_record
 from crux_lab.llm.purposes import Purpose
@@ -69,7 +68,7 @@ def poll_record(result: DebateResult) -> dict[str, Any] | None:
         return None
     calls = [c for c in result.llm_calls if c.purpose in (Purpose.poll, Purpose.pivot)]
     return {
-        "debate_items": [Item(t.text, t.yes, t.no, t.kind, t.disagreement_type) for t in as_debated(result)],
+        "debate_items": items_of(result, as_debated=True),
         "flips": result.poll.flips, "calls": len(calls), "tokens": sum(c.input_tokens + c.output_tokens for c in calls),
     }
 

@@ -166,6 +166,10 @@ def test_informed_direct_sees_the_stance_block_and_blind_direct_does_not(tmp_pat
     # three sampled calls (the tape above holds exactly three); a run's calls also count the poll's
     assert rows["direct+informed=true+samples=3"].calls >= 3
     assert len(list((tmp_path / "items").glob("*.json"))) == 6  # three arms and three canaries
+    polled = [json.loads(f.read_text()) for f in (tmp_path / "items").glob("*direct*.json")]
+    assert len(polled) == 3 and all("poll" in r for r in polled)  # each keeps its poll for the .poll table
+    informed = next(r for r in polled if r["arm"] == "direct+informed=true")
+    assert informed["poll"]["calls"] > 0 and len(informed["poll"]["debate_items"]) >= len(informed["items"])
 
 
 def test_a_bad_arm_is_one_named_line(tmp_path: Path) -> None:
