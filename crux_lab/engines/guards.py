@@ -172,7 +172,7 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     """
     if not text.strip():
         return "this turn is empty; say what you think of the claim in front of you"
-    if repeats(text, topic):
+    if repeats(text, topic) or asks_topic(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
     for s in reversed(earlier):
         # word triples only: the simulator's speakers, with two beliefs each in the test decks,
@@ -208,6 +208,32 @@ def repeats(text: str, source: str) -> bool:
         return False
     shared = mine & content_words(source)
     return len(shared) >= ECHO_AT * len(mine) and len(mine - shared) <= ECHO_NEW_WORDS
+
+
+TOPIC_COVERED = 0.75  # share of the topic's content words a one-question turn must use to restate it
+
+
+def asks_topic(text: str, topic: str) -> bool:
+    """Whether a turn is the topic asked back: one question that uses at least
+    :data:`TOPIC_COVERED` of the topic's content words (a hyphen read as a space) and adds at
+    most :data:`ECHO_NEW_WORDS` of its own. :func:`repeats` misses such a turn: it has fewer
+    content words than its word rule needs, and a local server's repeat penalty changes a word
+    or two. On dev (Qwen2.5-1.5B, panel, seed 0) three of the twelve turns of ``housing`` were
+    such questions, and none of the 28 turns of ``public-health`` and ``water``.
+
+    >>> topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
+    >>> asks_topic("Should Brackwater allow six storey apartment buildings near its railway station?", topic)
+    True
+    >>> asks_topic("Should Brackwater allow six-storey blocks if rents then fall?", topic)
+    False
+    >>> asks_topic("Brackwater should allow six-storey apartment blocks around its railway station?  No.", topic)
+    False
+    """
+    text = " ".join(text.split())
+    if not text.endswith("?") or re.search(r"[.!?]\s", text[:-1]):
+        return False
+    mine, theirs = content_words(text.replace("-", " ")), content_words(topic.replace("-", " "))
+    return len(mine & theirs) >= TOPIC_COVERED * len(theirs) and len(mine - theirs) <= ECHO_NEW_WORDS
 
 
 QUOTE_WORDS = 60  # words of the repeated turn a repair quotes back (a model may not have been shown it)

@@ -83,6 +83,21 @@ def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
     assert echo_problem("Flats above shops are few, and most need new stairs before anyone can live in them.", earlier, topic, "b") is None
 
 
+def test_a_short_question_in_the_topic_words_is_the_topic_asked_back() -> None:
+    """Qwen2.5-1.5B's panel turns on dev (housing, seed 0): the topic asked back with a word
+    changed, too short for the content-word rule, kept before this rule."""
+    topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
+    for turn in ("Should Brackwater allow six-storey apartments around its railway station?",
+                 "Should Brackwater allow six storey apartment buildings around its railway station?",
+                 "Should Brackwater allow six-storey apartment buildings near its railway station?"):
+        problem = echo_problem(turn, [], topic, "housing-planner")
+        assert problem is not None and "topic" in problem
+    # a question of its own in some of the topic's words, and a stance with a reason, are kept
+    assert echo_problem("Would six-storey blocks by the station raise rents on Station Road?", [], topic, "b") is None
+    assert echo_problem("Yes, Brackwater should allow six-storey apartment blocks around the railway station "
+                        "to keep the station viable.", [], topic, "b") is None
+
+
 def test_a_turn_that_answers_in_new_words_is_no_echo() -> None:
     answer = ("Five thousand years of gold prove it was the best money of its age. Bitcoin is better money: "
               "it is scarce by code, you cannot print more of it.")
