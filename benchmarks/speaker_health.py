@@ -45,7 +45,7 @@ from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import guard_counts, guard_rates
 from crux_lab.analysis.recovery import Encoder, match_texts, similarity_to_propositions
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario, ScenarioError, load_scenarios
-from crux_lab.engines.guards import clipped, containment, repeats
+from crux_lab.engines.guards import asks_topic, clipped, containment, repeats
 from crux_lab.models import DebateResult, DialogueTurn
 from crux_lab.models.events import EngineError
 from crux_lab.personas.reading import read_stance, split_sentences
@@ -281,7 +281,7 @@ def kept_repeats(result: DebateResult) -> int:
     shown = [result.config.topic]
     found = 0
     for turn in result.transcript:
-        found += any(repeats(turn.dialogue, text) for text in shown)
+        found += asks_topic(turn.dialogue, result.config.topic) or any(repeats(turn.dialogue, text) for text in shown)
         shown.append(turn.dialogue)
     return found
 
