@@ -238,6 +238,7 @@ def as_question(text: str) -> str:
 
 
 _OPEN = re.compile(r"^(?:what|which|why|how|where|when|who|whom|whose|in what way|to what extent)\b", re.I)
+_CONDITION = re.compile(r"^(?:if|when|once|given|assuming|suppose)\b[^,?]*,\s*", re.I)
 OPEN_NOTE = "an open question: it has no yes and no no, so it was not put to the personas and is no crux"
 
 
@@ -248,8 +249,15 @@ def is_open(question: str) -> bool:
 
     >>> is_open("Which of the two statements aligns more with economic principles?"), is_open("Is rent capped?")
     (True, False)
+
+    A condition in front is read past (on dev, one of 43 Qwen candidates was "If the old mains
+    are not expected to last 40 years, how will the river be protected?"):
+
+    >>> is_open("If the mains fail, how will the river be protected?"), is_open("If the mains fail, will bills rise?")
+    (True, False)
     """
-    return _OPEN.match(question.strip()) is not None
+    question = _CONDITION.sub("", question.strip(), count=1)
+    return _OPEN.match(question) is not None
 
 
 def _lower_first(text: str) -> str:
