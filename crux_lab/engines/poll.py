@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -218,7 +218,7 @@ class Candidate:
         return (0 if self.split_in_debate else 1, -score, self.order)
 
 
-def as_question(text: str) -> str:
+def as_question(text: str, names: Iterable[str] = ()) -> str:
     """A candidate's text as a yes/no question. A text that holds a question already is asked
     its first question alone (a small model's conflict often runs on into more questions or
     a comment: "Is X? If so, how serious is it?").
@@ -229,12 +229,17 @@ def as_question(text: str) -> str:
     'Is every flat owed sunlight?'
     >>> as_question("Rents are high. Will new blocks lower them? If not, why not?")
     'Will new blocks lower them?'
+
+    ``names``: words that are names (the topic's, :func:`names_in`), kept capitalised in front:
+
+    >>> as_question("Thornmere's mains are old.", names_in("Should Thornmere raise its water bills?"))
+    "Is it true that Thornmere's mains are old?"
     """
     text = " ".join(text.split()).strip()
     if "?" in text:
         return re.split(r"(?<=[.!;:])\s+", text[: text.index("?") + 1])[-1]
     body = text.rstrip(".!;:")
-    return f"Is it true that {_lower_first(body)}?" if body else ""
+    return f"Is it true that {_lower_first(body, names)}?" if body else ""
 
 
 _OPEN = re.compile(r"^(?:what|which|why|how|where|when|who|whom|whose|in what way|to what extent)\b", re.I)
@@ -260,7 +265,16 @@ def is_open(question: str) -> bool:
     return _OPEN.match(question) is not None
 
 
-def _lower_first(text: str) -> str:
+def names_in(text: str) -> frozenset[str]:
+    """The capitalised words of ``text`` that do not begin a sentence: its names.
+
+    >>> sorted(names_in("Should Fenwick Cross open a drug room? Ask the NHS."))
+    ['Cross', 'Fenwick', 'NHS']
+    """
+    return frozenset(m.group(0) for m in re.finditer(r"(?<![.?!]\s)(?<!^)\b[A-Z][\w’'-]*", text.strip()))
+
+
+def _lower_first(text: str, names: Iterable[str] = ()) -> str:
     """The text as the middle of a sentence: its first letter lower-cased, unless its first word
     looks like a name (capitalised again later in the text, two capitals as in an acronym, or "I").
 
@@ -270,7 +284,7 @@ def _lower_first(text: str) -> str:
     'NZ’s tax settings favour property.'
     """
     first = text.split(" ", 1)[0].rstrip(",.;:").removesuffix("'s").removesuffix("’s")
-    named = (first == "I" or sum(c.isupper() for c in first) >= 2
+    named = (first == "I" or first in set(names) or sum(c.isupper() for c in first) >= 2
              or re.search(rf"\s{re.escape(first)}\b", text) is not None)
     return text if named or not first else text[:1].lower() + text[1:]
 
@@ -311,21 +325,24 @@ def _crux_claim(crux: Crux) -> tuple[str, bool]:
     return stated_claim(crux.statement)
 
 
-def candidates(cards: Sequence[CruxCard], cruxes: Sequence[Crux]) -> list[Candidate]:
+def candidates(cards: Sequence[CruxCard], cruxes: Sequence[Crux], topic: str = "") -> list[Candidate]:
     """Every candidate crux of a result: each card (the cruxes that mirror it go with it), then
-    each crux that mirrors no card, in the result's order."""
+    each crux that mirrors no card, in the result's order. The ``topic``'s names stay capitalised
+    where a statement is turned into a question (on dev, 4 of 43 Qwen candidates began "Is it
+    true that thornmere's ...")."""
+    names = names_in(topic)
     out: list[Candidate] = []
     mirrored: set[str] = set()
     for card in cards:
         mirrors = [c for c in cruxes if c.source == "card" and (c.id == f"crux-{card.id}" or c.statement == card.question)]
         mirrored |= {c.id for c in mirrors}
         debate = {pid: (pos.position.value, pos.reasoning) for pid, pos in card.personas.items()}
-        out.append(Candidate("card", card.id, as_question(card.question), card=card, cruxes=mirrors, debate=debate, order=len(out)))
+        out.append(Candidate("card", card.id, as_question(card.question, names), card=card, cruxes=mirrors, debate=debate, order=len(out)))
     for crux in cruxes:
         if crux.id in mirrored or crux.source == "card" and any(c.card and c.card.question == crux.statement for c in out):
             continue
         claim, rejects = _crux_claim(crux)
-        question = as_question(claim)
+        question = as_question(claim, names)
         if not question:
             continue
         sides: dict[str, tuple[str, str]] = {}
@@ -493,7 +510,7 @@ async def run_poll(ctx: EngineContext, engine: object) -> AsyncIterator[DebateEv
     names = {pid: (ctx.personas[pid].name if pid in ctx.personas else pid) for pid in ids}
     params = ctx.params
     limit = int(getattr(params, "poll_max", POLL_MAX))
-    found = candidates(result.crux_cards, result.cruxes)
+    found = candidates(result.crux_cards, result.cruxes, result.config.topic)
     summary = PollSummary(candidates=len(found))
     result.poll = summary
     if len(ids) < 2:

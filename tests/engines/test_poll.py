@@ -27,6 +27,7 @@ from crux_lab.engines.poll import (
     PollReply,
     as_question,
     decisive_line,
+    names_in,
     run_poll,
 )
 from crux_lab.llm.base import Hints, LLMCallFailed, LLMOutputError, LLMRequest, LLMResponse
@@ -159,7 +160,7 @@ def test_the_debates_own_sides_stay_readable_beside_the_polls() -> None:
     debated = {t.item_id: (t.text, t.yes, t.no) for t in as_debated(ctx.result)}
     assert shown == {"c1": (("peter-schiff",), ("michael-saylor",))}  # the poll's sides; c2 is common ground
     assert debated["c1"] == (GOLD, ("michael-saylor",), ("peter-schiff",))
-    assert debated["c2"] == (as_question(LEDGER), ("peter-schiff",), ("michael-saylor",))
+    assert debated["c2"] == (as_question(LEDGER, names_in(TOPIC)), ("peter-schiff",), ("michael-saylor",))
 
 
 def test_a_crux_statement_takes_the_polls_sides() -> None:
