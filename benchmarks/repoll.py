@@ -71,7 +71,7 @@ Which of these two is your view?
 1. {first}
 2. {second}
 
-Reply in JSON: "answer": 1 or 2, or UNSURE; "reason": one sentence, in your own voice."""
+Reply in JSON: "answer": 1 or 2, or UNSURE; "reason": one sentence, in your own voice; "confidence": how sure you are, 0 to 1."""
 
 
 def claim_of(question: str) -> str | None:
@@ -88,6 +88,7 @@ def claim_of(question: str) -> str | None:
 class Pick(BaseModel):
     answer: str | int = Field(description="1, 2 or UNSURE")
     reason: str = ""
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
 
 
 def picked(value: object) -> str | None:
