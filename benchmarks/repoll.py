@@ -54,7 +54,8 @@ from pydantic import BaseModel, Field  # noqa: E402
 
 from crux_lab.analysis.recovery import match_texts, sides_agree  # noqa: E402
 from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
-from crux_lab.engines.poll import POLL_PROMPT, PollReply, is_open  # noqa: E402
+from crux_lab.engines.base import shaped  # noqa: E402
+from crux_lab.engines.poll import POLL_PROMPT, POLL_SCHEMA, PollReply, _enum, is_open  # noqa: E402
 from crux_lab.llm import make_backend  # noqa: E402
 from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
 from crux_lab.llm.purposes import Purpose  # noqa: E402
@@ -86,7 +87,7 @@ def claim_of(question: str) -> str | None:
 
 
 class Pick(BaseModel):
-    answer: str | int = Field(description="1, 2 or UNSURE")
+    answer: str = Field(description="1, 2 or UNSURE")
     reason: str = ""
     confidence: float = Field(0.5, ge=0.0, le=1.0)
 
@@ -101,6 +102,8 @@ def picked(value: object) -> str | None:
     return None if m is None else m.group(1)
 
 
+# What the server is shown, as the poll shows it: the answer from its closed list.
+PICK_SCHEMA = shaped(Pick, _enum(("1", "2", "UNSURE")))
 ORDERS = ("poll", "either-or")
 
 
@@ -143,12 +146,12 @@ async def ask(backend: Any, system: str, cand: dict[str, Any], order: str, pid: 
         yes_first = zlib.crc32(f"{cand['question']}|{pid}".encode()) % 2 == 0
         no = f"It is not true that {claim[:1].lower()}{claim[1:]}"
         first, second = (claim, no) if yes_first else (no, claim)
-        reply, text, tin, tout = await _generate(backend, system, EITHER_PROMPT.format(question=cand["question"], first=first, second=second), Pick)
+        reply, text, tin, tout = await _generate(backend, system, EITHER_PROMPT.format(question=cand["question"], first=first, second=second), PICK_SCHEMA)
         pick = picked(getattr(reply, "answer", ""))
         answer = {"1": "YES" if yes_first else "NO", "2": "NO" if yes_first else "YES"}.get(pick or "", "UNSURE")
         return {"answer": answer, "picked": pick, "yes_first": yes_first, "reason": str(getattr(reply, "reason", "") or text)[:300],
                 "tokens_in": tin, "tokens_out": tout}
-    reply, text, tin, tout = await _generate(backend, system, POLL_PROMPT.format(question=cand["question"]), PollReply)
+    reply, text, tin, tout = await _generate(backend, system, POLL_PROMPT.format(question=cand["question"]), POLL_SCHEMA)
     said = reply.said if isinstance(reply, PollReply) else None
     return {"answer": said or "UNSURE", "reason": str(getattr(reply, "reason", "") or text)[:300], "tokens_in": tin, "tokens_out": tout}
 
