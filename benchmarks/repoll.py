@@ -20,15 +20,21 @@ Wordings (``ORDERS``):
   first is drawn for each persona and question (a stable hash), so a model that always picks
   the first splits the personas at random; the pick-first share is reported. It needs the
   claim, so it applies to the poll's "Is it true that X?" questions; any other question is
-  asked the ``poll`` way. No other persona's words are shown: the poll's rule.
+  asked the ``poll`` way, as the poll asks it (its ``poll`` answers are used, not asked twice).
+  No other persona's words are shown: the poll's rule.
 
 Every persona is asked with the crux engines' system prompt (its stances quoted), which the
 worldview step and the one-call baselines send; panel's poll sends panel's own.
 
     .venv/bin/python benchmarks/repoll.py --runs benchmarks/results/recovery-qwen-dev/runs \\
-        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order poll,either-or \\
-        --out benchmarks/poll_items/repoll-qwen-dev.json
-    .venv/bin/python benchmarks/repoll.py --table benchmarks/poll_items/repoll-qwen-dev.json   # rescore, no model
+        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order poll,either-or --claims-only \\
+        --out benchmarks/poll_fidelity_items/repoll-qwen-dev.json
+    .venv/bin/python benchmarks/repoll.py --table benchmarks/poll_fidelity_items/repoll-qwen-dev.json   # rescore, no model
+
+The either-or wording was tried here and not put into the poll: on dev (Qwen2.5-1.5B, the 16
+"Is it true that" candidates of the dev table) its picks followed the order shown (the first
+of the two picked 78% of the time), so the splits it made were the order's, not the
+personas' (benchmarks/README.md).
 
 The output holds every candidate with its debate sides and every answer with its reason, so
 the table is rebuilt from it without a model (``--table``).
@@ -75,35 +81,48 @@ Which of these two is your view?
 Reply in JSON: "answer": 1 or 2, or UNSURE; "reason": one sentence, in your own voice; "confidence": how sure you are, 0 to 1."""
 
 
-def claim_of(question: str) -> str | None:
-    """The claim a question asks about, when the question is the poll's own "Is it true that
-    X?" (a statement the poll turned into a question); None for any other question.
-
-    >>> claim_of("Is it true that the old mains fail quickly?"), claim_of("Do rents fall?")
-    ('The old mains fail quickly.', None)
-    """
-    m = re.match(r"is it true that (.+?)\?$", question.strip(), re.I)
-    return None if m is None else m.group(1)[:1].upper() + m.group(1)[1:] + "."
-
-
-class Pick(BaseModel):
+class PickReply(BaseModel):
     answer: str = Field(description="1, 2 or UNSURE")
     reason: str = ""
     confidence: float = Field(0.5, ge=0.0, le=1.0)
 
+    @property
+    def picked(self) -> str | None:
+        """"1" or "2", or None.
 
-def picked(value: object) -> str | None:
-    """The answer a pick gives: "1" or "2", else None (UNSURE).
+        >>> PickReply(answer="2").picked, PickReply(answer=" 1.").picked, PickReply(answer="UNSURE").picked
+        ('2', '1', None)
+        """
+        m = re.search(r"\b([12])\b", self.answer)
+        return None if m is None else m.group(1)
 
-    >>> picked(2), picked(" 1."), picked("unsure"), picked("Answer 1"), picked("both")
-    ('2', '1', None, '1', None)
+
+# What the server is shown, as the poll shows its own: the answer from a closed list.
+PICK_SCHEMA = shaped(PickReply, _enum(("1", "2", "UNSURE")))
+
+
+def claim_of(question: str) -> tuple[str, str] | None:
+    """A question the poll made from a statement ("Is it true that X?") as its two answers, the
+    claim and its denial; None for any other question.
+
+    >>> claim_of("Is it true that the old mains fail quickly?")
+    ('The old mains fail quickly.', 'It is not true that the old mains fail quickly.')
+    >>> claim_of("Do rents fall?") is None
+    True
     """
-    m = re.search(r"\b([12])\b", str(value))
-    return None if m is None else m.group(1)
+    m = re.match(r"is it true that (.+?)\?$", question.strip(), re.I)
+    if m is None:
+        return None
+    body = m.group(1)
+    return f"{body[:1].upper()}{body[1:]}.", f"It is not true that {body}."
 
 
-# What the server is shown, as the poll shows it: the answer from its closed list.
-PICK_SCHEMA = shaped(Pick, _enum(("1", "2", "UNSURE")))
+def claim_first(question: str, persona_id: str) -> bool:
+    """Whether the claim comes first for this persona: drawn per persona and question by a
+    stable hash, so a model that always picks the first splits the personas at random."""
+    return zlib.crc32(f"{question}|{persona_id}".encode()) % 2 == 0
+
+
 ORDERS = ("poll", "either-or")
 
 
@@ -141,13 +160,12 @@ async def _generate(backend: Any, system: str, user: str, schema: type[BaseModel
 
 async def ask(backend: Any, system: str, cand: dict[str, Any], order: str, pid: str) -> dict[str, Any]:
     """One persona's answer to one candidate in one wording, as YES, NO or UNSURE."""
-    claim = claim_of(cand["question"])
-    if order == "either-or" and claim is not None:
-        yes_first = zlib.crc32(f"{cand['question']}|{pid}".encode()) % 2 == 0
-        no = f"It is not true that {claim[:1].lower()}{claim[1:]}"
-        first, second = (claim, no) if yes_first else (no, claim)
+    answers = claim_of(cand["question"])
+    if order == "either-or" and answers is not None:
+        yes_first = claim_first(cand["question"], pid)
+        first, second = answers if yes_first else answers[::-1]
         reply, text, tin, tout = await _generate(backend, system, EITHER_PROMPT.format(question=cand["question"], first=first, second=second), PICK_SCHEMA)
-        pick = picked(getattr(reply, "answer", ""))
+        pick = reply.picked if isinstance(reply, PickReply) else None
         answer = {"1": "YES" if yes_first else "NO", "2": "NO" if yes_first else "YES"}.get(pick or "", "UNSURE")
         return {"answer": answer, "picked": pick, "yes_first": yes_first, "reason": str(getattr(reply, "reason", "") or text)[:300],
                 "tokens_in": tin, "tokens_out": tout}
@@ -156,9 +174,13 @@ async def ask(backend: Any, system: str, cand: dict[str, Any], order: str, pid: 
     return {"answer": said or "UNSURE", "reason": str(getattr(reply, "reason", "") or text)[:300], "tokens_in": tin, "tokens_out": tout}
 
 
-async def repoll(args: argparse.Namespace, runs: list[Path], scenarios: dict[str, Any], folder: Path, orders: list[str]) -> list[dict[str, Any]]:
+async def repoll(args: argparse.Namespace, runs: list[Path], scenarios: dict[str, Any], folder: Path, orders: list[str],
+                 done: list[dict[str, Any]], save: Any) -> list[dict[str, Any]]:
+    """Every candidate of every run asked in each wording; ``done`` (a file this benchmark
+    wrote before) is kept and not asked again, and ``save`` is called after each candidate."""
     models = {"strong": args.model, "fast": args.model} if args.model else None
-    out = []
+    out = list(done)
+    seen = {(r["run"], r["item_id"]) for r in done}
     for path in runs:
         result = DebateResult.model_validate_json(path.read_text(encoding="utf-8"))
         sc = scenarios.get(result.config.topic)
@@ -171,13 +193,19 @@ async def repoll(args: argparse.Namespace, runs: list[Path], scenarios: dict[str
         backend = make_backend(args.backend, options=options_for_library(args.backend, personas, deck), base_url=args.base_url, models=models)
         systems = {pid: build_system_prompt(personas[pid], propositions=deck) for pid in result.config.persona_ids}
         for cand in candidates(result):
+            if (result.run_id, cand["item_id"]) in seen or (args.claims_only and claim_of(cand["question"]) is None):
+                continue
             for order in orders:
+                if order == "either-or" and "poll" in cand["answers"] and claim_of(cand["question"]) is None:
+                    cand["answers"][order] = cand["answers"]["poll"]  # asked the poll way: the same request
+                    continue
                 cand["answers"][order] = {}
                 for pid in result.config.persona_ids:
                     cand["answers"][order][pid] = await ask(backend, systems[pid], cand, order, pid)
             print(f"  {sc.id} {result.config.engine}: {cand['question'][:80]} | " + " | ".join(
                 f"{o}: " + " ".join(a["answer"][0] for a in cand["answers"][o].values()) for o in orders), flush=True)
             out.append({"scenario": sc.id, "arm": result.config.engine, "run": result.run_id, "personas": result.config.persona_ids, **cand})
+            save(out)
     return out
 
 
@@ -242,7 +270,8 @@ def main() -> int:
     ap.add_argument("--model")
     ap.add_argument("--order", default="poll,either-or", help="comma-separated: " + ", ".join(ORDERS))
     ap.add_argument("--engines", default="", help="only runs of these engines (comma-separated)")
-    ap.add_argument("--out", type=Path)
+    ap.add_argument("--out", type=Path, help="the JSON file to write; a file from a stopped run is resumed")
+    ap.add_argument("--claims-only", action="store_true", help='only the candidates asked "Is it true that X?", where either-or applies')
     ap.add_argument("--table", type=Path, help="rebuild the table from a file this benchmark wrote, without a model")
     args = ap.parse_args()
     folder = ROOT / "benchmarks/scenarios" / args.set
@@ -260,12 +289,27 @@ def main() -> int:
     if not runs:
         ap.error("--runs: no result.json found in the folders given; name run folders or a folder of them")
     scenarios = {s.topic: s for s in load_scenarios(folder)}
-    start = time.monotonic()
-    rows = asyncio.run(repoll(args, runs, scenarios, folder, orders))
-    data = {"scenarios": str(folder.relative_to(ROOT)), "model": args.model, "orders": orders, "wall_s": round(time.monotonic() - start, 1), "rows": rows}
     target = args.out or ROOT / "benchmarks/results/repoll.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    done: list[dict[str, Any]] = []
+    before: dict[str, Any] = {}
+    if target.exists():  # a run stopped part way: its candidates are kept, the rest asked
+        before = json.loads(target.read_text(encoding="utf-8"))
+        if before.get("orders") != orders:
+            ap.error(f"--out: {target} holds the wordings {before.get('orders')}, not {orders}; name another file")
+        done = before["rows"]
+    start = time.monotonic()
+    spent = float(before.get("wall_s", 0.0))
+
+    def save(rows: list[dict[str, Any]]) -> None:
+        data = {"scenarios": str(folder.relative_to(ROOT)), "model": args.model, "orders": orders, "claims_only": args.claims_only,
+                "wall_s": round(spent + time.monotonic() - start, 1), "rows": rows}
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(target)
+
+    rows = asyncio.run(repoll(args, runs, scenarios, folder, orders, done, save))
+    save(rows)
     print(markdown(table(rows, folder, orders), orders))
     print("wrote", target)
     return 0

@@ -199,7 +199,7 @@ QWEN = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "speakers_q
 
 
 @pytest.mark.parametrize("stage", ["before", "first", "second", "after", "fresh", "answer", "no_own_points", "dry", "own_words",
-                                   "own_words_len5"])
+                                   "own_words_len5", "dev_panel_before", "dev_panel_guard"])
 def test_the_committed_qwen_figures_reproduce_from_the_committed_runs(stage: str) -> None:
     """benchmarks/README.md quotes these figures: recomputed from the committed run folders,
     each engine's totals are the committed ones."""
