@@ -34,16 +34,10 @@ from tests.data.cassettes.record import HERE, config_for
 # so a re-recorded cassette that passes says so.
 _NEW_TURN_SHAPE = ("a persona's turn request now holds no transcript (the claim to answer, its own points), its stance "
                    "lines speak in its own words, and its reply states its side and the point it answers first")
-RERECORD: dict[str, str] = {
-    "crux_rooms": "the echo guard now keeps out a turn that asks the topic back, and one recorded turn was 'Is Bitcoin "
-                  "a better long-term store than gold?': the repair it is sent now was never recorded",
-}
+RERECORD: dict[str, str] = {}
 # What the recorded model did not do on the current recording, so a test of it cannot hold there.
 # These are findings about the model's text, kept visible as strict expected failures.
-NOT_ON_THIS_RECORDING: dict[str, str] = {
-    "crux_rooms": "the room's card asked the debate topic ('Is Bitcoin a better long-term store than gold?') on its "
-                  "first reply and again after its repair, so the card was dropped and the debate has none",
-}
+NOT_ON_THIS_RECORDING: dict[str, str] = {}
 
 
 def _rerecord(engine: str, missing: dict[str, str] | None = None) -> Any:
