@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from crux_lab.analysis.polis import PolisDataError, list_conversations  # noqa: E402
-from crux_lab.analysis.polis_eval import prepare, summarize  # noqa: E402
+from crux_lab.analysis.polis_eval import prepare, sides_markdown, summarize  # noqa: E402
 from crux_lab.analysis.polis_fidelity import fidelity_row, fidelity_table  # noqa: E402
 from crux_lab.analysis.stats import cell  # noqa: E402
 from crux_lab.eval.cli import parse_seeds, with_interval  # noqa: E402
@@ -65,25 +65,6 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             with_interval(r["recall_at_k"], r["recall_ci"]).replace("—", "–"), cell(r["recall_ceiling"]),
             f"{r['false_common_ground']} of {r['common_ground']}", cell(r["camp_ari"]), str(r["calls"]),
             f"{r['wall_s']:.0f}",
-        ]) + " |")
-    return "\n".join(lines)
-
-
-def sides_markdown(rows: list[dict[str, Any]]) -> str:
-    """Cruxes recovered with sides against the held-out divisive statements, canaries last."""
-    head = ["arm", "debates", "items", "matched by text", "recovered with sides", "sides wrong", "no sides",
-            "restated topic", "P [95% CI]", "recall@5 [95% CI]", "F1 [95% CI]", "calls", "tokens in / out"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        if not r.get("held_out_debates"):
-            continue
-        lines.append("| " + " | ".join([
-            f"`{r['engine']}`", str(r["held_out_debates"]), str(r["items"]), str(r["matched_by_text"]),
-            str(r["recovered"]), str(r["sides_wrong"]), str(r["no_sides"]), str(r["restated_topic"]),
-            with_interval(r["sides_precision"], r["sides_precision_ci"]).replace("—", "–"),
-            with_interval(r["sides_recall_at_k"], r["sides_recall_ci"]).replace("—", "–"),
-            with_interval(r["sides_f1"], r["sides_f1_ci"]).replace("—", "–"), str(r["calls"]),
-            f"{r.get('prompt_tokens', 0):,} / {r.get('output_tokens', 0):,}",
         ]) + " |")
     return "\n".join(lines)
 

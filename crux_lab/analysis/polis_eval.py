@@ -67,6 +67,7 @@ from crux_lab.analysis.recovery import GENERIC_FLOOR, items_of
 from crux_lab.analysis.stats import bootstrap_interval as _interval
 from crux_lab.analysis.stats import cluster_interval as _cluster
 from crux_lab.analysis.stats import nanmean as _nanmean
+from crux_lab.analysis.stats import with_interval
 from crux_lab.analysis.textmatch import unit_vectors
 from crux_lab.models.domain import Camp
 from crux_lab.models.result import DebateResult
@@ -83,6 +84,7 @@ __all__ = [
     "match_statements",
     "prepare",
     "score_debate",
+    "sides_markdown",
     "summarize",
 ]
 
@@ -422,6 +424,34 @@ def summarize(scores: Sequence[PolisScore]) -> list[dict[str, Any]]:
             "prompt_tokens": sum(s.prompt_tokens for s in mine), "output_tokens": sum(s.output_tokens for s in mine),
         }
     return sorted(rows, key=lambda r: r["engine"].startswith("canary:"))
+
+
+def sides_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows of :func:`summarize` that have held-out debates as a Markdown table: cruxes
+    recovered with sides against the held-out divisive statements, canaries last.
+
+    >>> row = {"engine": "panel", "held_out_debates": 2, "items": 6, "matched_by_text": 2, "recovered": 1,
+    ...        "sides_wrong": 1, "no_sides": 0, "restated_topic": 0, "sides_precision": 0.25,
+    ...        "sides_precision_ci": (0.0, 0.5), "sides_recall_at_k": 0.1, "sides_recall_ci": (0.0, 0.2),
+    ...        "sides_f1": 0.14, "sides_f1_ci": (0.0, 0.29), "calls": 40, "prompt_tokens": 1200, "output_tokens": 300}
+    >>> print(sides_markdown([row, {"engine": "direct", "held_out_debates": 0}]).splitlines()[-1])
+    | `panel` | 2 | 6 | 2 | 1 | 1 | 0 | 0 | 0.25 [0.00–0.50] | 0.10 [0.00–0.20] | 0.14 [0.00–0.29] | 40 | 1,200 / 300 |
+    """
+    head = ["arm", "debates", "items", "matched by text", "recovered with sides", "sides wrong", "no sides",
+            "restated topic", "P [95% CI]", "recall@5 [95% CI]", "F1 [95% CI]", "calls", "tokens in / out"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if not r.get("held_out_debates"):
+            continue
+        lines.append("| " + " | ".join([
+            f"`{r['engine']}`", str(r["held_out_debates"]), str(r["items"]), str(r["matched_by_text"]),
+            str(r["recovered"]), str(r["sides_wrong"]), str(r["no_sides"]), str(r["restated_topic"]),
+            *(with_interval(r[key], r[ci]).replace("—", "–") for key, ci in
+              (("sides_precision", "sides_precision_ci"), ("sides_recall_at_k", "sides_recall_ci"),
+               ("sides_f1", "sides_f1_ci"))),
+            str(r["calls"]), f"{r.get('prompt_tokens', 0):,} / {r.get('output_tokens', 0):,}",
+        ]) + " |")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------

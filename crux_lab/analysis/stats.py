@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_interval", "cell", "cluster_interval", "cohen_kappa", "nanmean"]
+__all__ = ["bootstrap_interval", "cell", "cluster_interval", "cohen_kappa", "nanmean", "with_interval"]
 
 
 def cell(value: object, digits: int = 2) -> str:
@@ -19,6 +19,21 @@ def cell(value: object, digits: int = 2) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
+
+
+def with_interval(mean: float, ci: tuple[float, float]) -> str:
+    """``0.5 [0.2–0.8]``; the interval left out when it is undefined.
+
+    >>> with_interval(0.5, (0.25, 0.75))
+    '0.50 [0.25–0.75]'
+    >>> with_interval(float("nan"), (float("nan"), float("nan")))
+    '—'
+    """
+    if math.isnan(mean):
+        return "—"
+    if any(math.isnan(v) for v in ci):
+        return f"{mean:.2f}"
+    return f"{mean:.2f} [{ci[0]:.2f}–{ci[1]:.2f}]"
 
 
 def nanmean(values: Sequence[float]) -> float:

@@ -33,6 +33,7 @@ from crux_lab.analysis.scenarios import (
     load_scenarios,
     write_library,
 )
+from crux_lab.analysis.stats import with_interval
 from crux_lab.backends import OFFLINE, answers_from_cassette, registered
 from crux_lab.console import backend_choice, check_runs_dir, fail, llm_settings, note
 from crux_lab.engines import available
@@ -350,9 +351,10 @@ def rescore_command(
     check: Annotated[bool, typer.Option("--check", help="Fail (exit 1) when a table in the README differs from its items; change nothing.")] = False,
     write: Annotated[bool, typer.Option("--write", help="Write the rebuilt tables into the README.")] = False,
 ) -> None:
-    """Rebuild every recovery table and Polis fidelity table from its committed compact items,
+    """Rebuild every recovery table, Polis crux table and Polis fidelity table from its committed compact items,
 with the current scorer: print each, and with --check compare it with the README, or with
 --write put it there."""
+    from crux_lab.analysis.polis_eval import sides_markdown
     from crux_lab.analysis.polis_fidelity import fidelity_table
     from crux_lab.eval.items import (
         ItemsError,
@@ -364,12 +366,15 @@ with the current scorer: print each, and with --check compare it with the README
         rescore,
         table_markdown,
     )
-    from crux_lab.eval.polis import rescore_fidelity
+    from crux_lab.eval.polis import rescore_fidelity, rescore_polis
     from crux_lab.eval.readme import ReadmeError, replace_blocks, table_blocks
 
     root = Path(__file__).resolve().parents[2] / "benchmarks"
+    data = root.parent / "tests" / "data" / "polis"
     readme = readme or root / "README.md"
-    fidelity = [] if folders else sorted(p for p in (root / "polis_items").glob("fidelity-*") if p.is_dir())
+    polis = [] if folders else sorted(p for p in (root / "polis_items").glob("*") if p.is_dir())
+    fidelity = [p for p in polis if p.name.startswith("fidelity-")]
+    polis_cruxes = [p for p in polis if not p.name.startswith("fidelity-")]
     folders = folders or sorted(p for p in (root / "items").glob("*") if p.is_dir())
     if not folders:
         fail(f"no items folders under {root / 'items'}; pass one, as `crux-lab eval recovery --items DIR` writes them.")
@@ -377,9 +382,12 @@ with the current scorer: print each, and with --check compare it with the README
     prepared: dict[str, Any] = {}
     try:
         for folder in fidelity:  # one persona-fidelity table per folder, against the vendored Polis votes
-            built[folder.name] = fidelity_table(rescore_fidelity(folder, root.parent / "tests" / "data" / "polis",
-                                                               prepared=prepared))
+            built[folder.name] = fidelity_table(rescore_fidelity(folder, data, prepared=prepared))
             console.print(f"\nPersona fidelity on Polis ({folder}):", highlight=False)
+            console.print(built[folder.name], highlight=False, soft_wrap=True)
+        for folder in polis_cruxes:  # one Polis crux table per folder, with sides, against the held-out statements
+            built[folder.name] = sides_markdown(polis_summarize(rescore_polis(folder, data)))
+            console.print(f"\nCruxes with sides on Polis ({folder}):", highlight=False)
             console.print(built[folder.name], highlight=False, soft_wrap=True)
         for folder in folders:
             table = load_table(folder)
@@ -464,21 +472,6 @@ POLIS_SIDES_COLUMNS = (
     ("restated_topic", "topic"), ("sides_precision", "P [95% CI]"), ("sides_recall_at_k", "R@5 [95% CI]"),
     ("sides_f1", "F1 [95% CI]"), ("calls", "calls"), ("wall_s", "wall s"),
 )
-
-
-def with_interval(mean: float, ci: tuple[float, float]) -> str:
-    """``0.5 [0.2–0.8]``; the interval left out when it is undefined.
-
-    >>> with_interval(0.5, (0.25, 0.75))
-    '0.50 [0.25–0.75]'
-    >>> with_interval(float("nan"), (float("nan"), float("nan")))
-    '—'
-    """
-    if math.isnan(mean):
-        return "—"
-    if any(math.isnan(v) for v in ci):
-        return f"{mean:.2f}"
-    return f"{mean:.2f} [{ci[0]:.2f}–{ci[1]:.2f}]"
 
 
 def _polis_cell(row: dict[str, Any], key: str) -> str:
