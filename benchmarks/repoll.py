@@ -58,10 +58,11 @@ sys.path.insert(0, str(ROOT))
 
 from pydantic import BaseModel, Field  # noqa: E402
 
+from crux_lab.analysis.polled import polls_of  # noqa: E402
 from crux_lab.analysis.recovery import match_texts, sides_agree  # noqa: E402
 from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
 from crux_lab.engines.base import shaped  # noqa: E402
-from crux_lab.engines.poll import POLL_PROMPT, POLL_SCHEMA, PollReply, _enum, is_open  # noqa: E402
+from crux_lab.engines.poll import POLL_PROMPT, POLL_SCHEMA, PollReply, answer_enum, is_open  # noqa: E402
 from crux_lab.llm import make_backend  # noqa: E402
 from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
 from crux_lab.llm.purposes import Purpose  # noqa: E402
@@ -98,7 +99,7 @@ class PickReply(BaseModel):
 
 
 # What the server is shown, as the poll shows its own: the answer from a closed list.
-PICK_SCHEMA = shaped(PickReply, _enum(("1", "2", "UNSURE")))
+PICK_SCHEMA = shaped(PickReply, answer_enum(("1", "2", "UNSURE")))
 
 
 def claim_of(question: str) -> tuple[str, str] | None:
@@ -129,14 +130,10 @@ ORDERS = ("poll", "either-or")
 def candidates(result: DebateResult) -> list[dict[str, Any]]:
     """Every candidate the run's poll asked (open questions left out): its question, the
     debate's sides with their words, and the poll's answers."""
-    polls = [c.poll for c in [*result.crux_cards, *result.cruxes] if c.poll is not None]
-    polls += [g.poll for g in result.common_ground if g.source == "poll" and g.poll is not None]
-    polls += result.poll.not_split if result.poll is not None else []
-    out, seen = [], set()
-    for p in polls:
-        if p.item_id in seen or not p.answers or is_open(p.question):
+    out = []
+    for p in polls_of(result):
+        if not p.answers or is_open(p.question):
             continue
-        seen.add(p.item_id)
         out.append({
             "item_id": p.item_id, "question": p.question,
             "debate_yes": [[s.persona_id, s.statement] for s in p.debate_yes_side],

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from crux_lab.models.domain import Crux, CruxCard, CruxPoll
 from crux_lab.models.result import DebateResult
 
-__all__ = ["answers_line", "poll_sections", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines", "unanimous_line"]
+__all__ = ["answers_line", "poll_sections", "crux_poll_lines", "decisive_line", "flip_lines", "names_text", "poll_lines",
+           "polls_of", "unanimous_line"]
 
 
 def names_text(ids: Sequence[str], names: Mapping[str, str]) -> str:
@@ -21,6 +22,23 @@ def names_text(ids: Sequence[str], names: Mapping[str, str]) -> str:
     """
     shown = [names.get(p, p) for p in ids]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else ""
+
+
+def polls_of(result: DebateResult) -> list[CruxPoll]:
+    """Every candidate the run's poll asked, each once: the split ones on the crux cards and
+    cruxes, then those it ruled out (answered alike, in common ground; or not split).
+
+    >>> polls_of(DebateResult.model_construct(crux_cards=[], cruxes=[], common_ground=[], poll=None))
+    []
+    """
+    polls = [c.poll for c in result.crux_cards if c.poll is not None]
+    polls += [c.poll for c in result.cruxes if c.poll is not None]
+    polls += [g.poll for g in result.common_ground if g.source == "poll" and g.poll is not None]
+    polls += result.poll.not_split if result.poll is not None else []
+    first: dict[str, CruxPoll] = {}
+    for poll in polls:
+        first.setdefault(poll.item_id, poll)
+    return list(first.values())
 
 
 def decisive_line(poll: CruxPoll, names: Mapping[str, str]) -> str:

@@ -58,6 +58,7 @@ from crux_lab.personas.loader import propositions_for
 from crux_lab.personas.prompt import build_system_prompt
 
 __all__ = [
+    "answer_enum",
     "POLL_PROMPT",
     "ask_alone",
     "PIVOT_PROMPT",
@@ -120,7 +121,15 @@ def _check_answer(answer: str, allowed: Sequence[str], info: ValidationInfo) -> 
         raise ValueError(f'"answer" must be one of {", ".join(allowed)}; got {answer.strip()[:60]!r}')
 
 
-def _enum(allowed: Sequence[str]) -> Any:
+def answer_enum(allowed: Sequence[str]) -> Any:
+    """A schema shaper (for :func:`~crux_lab.engines.base.shaped`) that closes a reply's
+    ``answer`` to the ``allowed`` words, as a server that enforces schemas makes a model write.
+
+    >>> schema = {"properties": {"answer": {"type": "string"}}}
+    >>> answer_enum(("YES", "NO"))(schema); schema["properties"]["answer"]["enum"]
+    ['YES', 'NO']
+    """
+
     def shape(schema: dict[str, Any]) -> None:
         schema["properties"]["answer"]["enum"] = list(allowed)
 
@@ -170,8 +179,8 @@ POLL_ENUM = ("HOLD", "REJECT", "UNSURE")
 POLL_WORDS = (*POLL_ENUM, "YES", "NO")
 PIVOT_ANSWERS = ("YES", "NO", "PARTLY")
 # What a server that enforces schemas is shown: the answer from its closed list.
-POLL_SCHEMA = shaped(PollReply, _enum(POLL_ENUM))
-PIVOT_SCHEMA = shaped(PivotReply, _enum(PIVOT_ANSWERS))
+POLL_SCHEMA = shaped(PollReply, answer_enum(POLL_ENUM))
+PIVOT_SCHEMA = shaped(PivotReply, answer_enum(PIVOT_ANSWERS))
 
 POLL_PROMPT = """One question, put to you alone. Do you hold the view it asks about, or reject it? Answer as yourself, from your own views.
 
