@@ -15,7 +15,7 @@ A RUNS_DIR holds run folders (each with result.json), e.g. the ``--runs-dir`` of
 - ``echo_rate``: echo guard firings (one warning event each) per persona turn attempted, and
   ``kept_out_echo``, the echo firings that kept a turn out;
 - ``kept_repeats``: kept turns that repeat the topic or an earlier kept turn by the echo
-  guard's rule as it is now (:func:`crux_lab.engines.guards.repeats`), so a run made under an
+  guard's rule as it is now (:func:`crux_lab.engines.guards.echo_problem`), so a run made under an
   older rule, or a copy a repair let through, is read the same way; ``repeat_rate`` is
   (kept-out echoes + kept repeats) per persona turn attempted;
 - ``role_flags``: kept turns with ``role_flag`` set, and ``guard_role``: role guard firings;
@@ -45,7 +45,7 @@ from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import guard_counts, guard_rates
 from crux_lab.analysis.recovery import Encoder, match_texts, similarity_to_propositions
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario, ScenarioError, load_scenarios
-from crux_lab.engines.guards import asks_topic, clipped, containment, repeats
+from crux_lab.engines.guards import clipped, containment, echo_problem, said_of
 from crux_lab.models import DebateResult, DialogueTurn
 from crux_lab.models.events import EngineError
 from crux_lab.personas.reading import read_stance, split_sentences
@@ -277,13 +277,12 @@ def wall(result: DebateResult) -> tuple[float, str]:
 
 
 def kept_repeats(result: DebateResult) -> int:
-    """Kept turns that repeat the topic or an earlier kept turn (the echo guard's rule now)."""
-    shown = [result.config.topic]
-    found = 0
-    for turn in result.transcript:
-        found += asks_topic(turn.dialogue, result.config.topic) or any(repeats(turn.dialogue, text) for text in shown)
-        shown.append(turn.dialogue)
-    return found
+    """Kept turns that the echo guard as it is now would send back (:func:`echo_problem`): a
+    repeat of the topic or of an earlier kept turn."""
+    turns = result.transcript
+    names = dict(result.persona_names)
+    return sum(echo_problem(t.dialogue, said_of(turns[:i], names), result.config.topic, t.persona_id, t.stance) is not None
+               for i, t in enumerate(turns))
 
 
 def _share(part: int, whole: int) -> float | None:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from crux_lab.analysis.restates import content_words, topic_coverage_of, within_topic
-from crux_lab.engines.base import TurnReply, stance_of
+from crux_lab.engines.base import ANSWER_STANCE_PROMPT, TURN_FIELDS_PROMPT, TurnReply, stance_of
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.models.events import EngineError
@@ -157,8 +157,19 @@ def said_of(turns: Sequence[DialogueTurn], names: Mapping[str, str]) -> list[Sai
     ]
 
 
-def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str | None:
-    """What a turn repeats, in words for the model; None when it says something new.
+# What a turn request tells the model about its reply's fields. Qwen2.5-1.5B once wrote a turn
+# of these words ("Your answer to the claim you address"): 1 of the 10 turns of the crux_rooms
+# cassette, 0 of 354 turns in the committed Qwen runs (dev and the speaker stages).
+FORM_WORDS = f"{TURN_FIELDS_PROMPT} {ANSWER_STANCE_PROMPT}"
+
+
+def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None) -> str | None:
+    """What a turn repeats, in words for the model; None when it says something new. A turn
+    whose ``stance`` is the opposite of another speaker's earlier turn, and whose negations
+    differ from that turn's (:func:`negations`), is a denial of it: the content-word rule of
+    :func:`repeats` is not applied between the two, only the word triples are. (Not so against
+    the speaker's own turns, nor for a copy with the same negations: on a small model a copy
+    comes back with its stance field flipped.)
 
     >>> e = [Said("schiff", "Peter Schiff", "Gold has been money for five thousand years and bitcoin has not.")]
     >>> print(echo_problem("Gold has been money for five thousand years and bitcoin has not.", e, "Is gold better?", "saylor"))
@@ -169,16 +180,18 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str) -> str
     True
     >>> echo_problem("  ", e, "Is gold better?", "saylor")
     'this turn is empty; say what you think of the claim in front of you'
+    >>> echo_problem("Your answer to the claim you address", e, "Is gold better?", "saylor")
+    "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     """
     if not text.strip():
         return "this turn is empty; say what you think of the claim in front of you"
     if repeats(text, topic) or asks_topic(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
+    if containment(text, FORM_WORDS) >= ECHO_AT:
+        return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
-        # word triples only: the simulator's speakers, with two beliefs each in the test decks,
-        # say their content words again in every turn, and the word rule ended their debates
-        # (benchmarks/speaker_health.py counts such kept turns on a real model: "kept repeats")
-        if containment(text, s.text) >= ECHO_AT:
+        denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
+        if containment(text, s.text) >= ECHO_AT if denial else repeats(text, s.text):
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
             return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
@@ -192,7 +205,13 @@ def repeats(text: str, source: str) -> bool:
     (``own_words``) makes of a copy: Qwen2.5-1.5B
     then restated the topic as "Should Brackwater allow six-storey apartment buildings around
     its railway station?", and two more of its 13 panel turns were such copies of earlier turns.
-    The guard applies it to the topic; the speakers' benchmark counts it against every turn.
+    The echo guard applies both rules to the topic and to every earlier turn (only the triples to
+    another speaker's turn of the opposite stance: :func:`echo_problem`). On dev (Qwen2.5-1.5B,
+    panel, seed 0, all six scenarios) the second rule alone caught 15 of 82 turns, each read as a
+    copy of an earlier turn with words changed ("I don't believe raising water bills to replace
+    the old mains would be justified." after the same speaker's "I don't believe raising water
+    bills to replace old mains would be justified. While it may seem …"); before, only the
+    speakers' benchmark counted them ("kept repeats").
 
     >>> topic = "Should Brackwater allow six-storey apartment blocks around its railway station?"
     >>> repeats("Should Brackwater allow six-storey apartment buildings around its railway station?", topic)
@@ -208,6 +227,18 @@ def repeats(text: str, source: str) -> bool:
         return False
     shared = mine & content_words(source)
     return len(shared) >= ECHO_AT * len(mine) and len(mine - shared) <= ECHO_NEW_WORDS
+
+
+_NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|neither|nor|cannot|disagree|reject|deny|doubt)\b|n['’]t\b", re.IGNORECASE)
+
+
+def negations(text: str) -> int:
+    """How many negations ``text`` has ("not", "n't", "no", "disagree", ...).
+
+    >>> negations("No, it is not reasonable, and I don't doubt it."), negations("Yes, it is reasonable.")
+    (4, 0)
+    """
+    return len(_NEGATION.findall(text))
 
 
 TOPIC_COVERED = 0.75  # share of the topic's content words a one-question turn must use to restate it
@@ -480,7 +511,7 @@ class TurnGuard:
         return {"turn_guard": self}
 
     def check(self, text: str, stance: str | None, named_reason: str | None, addresses: Sequence[str]) -> Finding | None:
-        problem = echo_problem(text, self.earlier, self.topic, self.persona_id)
+        problem = echo_problem(text, self.earlier, self.topic, self.persona_id, stance)
         if problem is not None:
             return Finding("echo", self.persona_id, problem, text)
         others = [s.text for s in self.earlier if s.persona_id != self.persona_id]

@@ -153,6 +153,13 @@ _PERSON_RIGHT = re.compile(
     r"(?P<that>that\s+)(?P<claim>[^?]+?)\s*\??\s*$",
     re.IGNORECASE,
 )
+# "Is Peter Schiff arguing that S?": what a person is saying, where S is the question.
+_PERSON_SAYING = re.compile(
+    r"^\s*(?:is|are)\s+(?P<who>.{1,80}?)\s+(?:still\s+|really\s+)?"
+    r"(?:arguing|claiming|saying|suggesting|asserting|contending|insisting|maintaining)\s+"
+    r"(?P<that>that\s+)(?P<claim>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
 _PERSON_CLAIM_VALID = re.compile(
     r"^\s*is\s+(?P<who>.{1,80}?)['’]s?\s+(?:claim|argument|view|belief|assertion|premise|point)\s+(?P<that>that\s+)"
     r"(?P<claim>[^?]+?),?\s+(?:a\s+)?(?:valid|true|correct|right|sound)(?:\s+(?:argument|claim|point|one))?\s*\??\s*$",
@@ -169,7 +176,8 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     group believes, thinks, agrees, argues, holds, claims, says, expects, accepts or feels a
     clause, or asks whether "the claim that" it is a premise of (or relevant to) their
     disagreement, or whether a persona is right (or correct) in asserting "that" it, or whether a
-    persona's claim "that" it is valid (true), that clause becomes the question: "Is it true that
+    persona's claim "that" it is valid (true), or whether a persona is arguing (claiming, saying,
+    …) "that" it, that clause becomes the question: "Is it true that
     Bitcoin is a bubble?". Anything else (no such verb, a subject that is no persona, "believe
     in", a verb other than believe or think without "that", "disagrees with", whose yes is a no
     to the clause) is None: the question is kept as it was written.
@@ -193,6 +201,11 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     'Is it true that Bitcoin has no intrinsic value?'
     >>> world_question("Is Peter Schiff's claim that Bitcoin lacks intrinsic value a valid argument?", names)
     'Is it true that Bitcoin lacks intrinsic value?'
+    >>> world_question("Is Peter Schiff arguing that scarcity alone does not create value?", names)
+    'Is it true that scarcity alone does not create value?'
+    >>> world_question("Is Michael Saylor's claim that Bitcoin has no value correct, or is Peter Schiff's claim that "
+    ...                "gold has real demand correct?", names) is None
+    True
     >>> [world_question(q, names) for q in ["Is Bitcoin's supply fixed?", "Does Schiff believe in Bitcoin?",
     ...  "Does scarcity believe nothing?", "Does Schiff accept price momentum as proof?",
     ...  "Does the first group favor higher taxes?"]]
@@ -200,7 +213,8 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
     """
     if (m := _ABOUT_DEBATE.match(question)) is not None:
         return f"Is it true that {m.group('claim').strip().rstrip('.')}?"
-    m = _ABOUT_PERSON.match(question) or _PERSON_RIGHT.match(question) or _PERSON_CLAIM_VALID.match(question)
+    m = (_ABOUT_PERSON.match(question) or _PERSON_RIGHT.match(question) or _PERSON_CLAIM_VALID.match(question)
+         or _PERSON_SAYING.match(question))
     if m is None:
         return None
     who = " ".join(m.group("who").lower().split())
@@ -211,9 +225,12 @@ def world_question(question: str, names: Mapping[str, str]) -> str | None:
         return None  # a yes to it is a no to the claim: the card's positions would read backwards
     if not m.group("that") and (m.group("verb").lower() not in ("believe", "think") or _words(claim)[:1] in (["in"], ["about"], ["of"], ["so"])):
         return None
-    if len(_words(claim)) < 2:
-        return None
+    if len(_words(claim)) < 2 or _EITHER_OR.search(claim):
+        return None  # "Is A's claim that X correct, or is B's claim that Y correct?" holds two claims, not one
     return f"Is it true that {claim}?"
+
+
+_EITHER_OR = re.compile(r",?\s+or\s+(?:is|are|does|do|did|was|were)\s", re.IGNORECASE)
 
 
 _HOLDS = re.compile(

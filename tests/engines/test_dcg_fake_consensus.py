@@ -95,5 +95,5 @@ def test_fake_consensus_rate_v2_positive_dcg_zero() -> None:
 
 def test_no_fake_consensus_without_missed_attacks() -> None:
     for engine in ("dialogue", "dcg"):
-        a = audited(engine, 0.0, 1)  # seed 1: the simulated pair hear each other disagree (at seed 0 they never do)
+        a = audited(engine, 0.0, 0)  # seed 0: the simulated pair hear each other disagree (at seeds 1-3 they never do)
         assert a.polarized and not a.fake_consensus and not a.contradictory_common_ground

@@ -83,7 +83,7 @@ def test_debate_runs_through_four_phases_and_is_valid(engine: str) -> None:
 
 
 def test_v2_graph_semantics_match_the_argumentation_library() -> None:
-    r = debate("dialogue", 1)  # a seed whose simulated speakers hear each other disagree, so the graph has attacks
+    r = debate("dialogue", 0)  # a seed whose simulated speakers hear each other disagree, so the graph has attacks
     g = r.graph
     assert len(g.arguments) >= 2 and g.attacks
     af = ArgumentFramework.from_edges([a.id for a in g.arguments], [(x.from_arg_id, x.to_arg_id) for x in g.attacks])
@@ -219,7 +219,10 @@ def test_a_crystallizer_reply_missing_a_field_is_repaired_once_then_skipped_with
     r = asyncio.run(run_debate(config("dcg"), backend=backend))
     assert backend.attempts == 2  # the reply and its one repair
     warnings = [e for e in r.events if isinstance(e, EngineError)]
-    assert [w.purpose for w in warnings if "skipped" in w.error] == ["crystallize"]
+    # the crystallizer's reply skipped once; any other skip is a turn the echo guard kept out
+    skipped = [w for w in warnings if "skipped" in w.error]
+    assert [w.purpose for w in skipped if w.purpose == "crystallize"] == ["crystallize"]
+    assert all(w.purpose == "guard_echo" or "echo guard" in w.error for w in skipped if w.purpose != "crystallize")
     assert all(w.level == "warning" for w in warnings)
     # the debate went on: later crystallizations landed and the debate completed
     assert r.complete and r.error is None and r.dcg.disputes

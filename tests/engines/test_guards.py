@@ -76,11 +76,49 @@ def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
                     "empty flats above Brackwater's high-street shops also presents risks.")]
     copy = "Converting the rooms above shops and bringing back the empty flats above the station would not be allowed."
     assert repeats(copy, earlier[0].text)  # what the speakers' benchmark counts as a kept repeat
-    # the guard reads an earlier turn by word triples alone: the simulator's two-belief speakers
-    # say their content words in every turn
-    assert echo_problem(copy, earlier, topic, "housing-builder") is None
+    problem = echo_problem(copy, earlier, topic, "housing-builder")
+    assert problem is not None and "your own earlier turn" in problem
     # a denial of the same claim with a reason of its own is no echo
     assert echo_problem("Flats above shops are few, and most need new stairs before anyone can live in them.", earlier, topic, "b") is None
+
+
+def test_an_earlier_turn_said_again_with_words_changed_is_sent_back() -> None:
+    """Qwen2.5-1.5B's panel turns on dev (seed 0), each a copy of an earlier turn with a word or
+    two changed, which the word-triple rule alone kept (15 of 82 turns on the six scenarios)."""
+    water = "Should Thornmere raise water bills to replace its old water mains?"
+    mine = Said("water-pensioner", "The Pensioner", "I don't believe raising water bills to replace old mains would be "
+                "justified. While it may seem logical to save money, the benefits of reducing water loss are negligible.")
+    problem = echo_problem("I don't believe raising water bills to replace the old mains would be justified.", [mine],
+                           water, "water-pensioner")
+    assert problem is not None and "your own earlier turn" in problem
+    health = "Should Fenwick Cross open a supervised drug consumption room in its town centre?"
+    theirs = Said("public-health-shopkeeper", "The Shopkeeper", "Yes, it is reasonable to consider opening a supervised "
+                  "drug consumption room if it improves access to treatment, reduces the risk of overdoses and enhances public health.")
+    problem = echo_problem("I think it's reasonable to consider opening a supervised drug consumption room if it improves "
+                           "access to treatment, reduces the risk of overdoses, and enhances public health.", [theirs], health,
+                           "public-health-councillor")
+    assert problem is not None and "The Shopkeeper's earlier turn" in problem
+    # the other side of another speaker's turn, in its words, is a denial, not an echo; against
+    # one's own turn a flipped stance field does not excuse a copy
+    theirs = Said(theirs.persona_id, theirs.name, theirs.text, "pro")
+    denial = ("No, it is not reasonable to consider opening a supervised drug consumption room if it improves access "
+              "to treatment, reduced the risk of overdose and enhances public health.")
+    assert echo_problem(denial, [theirs], health, "public-health-nurse", "con") is None
+    assert echo_problem(denial, [theirs], health, "public-health-nurse", "pro") is not None
+    mine = Said("public-health-nurse", "The Nurse", theirs.text, "pro")
+    assert echo_problem(denial, [mine], health, "public-health-nurse", "con") is not None
+    # the other speaker's sentence with the stance field flipped and no negation of its own is a
+    # copy, not a denial (Qwen2.5-1.5B on the panel cassette, Schiff after Saylor)
+    topic = "Is Bitcoin a better long-term store of value than gold?"
+    saylor = Said("michael-saylor", "Michael Saylor", "I understand your concerns about the risks associated with holding "
+                  "Bitcoin, such as price fluctuations, regulatory uncertainties, and security issues, but the potential "
+                  "benefits outweigh these concerns.", "pro")
+    parrot = ("I understand your concerns about the risks associated with Bitcoin, such as price fluctuations, regulatory "
+              "uncertainty, and security issues, but I believe the potential benefits outweigh these concerns.")
+    assert echo_problem(parrot, [saylor], topic, "peter-schiff", "con") is not None
+    # the same subject in a turn with points of its own is kept
+    assert echo_problem("A supervised room moves injecting off the street, but Fenwick Cross has no clinic staff to run "
+                        "one at night and the police would have to agree not to wait outside.", [theirs], health, "b") is None
 
 
 def test_a_short_question_in_the_topic_words_is_the_topic_asked_back() -> None:
