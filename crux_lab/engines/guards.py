@@ -206,7 +206,7 @@ def repeats(text: str, source: str) -> bool:
     then restated the topic as "Should Brackwater allow six-storey apartment buildings around
     its railway station?", and two more of its 13 panel turns were such copies of earlier turns.
     The echo guard applies both rules to the topic and to every earlier turn (only the triples to
-    another speaker's turn of the opposite stance: :func:`echo_problem`). On dev (Qwen2.5-1.5B,
+    another speaker's turn of the opposite stance with other negations: :func:`echo_problem`). On dev (Qwen2.5-1.5B,
     panel, seed 0, all six scenarios) the second rule alone caught 15 of 82 turns, each read as a
     copy of an earlier turn with words changed ("I don't believe raising water bills to replace
     the old mains would be justified." after the same speaker's "I don't believe raising water
