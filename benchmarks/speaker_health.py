@@ -41,9 +41,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.metrics import guard_counts, guard_rates
-from crux_lab.analysis.recovery import Encoder, match_texts, similarity_to_propositions
+from crux_lab.analysis.recovery import Encoder, closest_to_topic, match_texts
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario, ScenarioError, load_scenarios
 from crux_lab.engines.guards import clipped, containment, echo_problem, said_of
 from crux_lab.models import DebateResult, DialogueTurn
@@ -188,16 +187,15 @@ def claim_texts(result: DebateResult) -> dict[str, str]:
 
 def tie_claims(claims: Mapping[str, str], scenario: Scenario, encoder: Encoder) -> dict[str, PlantedProposition]:
     """Claim id -> the planted proposition its text states, by the recovery scorer's match; the
-    topic by its cosine alone (the scorer's rule against restating the topic would refuse it)."""
+    topic to the contested proposition closest to it, as the topic canary reads its sides
+    (:func:`~crux_lab.analysis.recovery.closest_to_topic`; the scorer's rule against restating
+    the topic would refuse it)."""
     by_id = {p.id: p for p in scenario.propositions}
     ids = [k for k in claims if k != TOPIC]
     out = {k: by_id[m.proposition_id] for k, m in zip(ids, match_texts([claims[k] for k in ids], scenario, encoder), strict=True)
            if m.proposition_id is not None}
     if TOPIC in claims:
-        sim = similarity_to_propositions([claims[TOPIC]], scenario, encoder)[0, :-1]
-        best = int(sim.argmax())
-        if sim[best] >= default_calibration().threshold:
-            out[TOPIC] = scenario.propositions[best]
+        out[TOPIC] = closest_to_topic(scenario, encoder)
     return out
 
 

@@ -4,11 +4,20 @@ Crux recovery (:mod:`crux_lab.analysis.recovery`) decides whether a crux an engi
 a planted one by the cosine similarity of their embeddings. The threshold comes from
 ``crux_lab/data/calibration/paraphrases.jsonl``: 24 hand-written disputed claims from
 domains that no deck and no evaluation scenario uses (public health, justice, farming,
-migration, ...), each with two paraphrases (one a question, one a reworded "whether" clause)
-and two hard negatives from the same domain. Nothing in it comes from the offline backend's
-paraphrases, so the threshold is not tuned to their wording.
+migration, ...), each with two paraphrases (one a question, one a reworded "whether" clause),
+two hard negatives from the same domain, and two near misses (``near``): questions about the
+claim's own subject that ask another thing (its cost, its intent, a side effect), such as
+"Is a sugar tax mainly meant to raise money for the government?" beside "A sugar tax reduces
+childhood obesity." Nothing in it comes from the offline backend's paraphrases, so the
+threshold is not tuned to their wording.
 
-The threshold maximises F0.5 over the 96 pairs: a recovery benchmark must not credit a crux
+The near misses are what a model writes when it debates a claim without stating it, and what
+a reader of the Qwen dev runs rejected most (``benchmarks/items/recovery-qwen-dev/reader.jsonl``:
+"Does the fire service's charge for water affect the overall water bill?" for "Water 'lost' in
+Thornmere includes water used unmetered by the fire service ..."). Without them the threshold
+was 0.58, and the scorer matched 17 of the 53 items the reader labelled there, the reader 3.
+
+The threshold maximises F0.5 over the 144 pairs: a recovery benchmark must not credit a crux
 that was not found, so precision weighs more than recall.
 """
 
@@ -56,9 +65,9 @@ def load_pairs(path: Path = PAIRS_FILE) -> list[tuple[str, str, bool]]:
         try:
             row = json.loads(line)
             pairs += [(row["anchor"], p, True) for p in row["positives"]]
-            pairs += [(row["anchor"], q, False) for q in row["negatives"]]
+            pairs += [(row["anchor"], q, False) for q in [*row["negatives"], *row.get("near", [])]]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{n}: not a calibration row ({exc}); each line needs anchor, positives, negatives") from None
+            raise ValueError(f"{path}:{n}: not a calibration row ({exc}); each line needs anchor, positives, negatives (and near)") from None
     return pairs
 
 

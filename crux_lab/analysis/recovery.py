@@ -58,7 +58,7 @@ from crux_lab.analysis.crux_text import as_debated as debated
 from crux_lab.analysis.crux_text import crux_texts
 from crux_lab.analysis.metrics import question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
-from crux_lab.analysis.scenarios import Scenario
+from crux_lab.analysis.scenarios import PlantedProposition, Scenario
 from crux_lab.analysis.stats import cluster_interval, nanmean
 from crux_lab.embed import get_embedder
 from crux_lab.models.result import DebateResult
@@ -73,6 +73,7 @@ __all__ = [
     "RecoveryRun",
     "RecoveryScore",
     "canaries",
+    "closest_to_topic",
     "items_of",
     "judge_items",
     "match_texts",
@@ -359,6 +360,17 @@ def score_recovery(
     return score
 
 
+def closest_to_topic(scenario: Scenario, encoder: Encoder | None = None) -> PlantedProposition:
+    """The contested planted proposition whose words are closest to the debate's topic (by the
+    scorer's cosine, without a threshold): whose sides the topic canary carries, and on which a
+    persona's side of the topic is read (``benchmarks/speaker_health.py``)."""
+    contested = [p for p in scenario.propositions if p.contested]
+    if len(contested) == 1:
+        return contested[0]
+    sim = similarity_to_propositions([scenario.topic], scenario, encoder or get_embedder())[0, :-1]
+    return max(contested, key=lambda p: sim[scenario.propositions.index(p)])
+
+
 def canaries(scenario: Scenario, encoder: Encoder | None = None) -> dict[str, list[Item]]:
     """Three item lists every scorer must read right on every scenario:
 
@@ -372,12 +384,7 @@ def canaries(scenario: Scenario, encoder: Encoder | None = None) -> dict[str, li
     the oracle 1.
     """
     contested = [p for p in scenario.propositions if p.contested]
-    if encoder is None:
-        encoder = get_embedder()
-    closest = contested[0]
-    if len(contested) > 1:
-        sim = similarity_to_propositions([scenario.topic], scenario, encoder)[0, :-1]
-        closest = max(contested, key=lambda p: sim[scenario.propositions.index(p)])
+    closest = closest_to_topic(scenario, encoder)
     yes = tuple(pid for pid, st in closest.stances.items() if st == "pro")
     no = tuple(pid for pid, st in closest.stances.items() if st == "con")
     topic = scenario.topic.strip()

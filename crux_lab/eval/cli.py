@@ -363,6 +363,7 @@ with the current scorer: print each, and with --check compare it with the README
         poll_against_debate,
         poll_markdown,
         reader_agreement,
+        reader_markdown,
         rescore,
         table_markdown,
     )
@@ -401,10 +402,12 @@ with the current scorer: print each, and with --check compare it with the README
                 console.print(built[f"{table.name}.poll"], highlight=False, soft_wrap=True)
             for line in table.notes:
                 console.print(f"[yellow]note[/yellow] {line}", highlight=False, soft_wrap=True)
-            if (reader := reader_agreement(table, scores)) is not None:
-                console.print(f"reader's check: {reader['labels']} items labelled, {reader['accepted']} accepted; Cohen's kappa "
+            if (reader := reader_agreement(table, scores)) is not None:  # a reader's labels against the scorer
+                built[f"{table.name}.reader"] = reader_markdown(reader)
+                console.print(f"\nA reader's check: {reader['labels']} items labelled, {reader['accepted']} accepted; Cohen's kappa "
                               f"with the text match {_fmt(reader['kappa_text'])}, with recovery with sides "
                               f"{_fmt(reader['kappa_sides'])}", highlight=False)
+                console.print(built[f"{table.name}.reader"], highlight=False, soft_wrap=True)
             arms = list(dict.fromkeys(s.engine for s in scores))
             base = next((a for a in arms if a.startswith("direct+") and "informed=true" in a and "samples" not in a), None)
             debates = [a for a in arms if a.split("+")[0] in table.settings.get("debate_engines", [])]

@@ -49,6 +49,7 @@ __all__ = [
     "poll_against_debate",
     "poll_markdown",
     "reader_agreement",
+    "reader_markdown",
     "rescore",
     "table_markdown",
     "write_record",
@@ -56,7 +57,7 @@ __all__ = [
 
 VERSION = 1
 TABLE_FILE = "table.json"
-READER_FILE = "reader.jsonl"  # a reader's labels: {"arm", "scenario", "seed", "text", "accept", "why"} a line
+READER_FILE = "reader.jsonl"  # a reader's labels, one a line (see :func:`reader_agreement`)
 CANARY = "canary:"
 
 
@@ -368,42 +369,81 @@ def k_for_budget(scores: Sequence[RecoveryScore], baseline: str, debate_arms: Se
     return max(1, round(statistics.median(debates) / base))
 
 
-def reader_agreement(table: Table, scores: Sequence[RecoveryScore]) -> dict[str, Any] | None:
-    """A reader's check of a table: the labels in its ``reader.jsonl`` (accept or reject, with
-    one line why), each found among the rescored items (``scores``, in :func:`rescore`'s order),
-    against the scorer's text match and its recovery with sides: Cohen's kappa of each, overall
-    and per arm, and the items where reader and scorer disagree. ``None`` when there is no
-    reader file; a label whose item is not in the table is a named error."""
+def reader_agreement(table: Table, scores: Sequence[RecoveryScore], encoder: Encoder | None = None) -> dict[str, Any] | None:
+    """A reader's check of a table: the labels in its ``reader.jsonl``, each found among the
+    rescored items, against the scorer. A label names its item (``arm``, ``scenario``,
+    ``seed``, ``text``) and the sides it was read with (``view``: ``"poll"``, the run's items as
+    ``scores`` holds them, in :func:`rescore`'s order; or ``"debate"``, a polled record's
+    candidates on the sides its debate gave them), and gives the reader's two verdicts:
+    ``matches`` (the item asks a contested planted proposition's question; default ``accept``)
+    and ``accept`` (that, with its sides right), with one line ``why``. Cohen's kappa of
+    ``matches`` against the scorer's text match to a contested proposition, and of ``accept``
+    against its recovery with sides, overall and per arm, and the items where reader and
+    scorer disagree. ``None`` when there is no reader file; a label whose item is not in the
+    table is a named error."""
     path = table.folder / READER_FILE
     if not path.is_file():
         return None
-    judged: dict[tuple[str, str, int, str], Any] = {}
+    judged: dict[tuple[str, str, str, int, str], Any] = {}
+    scenarios: dict[str, Scenario] | None = None
     for rec, score in zip(table.records, scores, strict=True):
         for j in score.judged:
-            judged[(rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
+            judged[("poll", rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
+        if isinstance(rec.get("poll"), dict):
+            if scenarios is None:
+                scenarios = {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
+            raw = rec["poll"].get("debate_items", [])
+            for j in score_items([_item(i) for i in raw], scenarios[rec["scenario"]], encoder, engine=rec["arm"]).judged:
+                judged[("debate", rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             label = json.loads(line)
-            key = (label["arm"], label["scenario"], int(label["seed"]), label["text"])
+            view = label.get("view", "poll")
+            key = (view, label["arm"], label["scenario"], int(label["seed"]), label["text"])
             accept = bool(label["accept"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ItemsError(f"{path}: line {n}: {exc}; each line is {{\"arm\", \"scenario\", \"seed\", \"text\", \"accept\", \"why\"}}.") from None
+            matches = bool(label.get("matches", accept))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ItemsError(f"{path}: line {n}: {exc}; each line is {{\"arm\", \"scenario\", \"seed\", \"text\", "
+                             f"\"view\", \"matches\", \"accept\", \"why\"}}.") from None
+        if view not in ("poll", "debate"):
+            raise ItemsError(f"{path}: line {n}: view {view!r}; use \"poll\" (the run's items) or \"debate\" (the debate's sides).")
         if key not in judged:
-            raise ItemsError(f"{path}: line {n}: no item {label['text']!r} of {label['arm']} on {label['scenario']} s{label['seed']} in this table.")
+            raise ItemsError(f"{path}: line {n}: no item {label['text']!r} of {label['arm']} on {label['scenario']} "
+                             f"s{label['seed']} ({view} sides) in this table.")
         j = judged[key]
-        rows.append((label["arm"], accept, j.match.how == "embedding" and j.sides != "n/a", j.recovered, label.get("why", ""), label["text"]))
+        rows.append({"arm": label["arm"], "view": view, "text": label["text"], "why": label.get("why", ""),
+                     "reader_matches": matches, "reader_accepts": accept,
+                     "matched": j.match.how == "embedding" and j.sides != "n/a", "recovered": j.recovered})
 
-    def kappas(mine: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
-        reader = [r[1] for r in mine]
-        return {"labels": len(mine), "accepted": sum(reader),
-                "kappa_text": cohen_kappa(reader, [r[2] for r in mine]),
-                "kappa_sides": cohen_kappa(reader, [r[3] for r in mine])}
+    def kappas(mine: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return {"labels": len(mine), "accepted": sum(r["reader_accepts"] for r in mine),
+                "reader_matched": sum(r["reader_matches"] for r in mine),
+                "matched": sum(r["matched"] for r in mine), "recovered": sum(r["recovered"] for r in mine),
+                "kappa_text": cohen_kappa([r["reader_matches"] for r in mine], [r["matched"] for r in mine]),
+                "kappa_sides": cohen_kappa([r["reader_accepts"] for r in mine], [r["recovered"] for r in mine])}
 
     return {
         **kappas(rows),
-        "per_arm": {arm: kappas([r for r in rows if r[0] == arm]) for arm in dict.fromkeys(r[0] for r in rows)},
-        "disagreements": [{"arm": r[0], "text": r[5], "reader": r[1], "recovered": r[3], "why": r[4]} for r in rows if r[1] != r[3]],
+        "per_arm": {arm: kappas([r for r in rows if r["arm"] == arm]) for arm in dict.fromkeys(r["arm"] for r in rows)},
+        "disagreements": [{"arm": r["arm"], "view": r["view"], "text": r["text"], "reader_matches": r["reader_matches"],
+                           "matched": r["matched"], "reader": r["reader_accepts"], "recovered": r["recovered"], "why": r["why"]}
+                          for r in rows if r["reader_accepts"] != r["recovered"] or r["reader_matches"] != r["matched"]],
     }
+
+
+def reader_markdown(agreement: Mapping[str, Any]) -> str:
+    """:func:`reader_agreement` as a Markdown table: per arm and in all, the labels, the items
+    the reader and the scorer each match by text and accept (recovered with sides), and
+    Cohen's kappa of each pair ("–" where one rater gives a single verdict throughout)."""
+    head = ("| arm | labels | text match: reader | text match: scorer | kappa | with sides: reader accepts "
+            "| with sides: scorer recovers | kappa |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for arm, k in [*agreement["per_arm"].items(), ("**all**", agreement)]:
+        lines.append("| " + " | ".join([
+            f"`{arm}`" if not arm.startswith("*") else arm, str(k["labels"]), str(k["reader_matched"]), str(k["matched"]),
+            cell(k["kappa_text"]), str(k["accepted"]), str(k["recovered"]), cell(k["kappa_sides"]),
+        ]) + " |")
+    return "\n".join(lines)

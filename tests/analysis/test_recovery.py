@@ -3,13 +3,14 @@ the store. Ids on the items are ignored: only their words count."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from crux_lab.analysis.calibration import best_threshold, calibrate, load_pairs
+from crux_lab.analysis.calibration import PAIRS_FILE, best_threshold, calibrate, load_pairs
 from crux_lab.analysis.recovery import (
     match_texts,
     recovery_frame,
@@ -116,12 +117,25 @@ def test_match_texts_by_words_only() -> None:
 
 def test_calibration_separates_held_out_paraphrases() -> None:
     pairs = load_pairs()
-    assert len(pairs) >= 90 and sum(y for _, _, y in pairs) == len(pairs) // 2
+    assert len(pairs) >= 140 and sum(y for _, _, y in pairs) == len(pairs) // 3  # paraphrases, negatives, near misses
     cal = calibrate(WordEncoder())
-    # bag-of-words still separates most pairs; the threshold is inside the grid and P >= R trade-off holds
-    assert 0.3 <= cal.threshold <= 0.95 and cal.precision >= 0.8
+    # bag-of-words shares the near misses' subject words, so it separates them badly; it still
+    # beats calling every pair a match (a third of them are), inside the grid
+    assert 0.3 <= cal.threshold <= 0.95 and cal.precision > 1 / 3
     assert "held-out" in cal.describe()
     assert best_threshold([0.9, 0.2], [True, False])[1:] == (1.0, 1.0, 1.0)
+
+
+def test_near_misses_raise_the_threshold(tmp_path) -> None:
+    """Questions about a claim's subject that ask another thing (``near``) are what a model writes
+    beside a crux; with them among the negatives, the calibrated threshold is higher than
+    without, and precision on the plain negatives alone does not fall."""
+    rows = [json.loads(line) for line in PAIRS_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert all(len(r["near"]) == 2 for r in rows)
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "near"}) + "\n" for r in rows), encoding="utf-8")
+    with_near, without = calibrate(), calibrate(path=plain)
+    assert with_near.threshold > without.threshold and with_near.negatives == 2 * without.negatives
 
 
 def test_empty_debate_scores_nan_precision_zero_recall_zero_f1() -> None:

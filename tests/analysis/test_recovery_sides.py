@@ -133,7 +133,7 @@ def test_every_table_in_the_benchmarks_readme_rebuilds_from_its_committed_items(
     assert out.exit_code == 0, out.output
     blocks = table_blocks((REPO / "benchmarks" / "README.md").read_text(encoding="utf-8"))
     kept = {p.name for p in ITEMS.iterdir() if p.is_dir()} | {p.name for p in (REPO / "benchmarks" / "polis_items").iterdir() if p.is_dir()}
-    assert blocks and {name.removesuffix(".poll") for name in blocks} <= kept
+    assert blocks and {name.removesuffix(".poll").removesuffix(".reader") for name in blocks} <= kept
 
 
 def test_every_cosine_quoted_in_the_benchmarks_readme_is_in_the_committed_items() -> None:
@@ -180,7 +180,7 @@ def test_a_bad_arm_is_one_named_line(tmp_path: Path) -> None:
 
 
 def test_the_readers_check_gives_kappa_and_names_a_label_with_no_item(tmp_path: Path) -> None:
-    from crux_lab.eval.items import reader_agreement
+    from crux_lab.eval.items import reader_agreement, reader_markdown
 
     scenario = load_scenarios(SETS["dev"])[2]
     contested = [p for p in scenario.propositions if p.contested]
@@ -197,6 +197,18 @@ def test_the_readers_check_gives_kappa_and_names_a_label_with_no_item(tmp_path: 
     assert got is not None and got["labels"] == 3 and got["accepted"] == 2
     assert got["kappa_text"] == 1.0  # the reader accepts exactly the two text matches
     assert 0.0 < got["kappa_sides"] < 1.0 and [d["text"] for d in got["disagreements"]] == [contested[1].question]
+    # the reader's two verdicts apart: the sideless item matches by text but is not accepted
+    (tmp_path / "reader.jsonl").write_text("".join(
+        json.dumps({"arm": "dcg", "scenario": scenario.id, "seed": 0, "text": t, "matches": m, "accept": a}) + "\n"
+        for t, m, a in [(contested[0].question, True, True), (contested[1].question, True, False),
+                        ("Is the weather nice in spring?", False, False)]))
+    got = reader_agreement(table, rescore(table))
+    assert got is not None and got["kappa_text"] == 1.0 and got["kappa_sides"] == 1.0 and got["disagreements"] == []
+    assert "| `dcg` | 3 | 2 | 2 | 1.00 | 1 | 1 | 1.00 |" in reader_markdown(got)
     (tmp_path / "reader.jsonl").write_text(json.dumps({"arm": "dcg", "scenario": scenario.id, "seed": 0, "text": "not there", "accept": True}) + "\n")
     with pytest.raises(ValueError, match=r"reader\.jsonl: line 1: no item 'not there'"):
+        reader_agreement(table, rescore(table))
+    (tmp_path / "reader.jsonl").write_text(json.dumps({"arm": "dcg", "scenario": scenario.id, "seed": 0, "text": contested[0].question,
+                                                       "view": "room", "accept": True}) + "\n")
+    with pytest.raises(ValueError, match=r"reader\.jsonl: line 1: view 'room'"):
         reader_agreement(table, rescore(table))
