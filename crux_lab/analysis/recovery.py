@@ -16,8 +16,9 @@ its sides**, never by an id:
 - else the best proposition is *matched by text* when the cosine reaches the threshold;
 - a text match with a contested proposition is **recovered** only when the item's sides agree
   with the answer key (:func:`sides_agree`): its YES and NO personas split as the planted pro
-  and con do, in either polarity, with at least one persona on each side, none on both and none
-  misplaced. An item without sides can be matched by text but never recovered.
+  and con do, with at least one persona on each side, none on both and none misplaced; in either
+  polarity, except that an item in the proposition's own words is read in its own
+  (:func:`polarity_of`). An item without sides can be matched by text but never recovered.
 
 The threshold is calibrated on a held-out paraphrase set (:mod:`crux_lab.analysis.calibration`:
 hand-written claims from domains no deck or scenario uses, with paraphrases and same-domain
@@ -44,6 +45,7 @@ itself and a vague question (both must score 0) and the answer key (it must scor
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -60,6 +62,7 @@ from crux_lab.analysis.metrics import question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario
 from crux_lab.analysis.stats import cluster_interval, nanmean
+from crux_lab.analysis.textmatch import negations
 from crux_lab.embed import get_embedder
 from crux_lab.models.result import DebateResult
 from crux_lab.store import connect, ingest, record_metrics, resolve_db_path
@@ -77,6 +80,7 @@ __all__ = [
     "items_of",
     "judge_items",
     "match_texts",
+    "polarity_of",
     "recovery_frame",
     "record_recovery",
     "score_items",
@@ -86,6 +90,11 @@ __all__ = [
     "summarize",
 ]
 
+Polarity = Literal["either", "same", "opposite"]
+# An item this close to a planted proposition states it in its own words: the calibration set's
+# paraphrases reach 0.88, so above 0.9 only the proposition itself (or its negation) is left.
+VERBATIM = 0.9
+_STANCE_FIRST = re.compile(r"^\s*(?:i\s+)?(?:dis)?agree\b[:,.]?\s*|^\s*(?:yes|no)\b[:,.]\s*", re.IGNORECASE)
 GENERIC_FLOOR = 0.4  # vague cruxes ("they see it differently") score 0.375; real cruxes 0.6 and up
 METRIC_NAMES = (
     "recovery_precision", "recovery_recall", "recovery_f1", "recovery_type_accuracy", "false_common_ground",
@@ -136,11 +145,13 @@ class Judged:
     recovered: bool
 
 
-def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str]) -> bool:
+def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str], polarity: Polarity = "either") -> bool:
     """Do an item's sides split the personas as the planted ``stances`` (persona -> ``pro`` |
     ``con`` | ``uncertain``) do, in either polarity? At least one persona of a side must hold
     the proposition one way; no persona may be on both sides, on a side its stance contradicts,
     or unknown to the key. A persona the key marks ``uncertain`` may sit on either side.
+    ``polarity`` ``"same"`` (``"opposite"``): the item asks the proposition itself (its
+    negation), so YES must be the pro (con) side.
 
     >>> key = {"a": "pro", "b": "con", "c": "pro"}
     >>> sides_agree(["a"], ["b"], key), sides_agree(["b"], ["a", "c"], key)
@@ -149,6 +160,8 @@ def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str
     False
     >>> sides_agree(["a"], [], key), sides_agree(["a"], ["a", "b"], key), sides_agree(["a"], ["z"], key)
     (False, False, False)
+    >>> sides_agree(["b"], ["a", "c"], key, "same"), sides_agree(["b"], ["a", "c"], key, "opposite")
+    (False, True)
     """
     yes_set, no_set = set(yes), set(no)
     if not yes_set or not no_set or yes_set & no_set or not (yes_set | no_set) <= set(stances):
@@ -158,7 +171,29 @@ def sides_agree(yes: Sequence[str], no: Sequence[str], stances: Mapping[str, str
         return {stances[p] for p in side} - {"uncertain"}
 
     y, n = split(yes_set), split(no_set)
-    return (y, n) in (({"pro"}, {"con"}), ({"con"}, {"pro"}))
+    allowed = {"either": (({"pro"}, {"con"}), ({"con"}, {"pro"})), "same": (({"pro"}, {"con"}),),
+               "opposite": (({"con"}, {"pro"}),)}[polarity]
+    return (y, n) in allowed
+
+
+def polarity_of(text: str, similarity: float | None, proposition: PlantedProposition) -> Polarity:
+    """The polarity an item's sides are read in against its best proposition: ``"either"``
+    unless the item is the proposition in its own words (cosine at least :data:`VERBATIM`,
+    above every paraphrase of the calibration set), where its negations decide: as many as the
+    proposition's question or text, ``"same"``; one more or fewer, ``"opposite"``.
+
+    >>> p = PlantedProposition("p", "Rents will fall.", "Will rents fall?", (), None, {})
+    >>> polarity_of("Will rents fall?", 1.0, p), polarity_of("Will rents not fall?", 0.93, p), polarity_of("Do rents matter?", 0.7, p)
+    ('same', 'opposite', 'either')
+    >>> polarity_of("I disagree: rents will fall.", 0.95, p)  # a speaker's side put before the claim
+    'same'
+    """
+    if similarity is None or similarity < VERBATIM:
+        return "either"
+    mine = negations(_STANCE_FIRST.sub("", text))  # "I disagree: X" is a side on X, not X denied
+    if mine in (negations(proposition.question), negations(proposition.text)):
+        return "same"
+    return "opposite" if abs(mine - negations(proposition.question)) % 2 else "either"
 
 
 def items_of(result: DebateResult, *, as_debated: bool = False) -> list[Item]:
@@ -232,7 +267,8 @@ def judge_items(
         prop = props.get(m.proposition_id or "")
         sides: Sides = "n/a"
         if prop is not None and prop.contested:
-            sides = "none" if not item.has_sides else ("right" if sides_agree(item.yes, item.no, prop.stances) else "wrong")
+            polarity = polarity_of(item.text, m.similarity, prop)
+            sides = "none" if not item.has_sides else ("right" if sides_agree(item.yes, item.no, prop.stances, polarity) else "wrong")
         out.append(Judged(item, m, sides, sides == "right"))
     return out
 

@@ -19,6 +19,19 @@ from crux_lab.embed import get_embedder
 from crux_lab.personas.models import Proposition
 from crux_lab.personas.retrieval import TextEmbedder as Encoder
 
+_NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|neither|nor|cannot|disagree|reject|deny|doubt)\b|n['’]t\b", re.IGNORECASE)
+
+
+def negations(text: str) -> int:
+    """How many negations ``text`` has ("not", "n't", "no", "disagree", ...): the echo guard
+    tells a denial from a copy by them, the recovery scorer the polarity of a verbatim item.
+
+    >>> negations("No, it is not reasonable, and I don't doubt it."), negations("Yes, it is reasonable.")
+    (4, 0)
+    """
+    return len(_NEGATION.findall(text))
+
+
 _VECTORS: dict[str, np.ndarray] = {}
 _CACHE_LIMIT = 50_000
 

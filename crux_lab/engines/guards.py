@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 from crux_lab.analysis.restates import content_words, topic_coverage_of, within_topic
+from crux_lab.analysis.textmatch import negations
 from crux_lab.engines.base import ANSWER_STANCE_PROMPT, TURN_FIELDS_PROMPT, TurnReply, stance_of
 from crux_lab.llm.base import LLMError
 from crux_lab.models.domain import DialogueTurn
@@ -227,18 +228,6 @@ def repeats(text: str, source: str) -> bool:
         return False
     shared = mine & content_words(source)
     return len(shared) >= ECHO_AT * len(mine) and len(mine - shared) <= ECHO_NEW_WORDS
-
-
-_NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|neither|nor|cannot|disagree|reject|deny|doubt)\b|n['’]t\b", re.IGNORECASE)
-
-
-def negations(text: str) -> int:
-    """How many negations ``text`` has ("not", "n't", "no", "disagree", ...).
-
-    >>> negations("No, it is not reasonable, and I don't doubt it."), negations("Yes, it is reasonable.")
-    (4, 0)
-    """
-    return len(_NEGATION.findall(text))
 
 
 TOPIC_COVERED = 0.75  # share of the topic's content words a one-question turn must use to restate it

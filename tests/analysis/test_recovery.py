@@ -77,7 +77,8 @@ def hand_made() -> DebateResult:
         # a wrong id does not steal the match either
         Crux(id="x6", statement="Completely unrelated words about gardening tools", source="proposed", proposition_ids=[C3]),
     ]
-    card = CruxCard(id="k1", question=PROPS[C1].question, disagreement_type=SCENARIO.contested[C1], diagnosis="d",
+    denied = f"Is it not true that {PROPS[C1].text.rstrip('.')}?"  # its holders answer NO
+    card = CruxCard(id="k1", question=denied, disagreement_type=SCENARIO.contested[C1], diagnosis="d",
                     personas=card_positions(C1), proposition_ids=[C1])
     cg = [
         CommonGround(id="g1", statement=PROPS[C1].text, source="blackboard", proposition_ids=[C1]),
@@ -90,7 +91,7 @@ def hand_made() -> DebateResult:
 
 def test_score_of_a_hand_made_debate() -> None:
     s = score_recovery(hand_made(), SCENARIO, WordEncoder(), threshold=0.7)
-    # C1 (card, the other polarity) and C2 (x1) are recovered with their sides; C4 is matched by
+    # C1 (card, the claim denied: the other polarity) and C2 (x1) are recovered with their sides; C4 is matched by
     # text with a persona on the wrong side; x2 matches C2 by text but states no sides.
     assert (s.found, s.found_by_text, s.n_planted) == (2, 3, 4)
     assert (s.sides_wrong, s.sides_missing) == (1, 1)

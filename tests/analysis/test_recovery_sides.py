@@ -57,8 +57,12 @@ def test_an_item_without_sides_is_matched_by_text_but_never_recovered() -> None:
     no = tuple(p for p, s in crux.stances.items() if s == "con")
     bare = score_items([Item(crux.question)], scenario)
     assert (bare.found_by_text, bare.found, bare.sides_missing) == (1, 0, 1)
-    sided = score_items([Item(crux.question, no, yes)], scenario)  # the other polarity counts too
-    assert sided.found == 1
+    assert score_items([Item(crux.question, yes, no)], scenario).found == 1
+    # the proposition in its own words is read in its own polarity: its holders on NO is wrong
+    reversed_ = score_items([Item(crux.question, no, yes)], scenario)
+    assert (reversed_.found, reversed_.sides_wrong) == (0, 1)
+    denied = score_items([Item("I disagree: " + crux.text, yes, no), Item("It is not true that " + crux.text, no, yes)], scenario)
+    assert denied.found == 1 and denied.sides_wrong == 0  # a side put first; the claim denied
     wrong = score_items([Item(crux.question, yes + no[:1], no[1:] or yes[:1])], scenario)
     assert (wrong.found, wrong.sides_wrong) == (0, 1)
 
