@@ -5,8 +5,9 @@ arrived for that slot meanwhile (``benchmarks/cross_replies.py``, raw HTTP with 
 request per slot with a lock; these leases do the same across processes: a sweep's workers,
 a Dask cluster, the console beside a CLI run, two notebooks.
 
-A lease is a small JSON file, ``<cache>/leases/<server>-slot<N>.json`` (the cache folder is
-``$CRUX_LAB_CACHE``, else the project's git-ignored ``data/cache``), holding the holder's
+A lease is a small JSON file, ``<folder>/<server>-slot<N>.json`` (:func:`lease_dir`: a folder
+for this user in the system's temporary directory, shared by every checkout on the machine,
+since the server is the machine's; ``$CRUX_LAB_CACHE/leases`` when that is set), holding the holder's
 pid, the pid's start time and a token of its own. A request pinned to a slot holds the lease
 for the whole exchange. Every change to a lease happens under a short ``flock`` on
 ``<key>.guard`` (never waited on: a busy guard is tried again at the next poll), so two
@@ -31,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 import threading
 import uuid
 import warnings
@@ -50,10 +52,16 @@ except ImportError:  # pragma: no cover - Windows
 
 
 def lease_dir() -> Path:
-    """``$CRUX_LAB_CACHE/leases``, else the project's git-ignored ``data/cache/leases``."""
+    """``$CRUX_LAB_CACHE/leases``, else ``crux_lab-<user>/leases`` in the system's temporary
+    directory: one folder for every crux_lab process of this user on the machine, whichever
+    checkout it runs from. A folder inside the checkout kept two clones (or a git worktree
+    beside its main checkout) from seeing each other's leases, and their requests to one slot
+    crossed: a Bitcoin persona's positions came back as a drug-policy debate's turn."""
     env = os.environ.get(CACHE_ENV, "").strip()
-    base = Path(env).expanduser() if env else Path(__file__).resolve().parents[2] / "data" / "cache"
-    return base / "leases"
+    if env:
+        return Path(env).expanduser() / "leases"
+    user = str(os.getuid()) if hasattr(os, "getuid") else re.sub(r"[^A-Za-z0-9_-]", "_", os.environ.get("USERNAME", "user"))
+    return Path(tempfile.gettempdir()) / f"crux_lab-{user}" / "leases"
 
 
 def server_key(base_url: str) -> str:

@@ -144,3 +144,19 @@ def test_a_lease_is_released_however_the_exchange_ends(tmp_path: Path, how: str)
         warnings.simplefilter("error")  # no reclaim note: nothing was left behind
         asyncio.run(main())
     assert not path.exists() and not path.with_suffix(".next").exists()
+
+
+def test_two_checkouts_share_one_lease_folder(tmp_path: Path) -> None:
+    """A second checkout (a clone, a git worktree) takes its leases in the same folder as the
+    first: the server is the machine's. With the folder inside the checkout, a worktree's run
+    and a main checkout's recording pinned the same slots at once, and their replies crossed."""
+    other = tmp_path / "other-checkout" / "crux_lab" / "llm"
+    other.mkdir(parents=True)
+    (other / "slot_lease.py").write_text((REPO / "crux_lab" / "llm" / "slot_lease.py").read_text(encoding="utf-8"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "CRUX_LAB_CACHE"}
+    code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('sl', sys.argv[1]); "
+            "m = importlib.util.module_from_spec(spec); sys.modules['sl'] = m; "
+            "spec.loader.exec_module(m); print(m.lease_dir())")
+    folders = {subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, check=True).stdout.strip()
+               for path in (REPO / "crux_lab" / "llm" / "slot_lease.py", other / "slot_lease.py")}
+    assert len(folders) == 1 and not next(iter(folders)).startswith(str(tmp_path)) and not next(iter(folders)).startswith(str(REPO))
