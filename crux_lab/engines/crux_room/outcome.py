@@ -98,6 +98,9 @@ def common_ground(
     ...        StanceObservation("a", "p2", "pro", 2), StanceObservation("b", "p2", "con", 3)]
     >>> [(g.statement, g.agreed_side) for g in common_ground(["a", "b"], obs, [], {"p1": "P one"})]
     [('P one', <Side.YES: 'YES'>)]
+    >>> obs[2] = StanceObservation("a", "p2", "con", 2)
+    >>> [g.statement for g in common_ground(["a", "b"], obs, [], {"p1": "P one", "p2": "Is P two?"})]
+    ['P one', 'All answer NO: Is P two?']
     """
     out: list[CommonGround] = []
     last = {pid: opening_closing(obs, pid)[1] for pid in persona_ids}
@@ -106,7 +109,8 @@ def common_ground(
         sides = {last[pid].get(prop) for pid in persona_ids}
         if len(sides) == 1 and next(iter(sides)) in ("pro", "con") and prop in statements:
             side = Side.YES if next(iter(sides)) == "pro" else Side.NO
-            text = statements[prop] if side is Side.YES else f"Not: {statements[prop]}"
+            # a claim all hold reads as itself; one all reject says so in words, as dcg's do
+            text = statements[prop] if side is Side.YES else f"All answer NO: {statements[prop]}"
             out.append(
                 CommonGround(
                     id=f"cg-{prop}", statement=text, source="stances", persona_ids=list(persona_ids),

@@ -140,7 +140,9 @@ def _conflicts(
         prop = ctx.propositions[prop_id]
         if read_as_topic(ctx, prop, ctx.hints.topic):
             continue  # the prompt asks for the premise under the topic, not the topic again
-        question = ctx.paraphrase(prop, "question")
+        # framed from the first persona's side, as Qwen's reader frames it (the engine puts the
+        # first of the pair on YES): its own sentence, which the other's contradicts
+        question = ctx.paraphrase(prop, "question", stance=stance_a)
         if ctx.chance(ctx.knobs.vague_crux):
             question = "Whether they simply weigh things differently"
         out.append(
