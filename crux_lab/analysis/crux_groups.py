@@ -12,6 +12,7 @@ near-neighbours never merges two distinct premises.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,9 +44,9 @@ class FoundCrux:
 
 @dataclass(frozen=True)
 class CruxGroup:
-    """Runs that found the same crux: the first wording, the other wordings, the most common
-    type, the sides as the first wording's run gave them (another run may word the question
-    the other way round), and which runs (and engines) found it."""
+    """Runs that found the same crux: the wording shown (see :func:`_group`), every wording, the most common
+    type, the sides as the shown wording's run gave them (else the first sided run's; another run
+    may word the question the other way round), and which runs (and engines) found it."""
 
     question: str
     type: str | None
@@ -144,11 +145,25 @@ def group_cruxes(items: Sequence[FoundCrux], similar: Similar = calibrated_same)
     return [groups[g] for g in order]
 
 
+# "Ann holds: X. Bo holds: Y." describes a crux's two sides (dialogue's symmetric difference);
+# it is no question a reader can answer, so a group shows one of its other wordings when it has one.
+_SIDES_DESCRIBED = re.compile(r"^[^.:?]{1,120}\bholds: ")
+
+
 def _group(items: Sequence[FoundCrux]) -> CruxGroup:
+    """One group's row: its first wording that is not a description of two sides (else its
+    first), the most common type, the sides of its first sided item.
+
+    >>> a = FoundCrux("r1", "dialogue", "Ann holds: Rents fall. Bo holds: Rents rise.", None, ("Ann",), ("Bo",))
+    >>> b = FoundCrux("r2", "dcg", "Will rents fall?", None)
+    >>> _group([a, b]).question, _group([a, b]).yes
+    ('Will rents fall?', ('Ann',))
+    """
     types = Counter(i.type for i in items if i.type)
-    sided = next((i for i in items if i.yes or i.no), items[0])
+    shown = next((i for i in items if not _SIDES_DESCRIBED.match(i.question)), items[0])
+    sided = shown if shown.yes or shown.no else next((i for i in items if i.yes or i.no), items[0])
     return CruxGroup(
-        question=items[0].question,
+        question=shown.question,
         type=types.most_common(1)[0][0] if types else None,
         yes=sided.yes,
         no=sided.no,
