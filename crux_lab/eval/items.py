@@ -228,6 +228,11 @@ def load_table(folder: str | Path) -> Table:
     return Table(root, settings, records, notes)
 
 
+def table_scenarios(table: Table) -> dict[str, Scenario]:
+    """The scenario set ``table.json`` names, by scenario id."""
+    return {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
+
+
 def rescore(table: Table, encoder: Encoder | None = None) -> list[RecoveryScore]:
     """Every record of ``table`` scored again with the current scorer, against the scenario
     set that ``table.json`` names (each score's ``engine`` is the record's arm)."""
@@ -301,7 +306,7 @@ def poll_against_debate(table: Table, encoder: Encoder | None = None) -> list[di
     as the run shows them (the poll's sides; candidates it did not split left out) and once with
     every candidate on the sides the debate gave it; then the side flips and the poll's calls
     and tokens per debate. Records without a poll are left out."""
-    scenarios = {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
+    scenarios = table_scenarios(table)
     polled = [r for r in table.records if isinstance(r.get("poll"), dict) and r["scenario"] in scenarios]
     rows = []
     first = table.settings.get("debate_engines", [])
@@ -391,7 +396,7 @@ def reader_agreement(table: Table, scores: Sequence[RecoveryScore], encoder: Enc
             judged[("poll", rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
         if isinstance(rec.get("poll"), dict):
             if scenarios is None:
-                scenarios = {s.id: s for s in load_scenarios(_resolve(str(table.settings["scenarios"]), table.folder))}
+                scenarios = table_scenarios(table)
             raw = rec["poll"].get("debate_items", [])
             for j in score_items([_item(i) for i in raw], scenarios[rec["scenario"]], encoder, engine=rec["arm"]).judged:
                 judged[("debate", rec["arm"], rec["scenario"], rec["seed"], j.item.text)] = j
