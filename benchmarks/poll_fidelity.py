@@ -10,6 +10,13 @@ candidates are worded less well than the key's.
     .venv/bin/python benchmarks/poll_fidelity.py --set dev --backend openai \\
         --base-url http://127.0.0.1:8080/v1 --model qwen2.5-1.5b --order poll,yes-no [--scenarios housing]
 
+``--pivot`` asks the pivot test instead, of every persona on every contested proposition it
+holds or rejects: "You answered <its planted answer> to this question: <the planted question>.
+Suppose it were settled that the answer is <the other>. Would your answer to <the topic>
+change?" (``PIVOT_PROMPT``, as the poll sends it), and sets each answer against whether the
+persona's beliefs plant a flip condition on that proposition (``Scenario.flips``): the pivot
+test's ceiling, as the poll's is above.
+
 ``--order`` names the wordings to compare (``ORDERS``): ``poll`` is the question as the poll
 sends it ("Do you hold the view it asks about, or reject it?", HOLD, REJECT or UNSURE);
 ``yes-no`` its first wording (YES, NO or UNSURE); ``reason-first`` and ``quote-first`` ask for
@@ -38,7 +45,15 @@ sys.path.insert(0, str(ROOT))
 from pydantic import BaseModel, Field  # noqa: E402
 
 from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
-from crux_lab.engines.poll import POLL_PROMPT, PollReply, read_answer  # noqa: E402
+from crux_lab.analysis.stats import cohen_kappa  # noqa: E402
+from crux_lab.engines.poll import (  # noqa: E402
+    PIVOT_ANSWERS,
+    PIVOT_PROMPT,
+    POLL_PROMPT,
+    PivotReply,
+    PollReply,
+    read_answer,
+)
 from crux_lab.llm import make_backend  # noqa: E402
 from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
 from crux_lab.llm.purposes import Purpose  # noqa: E402
@@ -157,6 +172,55 @@ async def run_order(args: argparse.Namespace, scenarios: list[Any], folder: Path
     return {"order": order, "wall_s": round(time.monotonic() - start, 1), "rows": rows, **summary(rows, scenarios)}
 
 
+async def run_pivot(args: argparse.Namespace, scenarios: list[Any], folder: Path) -> dict[str, Any]:
+    """The pivot test on every (persona, contested proposition) with a planted pro or con stance."""
+    rows: list[dict[str, Any]] = []
+    start = time.monotonic()
+    models = {"strong": args.model, "fast": args.model} if args.model else None
+    alloc = allocation_for(Purpose.pivot)
+    for sc in scenarios:
+        with use_library(folder):
+            personas = load_personas(sc.persona_ids)
+            deck = propositions_for(sc.persona_ids)
+        backend = make_backend(args.backend, options=options_for_library(args.backend, personas, deck),
+                               base_url=args.base_url, models=models)
+        for pid in sc.persona_ids:
+            system = build_system_prompt(personas[pid], propositions=deck)
+            for prop in sc.propositions:
+                stance = prop.stances[pid]
+                if not prop.contested or stance not in ("pro", "con"):
+                    continue
+                mine = WANT[stance]
+                user = PIVOT_PROMPT.format(mine=mine, question=prop.question, other="NO" if mine == "YES" else "YES", topic=sc.topic)
+                request = LLMRequest(purpose=Purpose.pivot, system=system, user=user, tier=alloc.tier, temperature=alloc.temperature,
+                                     max_tokens=alloc.max_tokens, output_schema=PivotReply, cache_system=True)
+                try:
+                    response = await backend.generate(request)
+                    answer = read_answer(getattr(response.parsed, "answer", ""), PIVOT_ANSWERS) or "?"
+                    reason, tin, tout = str(getattr(response.parsed, "reason", "")), response.usage.input_tokens, response.usage.output_tokens
+                except LLMError as exc:
+                    answer, reason, tin, tout = "?", f"(failed) {exc}"[:200], 0, 0
+                flip = (pid, prop.id) in sc.flips
+                rows.append({"scenario": sc.id, "persona": pid, "proposition": prop.id, "stance": stance, "flip": flip,
+                             "pivot": answer, "reason": reason, "tokens_in": tin, "tokens_out": tout})
+                print(f"  pivot {sc.id} {pid} {prop.id} {stance} flip={flip} -> {answer}: {reason[:90]}", flush=True)
+    return {"order": "pivot", "wall_s": round(time.monotonic() - start, 1), "rows": rows, **pivot_summary(rows)}
+
+
+def pivot_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pivot answers with and without a planted flip condition, and Cohen's kappa of
+    "decisive" (YES) against "a flip condition is planted".
+
+    >>> s = pivot_summary([{"flip": True, "pivot": "YES"}, {"flip": False, "pivot": "NO"}, {"flip": False, "pivot": "YES"}])
+    >>> s["flip"], s["no_flip"], s["answers"]
+    ({'YES': 1, 'PARTLY': 0, 'NO': 0, '?': 0}, {'YES': 1, 'PARTLY': 0, 'NO': 1, '?': 0}, 3)
+    """
+    count = {k: {a: sum(r["flip"] == k and r["pivot"] == a for r in rows) for a in ("YES", "PARTLY", "NO", "?")} for k in (True, False)}
+    return {"answers": len(rows), "flip": count[True], "no_flip": count[False],
+            "kappa": cohen_kappa([r["pivot"] == "YES" for r in rows], [r["flip"] for r in rows]),
+            "tokens_in": sum(r.get("tokens_in", 0) for r in rows), "tokens_out": sum(r.get("tokens_out", 0) for r in rows)}
+
+
 def summary(rows: list[dict[str, Any]], scenarios: list[Any]) -> dict[str, Any]:
     """Answers right on pro/con stances, the YES share, and contested propositions split right.
 
@@ -199,16 +263,27 @@ def main() -> int:
     ap.add_argument("--order", default="poll", help="comma-separated: " + ", ".join(ORDERS))
     ap.add_argument("--scenarios", default="", help="only these scenario ids (comma-separated); default: the whole set")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--pivot", action="store_true", help="ask the pivot test on the contested propositions instead of the poll")
     args = ap.parse_args()
     folder = ROOT / "benchmarks/scenarios" / args.set
     scenarios = load_scenarios(folder)
     if wanted := [x.strip() for x in args.scenarios.split(",") if x.strip()]:
         scenarios = [s for s in scenarios if s.id in wanted]
-    out = {"set": args.set, "scenarios": [s.id for s in scenarios], "backend": args.backend, "model": args.model, "orders": []}
-    for order in [o.strip() for o in args.order.split(",") if o.strip()]:
+    out: dict[str, Any] = {"set": args.set, "scenarios": [s.id for s in scenarios], "backend": args.backend, "model": args.model}
+    if args.pivot:
+        res = asyncio.run(run_pivot(args, scenarios, folder))
+        f, n = res["flip"], res["no_flip"]
+        print("| answers | flip condition planted: YES / PARTLY / NO | none planted: YES / PARTLY / NO | unreadable | kappa (decisive, flip planted) | tokens in / out | wall s |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| {res['answers']} | {f['YES']} / {f['PARTLY']} / {f['NO']} | {n['YES']} / {n['PARTLY']} / {n['NO']} | {f['?'] + n['?']} | "
+              f"{res['kappa']:.2f} | {res['tokens_in']:,} / {res['tokens_out']:,} | {res['wall_s']} |")
+        out["pivot"] = res
+    out["orders"] = []
+    for order in [] if args.pivot else [o.strip() for o in args.order.split(",") if o.strip()]:
         out["orders"].append(asyncio.run(run_order(args, scenarios, folder, order)))
-    print("| order | answers | right (pro/con) | right on pro | right on con | YES share | contested split right | tokens in / out | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    if out["orders"]:
+        print("| order | answers | right (pro/con) | right on pro | right on con | YES share | contested split right | tokens in / out | wall s |")
+        print("|---|---|---|---|---|---|---|---|---|")
     for o in out["orders"]:
         print(f"| {o['order']} | {o['answers']} | {o['right']} | {o['right_pro']} | {o['right_con']} | {o['yes_share']} | "
               f"{round((o['split_right'] or 0) * o['contested_propositions'])} of {o['contested_propositions']} | {o['tokens_in']:,} / {o['tokens_out']:,} | {o['wall_s']} |")

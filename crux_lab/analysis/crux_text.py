@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from crux_lab.models.result import DebateResult
 
-__all__ = ["CruxText", "as_debated", "crux_texts"]
+__all__ = ["CruxText", "as_debated", "crux_texts", "pivot_answers"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,18 @@ def as_debated(result: DebateResult) -> list[CruxText]:
         out.append(CruxText("crux", poll.item_id, poll.question, None, (),
                             _ids(s.persona_id for s in poll.debate_yes_side),
                             _ids(s.persona_id for s in poll.debate_no_side)))
+    return out
+
+
+def pivot_answers(result: DebateResult) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per polled card or crux id, each persona's answer to the pivot test, in poll order:
+    ``(persona id, "YES" | "NO" | "PARTLY")``; personas the test did not ask are left out."""
+    polls = [(c.id, c.poll) for c in result.crux_cards] + [(c.id, c.poll) for c in result.cruxes]
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for item_id, poll in polls:
+        answers = tuple((a.persona_id, a.pivot) for a in poll.answers if a.pivot is not None) if poll else ()
+        if answers:
+            out[item_id] = answers
     return out
 
 

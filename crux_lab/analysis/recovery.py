@@ -57,7 +57,7 @@ import numpy as np
 from crux_lab.analysis.argkp import embedding_match_scores, kpa_map, load_split
 from crux_lab.analysis.calibration import default_calibration
 from crux_lab.analysis.crux_text import as_debated as debated
-from crux_lab.analysis.crux_text import crux_texts
+from crux_lab.analysis.crux_text import crux_texts, pivot_answers
 from crux_lab.analysis.metrics import question_specificity
 from crux_lab.analysis.polis import evaluate_conversation, list_conversations, load_conversation
 from crux_lab.analysis.scenarios import PlantedProposition, Scenario
@@ -116,6 +116,8 @@ class Item:
     no: tuple[str, ...] = ()
     kind: str = "crux"  # "card" | "crux" | "dispute" | "canary"
     type: str | None = None
+    # Each persona's answer to the pivot test, where the poll asked one: (persona id, YES | NO | PARTLY).
+    pivots: tuple[tuple[str, str], ...] = ()
 
     @property
     def has_sides(self) -> bool:
@@ -197,11 +199,13 @@ def polarity_of(text: str, similarity: float | None, proposition: PlantedProposi
 
 
 def items_of(result: DebateResult, *, as_debated: bool = False) -> list[Item]:
-    """A debate's crux items with the sides its engine states (cards, cruxes, disputes);
-    ``as_debated``: every candidate on the sides its debate gave it, before the poll
-    (:func:`~crux_lab.analysis.crux_text.as_debated`)."""
-    texts = debated(result) if as_debated else crux_texts(result)
-    return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type) for c in texts]
+    """A debate's crux items with the sides its engine states (cards, cruxes, disputes) and the
+    personas' pivot answers; ``as_debated``: every candidate on the sides its debate gave it,
+    before the poll (:func:`~crux_lab.analysis.crux_text.as_debated`), with no pivots."""
+    if as_debated:
+        return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type) for c in debated(result)]
+    pivots = pivot_answers(result)
+    return [Item(c.text, c.yes, c.no, c.kind, c.disagreement_type, pivots.get(c.item_id, ())) for c in crux_texts(result)]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

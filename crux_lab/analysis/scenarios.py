@@ -666,8 +666,9 @@ def _check_own_stances(folder: Path, sid: str, persona_ids: Sequence[str]) -> No
 def load_scenarios(root: str | Path) -> list[Scenario]:
     """The scenarios of a folder in the format :func:`write_library` writes: persona folders,
     ``decks.json`` and ``answer_key.json``. The planted stances are read from each persona's
-    ``stances.json`` (its beliefs); the answer key says which propositions are contested and
-    how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix:
+    ``stances.json`` (its beliefs), and so are its flip conditions (``Scenario.flips``: which
+    persona would move on which planted proposition); the answer key says which propositions
+    are contested and how. Bad input raises :class:`ScenarioError`, one line naming the file, the field and the fix:
     among others a contested proposition nobody opposes, a stance file or flip condition naming
     a persona the scenario does not have, a proposition planted twice, and a frozen folder
     (one with ``frozen.json``) whose files no longer hash to the digest it records.
@@ -721,6 +722,7 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
                             f"persona of scenario {sid}; use one of {', '.join(persona_ids)} or \"any\".")
         held = {pid: {st.proposition_id: st.stance for st in p.stances.stances} for pid, p in personas.items()}
         planted: list[PlantedProposition] = []
+        flips = {(pid, st.proposition_id) for pid, p in personas.items() for st in p.stances.stances if st.flip_conditions}
         for pid in persona_ids:
             if not any(str(prop["id"]) in held[pid] for prop in props):
                 raise ScenarioError(f"{folder / pid / 'stances.json'}: stances: no planted beliefs; give {pid} a stance "
@@ -735,7 +737,9 @@ def load_scenarios(root: str | Path) -> list[Scenario]:
                                  f"{'con' if 'pro' in stances.values() else 'pro'}; set type to null or plant an opposing stance")
             planted.append(PlantedProposition(id=prop_id, text=str(prop["text"]), question=str(prop["question"]),
                                               keywords=(), disagreement_type=kind, stances=stances))
-        out.append(Scenario(sid, domain, "", topic, persona_ids, tuple(planted)))
+        planted_ids = {p.id for p in planted}
+        out.append(Scenario(sid, domain, "", topic, persona_ids, tuple(planted),
+                            flips=frozenset(f for f in flips if f[1] in planted_ids)))
     return out
 
 

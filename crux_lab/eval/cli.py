@@ -360,6 +360,8 @@ with the current scorer: print each, and with --check compare it with the README
         ItemsError,
         k_for_budget,
         load_table,
+        pivots_against_flips,
+        pivots_markdown,
         poll_against_debate,
         poll_markdown,
         reader_agreement,
@@ -408,6 +410,10 @@ with the current scorer: print each, and with --check compare it with the README
                               f"with the text match {_fmt(reader['kappa_text'])}, with recovery with sides "
                               f"{_fmt(reader['kappa_sides'])}", highlight=False)
                 console.print(built[f"{table.name}.reader"], highlight=False, soft_wrap=True)
+            if pivots := pivots_against_flips(table, scores):  # the pivot test against the planted flip conditions
+                built[f"{table.name}.pivots"] = pivots_markdown(pivots)
+                console.print("\nThe personas' pivot answers against the planted flip conditions:", highlight=False)
+                console.print(built[f"{table.name}.pivots"], highlight=False, soft_wrap=True)
             arms = list(dict.fromkeys(s.engine for s in scores))
             base = next((a for a in arms if a.startswith("direct+") and "informed=true" in a and "samples" not in a), None)
             debates = [a for a in arms if a.split("+")[0] in table.settings.get("debate_engines", [])]

@@ -101,8 +101,12 @@ def _slug(text: str) -> str:
 
 
 def _raw(item: Item) -> dict[str, Any]:
-    """An item as a record keeps it (:func:`_item` reads it back)."""
-    return {"text": item.text, "kind": item.kind, "type": item.type, "yes": list(item.yes), "no": list(item.no)}
+    """An item as a record keeps it (:func:`_item` reads it back); ``pivots`` only when the
+    poll asked the pivot test."""
+    raw: dict[str, Any] = {"text": item.text, "kind": item.kind, "type": item.type, "yes": list(item.yes), "no": list(item.no)}
+    if item.pivots:
+        raw["pivots"] = dict(item.pivots)
+    return raw
 
 
 def _item_dict(j: Any) -> dict[str, Any]:
@@ -116,7 +120,9 @@ def _item_dict(j: Any) -> dict[str, Any]:
 
 def _item(raw: Mapping[str, Any]) -> Item:
     """An item as a record keeps it, read back for the scorer."""
-    return Item(raw["text"], tuple(raw.get("yes") or ()), tuple(raw.get("no") or ()), raw.get("kind", "crux"), raw.get("type"))
+    pivots = raw.get("pivots") or {}
+    return Item(raw["text"], tuple(raw.get("yes") or ()), tuple(raw.get("no") or ()), raw.get("kind", "crux"), raw.get("type"),
+                tuple((str(k), str(v)) for k, v in pivots.items()) if isinstance(pivots, dict) else ())
 
 
 def debate_record(
@@ -450,5 +456,62 @@ def reader_markdown(agreement: Mapping[str, Any]) -> str:
         lines.append("| " + " | ".join([
             f"`{arm}`" if not arm.startswith("*") else arm, str(k["labels"]), str(k["reader_matched"]), str(k["matched"]),
             cell(k["kappa_text"]), str(k["accepted"]), str(k["recovered"]), cell(k["kappa_sides"]),
+        ]) + " |")
+    return "\n".join(lines)
+
+
+PIVOTS = ("YES", "PARTLY", "NO")
+
+
+def pivots_against_flips(table: Table, scores: Sequence[RecoveryScore]) -> list[dict[str, Any]]:
+    """The personas' pivot answers against the scenarios' planted flip conditions: on every
+    item matched by text to a contested planted proposition, each persona the pivot test asked
+    ("were this settled against you, would your answer on the topic change?"), set against
+    whether that persona's beliefs plant a flip condition on that proposition
+    (``Scenario.flips``). Per arm whose records keep pivot answers: the items and answers read,
+    the answers (YES, PARTLY, NO) with and without a planted flip condition, and Cohen's kappa
+    of "decisive" (YES) against "a flip condition is planted". ``scores``: :func:`rescore`'s,
+    in record order. Arms with no pivot answer on a matched item are left out."""
+    scenarios: dict[str, Scenario] | None = None
+    rows: dict[str, dict[str, Any]] = {}
+    for rec, score in zip(table.records, scores, strict=True):
+        judged = [j for j in score.judged if j.item.pivots and j.sides != "n/a" and j.match.proposition_id]
+        if not judged:
+            continue
+        if scenarios is None:
+            scenarios = table_scenarios(table)
+        flips = scenarios[rec["scenario"]].flips
+        row = rows.setdefault(rec["arm"], {"arm": rec["arm"], "debates": set(), "items": 0, "pairs": [],
+                                           "flip": dict.fromkeys(PIVOTS, 0), "no_flip": dict.fromkeys(PIVOTS, 0)})
+        row["debates"].add((rec["scenario"], rec["seed"]))
+        for j in judged:
+            row["items"] += 1
+            for persona, answer in j.item.pivots:
+                planted = (persona, j.match.proposition_id) in flips
+                row["flip" if planted else "no_flip"][answer] = row["flip" if planted else "no_flip"].get(answer, 0) + 1
+                row["pairs"].append((answer == "YES", planted))
+    first = table.settings.get("debate_engines", [])
+    out = []
+    for arm in sorted(rows, key=lambda a: _order(a, first)):
+        row = rows[arm]
+        pairs = row.pop("pairs")
+        row["debates"] = len(row["debates"])
+        row["answers"] = len(pairs)
+        decisive = [d for d, _ in pairs]  # kappa says nothing when every answer is the same: "–"
+        row["kappa"] = cohen_kappa(decisive, [p for _, p in pairs]) if len(set(decisive)) > 1 else math.nan
+        out.append(row)
+    return out
+
+
+def pivots_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`pivots_against_flips` as a Markdown table."""
+    head = ("| arm | debates | matched items with pivot answers | answers | flip condition planted: YES / PARTLY / NO "
+            "| none planted: YES / PARTLY / NO | kappa (decisive, flip planted) |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for r in rows:
+        lines.append("| " + " | ".join([
+            f"`{r['arm']}`", str(r["debates"]), str(r["items"]), str(r["answers"]),
+            " / ".join(str(r["flip"].get(a, 0)) for a in PIVOTS), " / ".join(str(r["no_flip"].get(a, 0)) for a in PIVOTS),
+            cell(r["kappa"]),
         ]) + " |")
     return "\n".join(lines)

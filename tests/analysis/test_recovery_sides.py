@@ -18,6 +18,8 @@ from crux_lab.eval.items import (
     debate_record,
     load_table,
     poll_against_debate,
+    pivots_against_flips,
+    pivots_markdown,
     poll_markdown,
     rescore,
     table_markdown,
@@ -116,6 +118,26 @@ def test_the_polls_sides_are_set_beside_the_debates_on_the_same_debates(tmp_path
     assert (row["poll"]["items"], row["poll"]["matched"], row["poll"]["right"]) == (1, 1, 1)
     assert row["poll_token_share"] == 0.25 and row["flips"] == 1
     assert "| `panel` | 1 | 2 | 2 | 1 (0.50) |" in poll_markdown([row])
+
+
+def test_pivot_answers_are_kept_and_set_against_the_planted_flip_conditions(tmp_path: Path) -> None:
+    scenario = load_scenarios(SETS["dev"])[0]
+    crux = next(p for p in scenario.propositions  # some of its personas would move on it, not all
+                if p.contested and 0 < sum((pid, p.id) in scenario.flips for pid in p.stances) < len(p.stances))
+    pro = tuple(k for k, v in crux.stances.items() if v == "pro")
+    con = tuple(k for k, v in crux.stances.items() if v == "con")
+    movers = {pid for pid, prop in scenario.flips if prop == crux.id}
+    # every persona with a planted flip condition says the crux is decisive, the others not
+    pivots = tuple((pid, "YES" if pid in movers else "NO") for pid in pro + con)
+    items = [Item(crux.question, pro, con, "card", "evidence", pivots), Item("Is the weather nice today in this town?", pro, con)]
+    write_record(tmp_path, debate_record(score_items(items, scenario, engine="panel"), arm="panel", engine="panel", params={}, seed=0))
+    (tmp_path / "table.json").write_text(json.dumps({"scenarios": str(SETS["dev"])}))
+    table = load_table(tmp_path)
+    assert table.records[0]["items"][0]["pivots"] == dict(pivots) and "pivots" not in table.records[0]["items"][1]
+    [row] = pivots_against_flips(table, rescore(table))
+    assert (row["items"], row["answers"]) == (1, len(pro + con))
+    assert row["flip"]["YES"] == len(movers & set(pro + con)) and row["no_flip"]["YES"] == 0 and row["kappa"] == 1.0
+    assert f"| `panel` | 1 | 1 | {len(pro + con)} |" in pivots_markdown([row])
 
 
 def test_a_record_without_sides_is_scored_with_a_note(tmp_path: Path) -> None:

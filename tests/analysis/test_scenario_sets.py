@@ -107,6 +107,10 @@ def test_personas_are_synthetic_with_reasons_confidences_and_planted_flips(root:
                     contested += 1
                     flips += len(st.flip_conditions)
         assert 0.35 <= flips / contested <= 0.65, f"{s.id}: {flips} of {contested} contested stances carry a flip"
+        # the loader reads them into the scenario: which persona would move on which proposition
+        planted = {(pid, st.proposition_id) for pid in s.persona_ids for st in load_persona_dir(root / pid).stances.stances
+                   if st.flip_conditions}
+        assert s.flips == planted and len(s.flips) == flips
 
 
 def test_no_proposition_is_shared_restates_its_topic_or_comes_from_the_bank() -> None:
