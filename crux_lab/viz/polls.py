@@ -26,11 +26,19 @@ def poll_matrix_figure(rows: Iterable[Mapping[str, Any]] | DebateResult, *, name
     """Rows personas, columns candidate cruxes; a cell is the persona's own answer, ★ where the
     crux is decisive for that persona (its answer on the topic would change were it settled
     the other way). Columns keep the poll's verdict: a crux, common ground, or not split.
+    Runs that asked the same question share its column (a sweep): a cell is then the mean
+    answer (YES 1, NO -1), starred where most of them were decisive, and its hover counts them.
 
     >>> fig = poll_matrix_figure([{"crux_id": "c", "question": "Is gold money?", "status": "split",
     ...     "persona_id": "a", "answer": "YES", "decisive": True, "reason": "r"}], names={"a": "Ann"})
     >>> fig.data[0].z, fig.data[0].text
     (([1.0],), (['★'],))
+    >>> rows = [{"run_id": r, "crux_id": "c", "question": q, "status": "split", "persona_id": "a", "answer": a, "decisive": d}
+    ...         for r, q, a, d in (("r1", "Is gold money?", "YES", True), ("r2", "Is gold money", "NO", True),
+    ...                            ("r2", "Is oil money?", "NO", False))]
+    >>> fig = poll_matrix_figure(rows)
+    >>> fig.data[0].z, fig.data[0].x, fig.data[0].text
+    (([0.0, -1.0],), ('crux:<br>Is gold money? (2 runs)', 'crux:<br>Is oil money?'), (['★', ''],))
     """
     if isinstance(rows, DebateResult):
         names = {**rows.persona_names, **(names or {})}
@@ -39,31 +47,44 @@ def poll_matrix_figure(rows: Iterable[Mapping[str, Any]] | DebateResult, *, name
     rows = [dict(r) for r in rows]
     if not rows:
         return no_figure("no poll in this run: no candidate crux was put to the personas")
-    columns: dict[str, tuple[str, str]] = {}
+    # one column per question: runs that asked the same question (a sweep) share it
+    columns: dict[str, tuple[str, list[str], set[str]]] = {}
     personas: list[str] = []
+    cells: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for r in rows:
-        key = f"{r.get('run_id', '')}|{r['crux_id']}"
-        columns.setdefault(key, (str(r["question"]), str(r.get("status") or "")))
+        key = " ".join(str(r["question"]).lower().rstrip("?.! ").split())
+        _, statuses, runs = columns.setdefault(key, (str(r["question"]), [], set()))
+        statuses.append(str(r.get("status") or ""))
+        runs.add(str(r.get("run_id", "")))
         if r["persona_id"] not in personas:
             personas.append(r["persona_id"])
+        cells.setdefault((r["persona_id"], key), []).append(r)
     keys = list(columns)
     z: list[list[float | None]] = [[None] * len(keys) for _ in personas]
     text = [[""] * len(keys) for _ in personas]
     hover = [["no answer"] * len(keys) for _ in personas]
-    for r in rows:
-        i, j = personas.index(r["persona_id"]), keys.index(f"{r.get('run_id', '')}|{r['crux_id']}")
-        z[i][j] = ANSWER_VALUE.get(str(r["answer"]), 0.0)
-        text[i][j] = "★" if r.get("decisive") else ""
-        hover[i][j] = (f"<b>{esc(names.get(r['persona_id'], r['persona_id']))}</b>: {esc(str(r['answer']))}"
-                       + (" (decisive)" if r.get("decisive") else "") + f"<br>{wrap(str(r['question']))}"
-                       + (f"<br><i>{wrap(str(r.get('reason') or ''))}</i>" if r.get("reason") else ""))
-    verdict = {"split": "crux", "unanimous": "common ground", "unsplit": "not split", "unpolled": "unpolled"}
+    for (persona, key), mine in cells.items():
+        i, j = personas.index(persona), keys.index(key)
+        answers = [str(r["answer"]) for r in mine]
+        decisive = sum(bool(r.get("decisive")) for r in mine)
+        z[i][j] = sum(ANSWER_VALUE.get(a, 0.0) for a in answers) / len(answers)
+        text[i][j] = "★" if 2 * decisive > len(mine) else ""
+        said = (esc(answers[0]) if len(mine) == 1 else
+                ", ".join(f"{esc(a)} in {answers.count(a)}" for a in ANSWER_VALUE if a in answers) + f" of {len(mine)} runs")
+        reason = next((str(r.get("reason")) for r in mine if r.get("reason")), "")
+        hover[i][j] = (f"<b>{esc(names.get(persona, persona))}</b>: {said}"
+                       + ((" (decisive)" if decisive else "") if len(mine) == 1 else f" (decisive in {decisive})" if decisive else "")
+                       + f"<br>{wrap(columns[key][0])}" + (f"<br><i>{wrap(reason)}</i>" if reason else ""))
+    verdict = {"split": "crux", "unanimous": "common ground", "unsplit": "not split", "unpolled": "unpolled",
+               "mixed": "crux in some runs"}
     labels = []
     crowded = len(keys) > 8  # wrapped labels side by side would overlap: one slanted line each
     for key in keys:
-        question, status = columns[key]
-        label = (f"{esc(verdict.get(status, status))}: {esc(short_title(question, 48))}" if crowded
-                 else f"{esc(verdict.get(status, status))}:<br>{wrap(short_title(question, 54), 20, 3)}")
+        question, statuses, runs = columns[key]
+        status = statuses[0] if len(set(statuses)) == 1 else "mixed"
+        asked = f" ({len(runs)} runs)" if len(runs) > 1 else ""
+        label = (f"{esc(verdict.get(status, status))}: {esc(short_title(question, 48))}{asked}" if crowded
+                 else f"{esc(verdict.get(status, status))}:<br>{wrap(short_title(question, 54), 20, 3)}{asked}")
         n, base = 2, label
         while label in labels:
             label, n = f"{base} ({n})", n + 1
