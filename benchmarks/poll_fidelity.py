@@ -45,7 +45,6 @@ sys.path.insert(0, str(ROOT))
 from pydantic import BaseModel, Field  # noqa: E402
 
 from crux_lab.analysis.scenarios import load_scenarios, use_library  # noqa: E402
-from crux_lab.analysis.stats import cohen_kappa  # noqa: E402
 from crux_lab.engines.poll import (  # noqa: E402
     PIVOT_ANSWERS,
     PIVOT_PROMPT,
@@ -54,6 +53,7 @@ from crux_lab.engines.poll import (  # noqa: E402
     PollReply,
     read_answer,
 )
+from crux_lab.eval.items import pivot_tally  # noqa: E402
 from crux_lab.llm import make_backend  # noqa: E402
 from crux_lab.llm.base import LLMError, LLMRequest, allocation_for  # noqa: E402
 from crux_lab.llm.purposes import Purpose  # noqa: E402
@@ -151,16 +151,21 @@ async def ask(backend: Any, system: str, question: str, claim: str, order: str) 
     return answer, str(getattr(reply, "reason", "")), view, response.usage.input_tokens, response.usage.output_tokens
 
 
+def scenario_backend(args: argparse.Namespace, sc: Any, folder: Path, models: dict[str, str] | None) -> tuple[Any, Any, Any]:
+    """A scenario's personas, its deck, and the backend that asks them."""
+    with use_library(folder):
+        personas = load_personas(sc.persona_ids)
+        deck = propositions_for(sc.persona_ids)
+    return personas, deck, make_backend(args.backend, options=options_for_library(args.backend, personas, deck),
+                                        base_url=args.base_url, models=models)
+
+
 async def run_order(args: argparse.Namespace, scenarios: list[Any], folder: Path, order: str) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     start = time.monotonic()
     models = {"strong": args.model, "fast": args.model} if args.model else None
     for sc in scenarios:
-        with use_library(folder):
-            personas = load_personas(sc.persona_ids)
-            deck = propositions_for(sc.persona_ids)
-        options = options_for_library(args.backend, personas, deck)
-        backend = make_backend(args.backend, options=options, base_url=args.base_url, models=models)
+        personas, deck, backend = scenario_backend(args, sc, folder, models)
         for pid in sc.persona_ids:
             system = build_system_prompt(personas[pid], propositions=deck)
             for prop in sc.propositions:
@@ -179,11 +184,7 @@ async def run_pivot(args: argparse.Namespace, scenarios: list[Any], folder: Path
     models = {"strong": args.model, "fast": args.model} if args.model else None
     alloc = allocation_for(Purpose.pivot)
     for sc in scenarios:
-        with use_library(folder):
-            personas = load_personas(sc.persona_ids)
-            deck = propositions_for(sc.persona_ids)
-        backend = make_backend(args.backend, options=options_for_library(args.backend, personas, deck),
-                               base_url=args.base_url, models=models)
+        personas, deck, backend = scenario_backend(args, sc, folder, models)
         for pid in sc.persona_ids:
             system = build_system_prompt(personas[pid], propositions=deck)
             for prop in sc.propositions:
@@ -208,16 +209,13 @@ async def run_pivot(args: argparse.Namespace, scenarios: list[Any], folder: Path
 
 
 def pivot_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The pivot answers with and without a planted flip condition, and Cohen's kappa of
-    "decisive" (YES) against "a flip condition is planted".
+    """:func:`crux_lab.eval.items.pivot_tally` of the answers ("?": unreadable), with their tokens.
 
-    >>> s = pivot_summary([{"flip": True, "pivot": "YES"}, {"flip": False, "pivot": "NO"}, {"flip": False, "pivot": "YES"}])
+    >>> s = pivot_summary([{"flip": True, "pivot": "YES"}, {"flip": False, "pivot": "NO"}, {"flip": False, "pivot": "?"}])
     >>> s["flip"], s["no_flip"], s["answers"]
-    ({'YES': 1, 'PARTLY': 0, 'NO': 0, '?': 0}, {'YES': 1, 'PARTLY': 0, 'NO': 1, '?': 0}, 3)
+    ({'YES': 1, 'PARTLY': 0, 'NO': 0}, {'YES': 0, 'PARTLY': 0, 'NO': 1, '?': 1}, 3)
     """
-    count = {k: {a: sum(r["flip"] == k and r["pivot"] == a for r in rows) for a in ("YES", "PARTLY", "NO", "?")} for k in (True, False)}
-    return {"answers": len(rows), "flip": count[True], "no_flip": count[False],
-            "kappa": cohen_kappa([r["pivot"] == "YES" for r in rows], [r["flip"] for r in rows]),
+    return {**pivot_tally([(r["pivot"], r["flip"]) for r in rows]),
             "tokens_in": sum(r.get("tokens_in", 0) for r in rows), "tokens_out": sum(r.get("tokens_out", 0) for r in rows)}
 
 
@@ -275,7 +273,7 @@ def main() -> int:
         f, n = res["flip"], res["no_flip"]
         print("| answers | flip condition planted: YES / PARTLY / NO | none planted: YES / PARTLY / NO | unreadable | kappa (decisive, flip planted) | tokens in / out | wall s |")
         print("|---|---|---|---|---|---|---|")
-        print(f"| {res['answers']} | {f['YES']} / {f['PARTLY']} / {f['NO']} | {n['YES']} / {n['PARTLY']} / {n['NO']} | {f['?'] + n['?']} | "
+        print(f"| {res['answers']} | {f['YES']} / {f['PARTLY']} / {f['NO']} | {n['YES']} / {n['PARTLY']} / {n['NO']} | {f.get('?', 0) + n.get('?', 0)} | "
               f"{res['kappa']:.2f} | {res['tokens_in']:,} / {res['tokens_out']:,} | {res['wall_s']} |")
         out["pivot"] = res
     out["orders"] = []

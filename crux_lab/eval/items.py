@@ -242,14 +242,13 @@ def table_scenarios(table: Table) -> dict[str, Scenario]:
 def rescore(table: Table, encoder: Encoder | None = None) -> list[RecoveryScore]:
     """Every record of ``table`` scored again with the current scorer, against the scenario
     set that ``table.json`` names (each score's ``engine`` is the record's arm)."""
-    scenarios_dir = _resolve(str(table.settings["scenarios"]), table.folder)
-    scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+    scenarios = table_scenarios(table)
     out = []
     for rec in table.records:
         scenario = scenarios.get(rec["scenario"])
         if scenario is None:
             raise ItemsError(f"{table.folder}: scenario {rec['scenario']!r} of arm {rec['arm']!r} is not in "
-                             f"{scenarios_dir}; point table.json's scenarios at the set it was run on.")
+                             f"{_resolve(str(table.settings['scenarios']), table.folder)}; point table.json's scenarios at the set it was run on.")
         items = [_item(i) for i in rec["items"]]
         score = score_items(items, scenario, encoder, common_ground=rec.get("common_ground", []),
                             run_id=rec.get("run_id", ""), engine=rec["arm"])
@@ -463,44 +462,50 @@ def reader_markdown(agreement: Mapping[str, Any]) -> str:
 PIVOTS = ("YES", "PARTLY", "NO")
 
 
+def pivot_tally(pairs: Sequence[tuple[str, bool]]) -> dict[str, Any]:
+    """Pivot answers against planted flip conditions, from ``(answer, flip planted)`` pairs: the
+    answers with and without a flip condition (YES, PARTLY, NO, and any other answer under its
+    own key), their number, and Cohen's kappa of "decisive" (YES) against "a flip condition is
+    planted" (``nan`` when every answer is the same: kappa says nothing then).
+
+    >>> t = pivot_tally([("YES", True), ("NO", False), ("YES", False)])
+    >>> t["flip"], t["no_flip"], t["answers"], round(t["kappa"], 2)
+    ({'YES': 1, 'PARTLY': 0, 'NO': 0}, {'YES': 1, 'PARTLY': 0, 'NO': 1}, 3, 0.4)
+    """
+    counts: dict[bool, dict[str, int]] = {True: dict.fromkeys(PIVOTS, 0), False: dict.fromkeys(PIVOTS, 0)}
+    for answer, planted in pairs:
+        counts[planted][answer] = counts[planted].get(answer, 0) + 1
+    decisive = [answer == "YES" for answer, _ in pairs]
+    kappa = cohen_kappa(decisive, [planted for _, planted in pairs]) if len(set(decisive)) > 1 else math.nan
+    return {"flip": counts[True], "no_flip": counts[False], "answers": len(pairs), "kappa": kappa}
+
+
 def pivots_against_flips(table: Table, scores: Sequence[RecoveryScore]) -> list[dict[str, Any]]:
     """The personas' pivot answers against the scenarios' planted flip conditions: on every
     item matched by text to a contested planted proposition, each persona the pivot test asked
     ("were this settled against you, would your answer on the topic change?"), set against
     whether that persona's beliefs plant a flip condition on that proposition
-    (``Scenario.flips``). Per arm whose records keep pivot answers: the items and answers read,
-    the answers (YES, PARTLY, NO) with and without a planted flip condition, and Cohen's kappa
-    of "decisive" (YES) against "a flip condition is planted". ``scores``: :func:`rescore`'s,
-    in record order. Arms with no pivot answer on a matched item are left out."""
+    (``Scenario.flips``). Per arm whose records keep pivot answers: the debates and items read
+    and :func:`pivot_tally` of their answers. ``scores``: :func:`rescore`'s, in record order.
+    Arms with no pivot answer on a matched item are left out."""
     scenarios: dict[str, Scenario] | None = None
-    rows: dict[str, dict[str, Any]] = {}
+    debates: dict[str, set[tuple[str, int]]] = {}
+    items: dict[str, int] = {}
+    pairs: dict[str, list[tuple[str, bool]]] = {}
     for rec, score in zip(table.records, scores, strict=True):
         judged = [j for j in score.judged if j.item.pivots and j.sides != "n/a" and j.match.proposition_id]
         if not judged:
             continue
         if scenarios is None:
             scenarios = table_scenarios(table)
-        flips = scenarios[rec["scenario"]].flips
-        row = rows.setdefault(rec["arm"], {"arm": rec["arm"], "debates": set(), "items": 0, "pairs": [],
-                                           "flip": dict.fromkeys(PIVOTS, 0), "no_flip": dict.fromkeys(PIVOTS, 0)})
-        row["debates"].add((rec["scenario"], rec["seed"]))
-        for j in judged:
-            row["items"] += 1
-            for persona, answer in j.item.pivots:
-                planted = (persona, j.match.proposition_id) in flips
-                row["flip" if planted else "no_flip"][answer] = row["flip" if planted else "no_flip"].get(answer, 0) + 1
-                row["pairs"].append((answer == "YES", planted))
+        flips, arm = scenarios[rec["scenario"]].flips, rec["arm"]
+        debates.setdefault(arm, set()).add((rec["scenario"], rec["seed"]))
+        items[arm] = items.get(arm, 0) + len(judged)
+        pairs.setdefault(arm, []).extend((answer, (persona, j.match.proposition_id) in flips)
+                                         for j in judged for persona, answer in j.item.pivots)
     first = table.settings.get("debate_engines", [])
-    out = []
-    for arm in sorted(rows, key=lambda a: _order(a, first)):
-        row = rows[arm]
-        pairs = row.pop("pairs")
-        row["debates"] = len(row["debates"])
-        row["answers"] = len(pairs)
-        decisive = [d for d, _ in pairs]  # kappa says nothing when every answer is the same: "–"
-        row["kappa"] = cohen_kappa(decisive, [p for _, p in pairs]) if len(set(decisive)) > 1 else math.nan
-        out.append(row)
-    return out
+    return [{"arm": arm, "debates": len(debates[arm]), "items": items[arm], **pivot_tally(pairs[arm])}
+            for arm in sorted(pairs, key=lambda a: _order(a, first))]
 
 
 def pivots_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
