@@ -300,6 +300,8 @@ def topic_side(system: str, topic: str) -> BriefSide | None:
     return found[0] if len({s.stance for s in found}) == 1 else None
 
 
+TOPIC_KEY = "topic"  # the id the debate topic has among the claims a turn may address
+
 SIDE_AT = 0.6  # share of a stance line's question words the question in front of a persona must use
 
 
@@ -332,15 +334,20 @@ def side_on(system: str, question: str) -> BriefSide | None:
 # answers yes answered no in 2 of 3 replies on Qwen2.5-1.5B; placed last, yes in 6 of 6.
 TOPIC_ANSWER = "Your answer to the debate question: {answer}. Your reason: {reason}"
 QUESTION_ANSWER = "Your answer to this question: {answer}. Your reason: {reason}"
+# where the request shows a claim to answer rather than a question, the brief's question is named
+QUOTED_ANSWER = 'Your answer to "{question}": {answer}. Your reason: {reason}'
 REASON_GIVEN = "you have given it already; give another."
 
 
-def answer_line(system: str, topic: str, question: str = "", said: Sequence[str] = (), *, topic_held: bool = True) -> str:
+def answer_line(
+    system: str, topic: str, question: str = "", said: Sequence[str] = (), *, topic_held: bool = True, quote: bool = False,
+) -> str:
     """The line that tells a persona its own answer to the question in front of it, from its own
     system prompt: its line on ``question`` (:func:`side_on`) when that is not the topic, else
     its line on the topic (:func:`topic_side`) while it still holds it (``topic_held``); "" when
     its brief gives neither. A reason its own turns ``said`` already give is not shown again
-    (it would be said again, word for word).
+    (it would be said again, word for word). ``quote``: ``question`` is a claim (another
+    speaker's point), so the line names the brief's own question rather than "this question".
 
     >>> brief = '## Where You Stand\\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)'
     >>> answer_line(brief, "Should the town allow flats?", "Would new flats near the station slow rent rises at all?")
@@ -349,6 +356,8 @@ def answer_line(system: str, topic: str, question: str = "", said: Sequence[str]
     'Your answer to this question: no. Your reason: you have given it already; give another.'
     >>> answer_line(brief, "Should the town allow flats?", "Is the footpath safe?")
     ''
+    >>> answer_line(brief, "Should the town allow flats?", "New flats by the station will slow rent rises.", quote=True)
+    'Your answer to "Would new flats near the station slow rent rises?": no. Your reason: Rents follow wages.'
     """
     on = side_on(system, question) if question and question != topic else None
     side = topic_side(system, topic)
@@ -357,8 +366,10 @@ def answer_line(system: str, topic: str, question: str = "", said: Sequence[str]
         if side is None or not topic_held:
             return ""
         on, template = side, TOPIC_ANSWER
+    elif quote:
+        template = QUOTED_ANSWER
     reason = REASON_GIVEN if voiced(on.reason, said) else on.reason.strip().rstrip(".") + "."
-    return template.format(answer=ANSWER_WORDS[on.stance], reason=reason)
+    return template.format(answer=ANSWER_WORDS[on.stance], reason=reason, question=on.claim)
 
 
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:

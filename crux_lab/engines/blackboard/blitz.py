@@ -62,6 +62,7 @@ from crux_lab.engines.blackboard.purposes import BLACKBOARD_TURN
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
+    answer_line,
     in_order,
     my_turn,
     said_of,
@@ -163,13 +164,19 @@ async def board_turn(
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).
     grounding = grounding_block(ctx, persona_id, focus.text, said=[t.dialogue for t in board.turns if t.persona_id == persona_id])
-    user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic, names)
+    system = persona_system(ctx, persona_id)
+    own = [t for t in board.turns if t.persona_id == persona_id]
+    # its own answer to the round's claim from its brief, else to the topic until it names a reason to move
+    side = answer_line(
+        system, ctx.config.topic, focus.text, [t.dialogue for t in own], topic_held=not any(t.named_reason for t in own), quote=True,
+    )
+    user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic, names, side)
     view = speaker_view(persona_id, shown, names, answer=answer)  # its own points, the claim to answer: no transcript
     if view:
         user = "\n\n".join([*view, user])
     request = ctx.request(
         TURN_PURPOSE,
-        persona_system(ctx, persona_id),
+        system,
         user,
         output_schema=BlackboardTurnReply,
         hints=Hints(

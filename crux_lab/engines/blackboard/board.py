@@ -310,19 +310,22 @@ when an agent stated one. Return JSON:
 
 def turn_prompt(
     board: Blackboard, persona_id: str, focus: Claim, intent: str = "", grounding: str = "", topic: str = "",
-    names: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None, answer: str = "",
 ) -> str:
     """The per-turn context: topic, claims, summary (no speaker named: ``names`` are replaced,
     :func:`crux_lab.personas.prompt.impersonal`), own past stances, the round's claim, the
-    persona's belief grounding, and the fields the reply must state."""
+    persona's belief grounding, its own answer from its brief (``answer``,
+    :func:`crux_lab.engines.guards.answer_line`, next to what it is asked), and the fields the
+    reply must state."""
     intent_line = f"\nYour intent this turn: {intent}." if intent else ""
+    answer_part = f"\n\n{answer}" if answer else ""
     topic_line = f"Topic: {topic}\n" if topic else ""
     summary = impersonal(board.summary, {**dict.fromkeys(board.persona_ids, ""), **(names or {})}, persona_id)
     return (
         f"{topic_line}Claims on the table:\n{claims_block(board.claims)}\n\n"
         f"Blackboard summary:\n{summary or '(first round: no summary yet)'}\n\n"
         f"Your past stances:\n{board.past_stances_text(persona_id)}\n\n"
-        f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}\n\n"
+        f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}{answer_part}\n\n"
         "From your own side, answer the claim to answer (or, when there is none, the strongest "
         "opposing point) in two to four sentences in your own voice, then update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
         f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT)}; "

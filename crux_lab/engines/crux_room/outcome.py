@@ -23,7 +23,8 @@ from crux_lab.embed import get_embedder
 from crux_lab.engines.base import EngineContext
 from crux_lab.engines.crux_room.context import DebateMemory
 from crux_lab.engines.crux_room.room import RoomOutcome
-from crux_lab.engines.crux_room.speaker import TOPIC_KEY, Speakers
+from crux_lab.engines.crux_room.speaker import Speakers
+from crux_lab.engines.guards import TOPIC_KEY
 from crux_lab.models.domain import (
     CommonGround,
     Concession,

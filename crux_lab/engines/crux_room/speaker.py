@@ -29,6 +29,7 @@ from crux_lab.engines.crux_room.purposes import ANTI_SYCOPHANCY_CHECK
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import (
+    TOPIC_KEY,
     TooWeakToPlay,
     TurnGuard,
     answer_line,
@@ -48,7 +49,6 @@ from crux_lab.tokens import count_tokens
 
 S = TypeVar("S", bound=BaseModel)
 StanceLit = Literal["pro", "con", "uncertain"]
-TOPIC_KEY = "topic"  # the id the topic has in every turn's list of claims
 
 
 @dataclass

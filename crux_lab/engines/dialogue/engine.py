@@ -41,8 +41,12 @@ from crux_lab.engines.dialogue.events import (
 from crux_lab.engines.dialogue.purposes import CRYSTALLIZE, DIALOGUE_TURN, DISCOVERY, RESOLUTION
 from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
+    TOPIC_KEY,
     TooWeakToPlay,
     TurnGuard,
+    answer_line,
+    brief_flips,
+    briefed_positions,
     in_order,
     my_turn,
     said_of,
@@ -150,6 +154,12 @@ class DialogueRun:
             encoder=encoder_factory() if params.circling_detection else None,
         )
         self.systems = {pid: dialogue_system(ctx, params, pid) for pid in self.ids}
+        # read once from each persona's own prompt: where it stands on the topic, and what would
+        # change its mind; the role guard holds a persona to its brief, not to its first turn
+        self.briefed = {
+            pid: briefed_positions(self.systems[pid], ctx.config.topic, pid, self.names[pid], TOPIC_KEY) for pid in self.ids
+        }
+        self.flips = {pid: brief_flips(self.systems[pid]) for pid in self.ids}
         self.proposed: Crux | None = None
         self.failed_turns = 0
         self.last_size = 0
@@ -182,6 +192,13 @@ class DialogueRun:
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
         grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
+        own = [t for t in history if t.persona_id == persona_id]
+        # its own answer, from its brief: to the claim in front of it when its brief asks that
+        # question, else to the topic until it names a reason for changing its mind
+        answer = answer_line(
+            self.systems[persona_id], self.ctx.config.topic, query if opponent is not None else "", [t.dialogue for t in own],
+            topic_held=not any(t.named_reason for t in own), quote=True,
+        )
         user = prompts.dialogue_message(
             persona_id=persona_id,
             topic=self.ctx.config.topic,
@@ -193,6 +210,7 @@ class DialogueRun:
             steering=steering.hint if steering else None,
             shown=prompts.shown_block(shown, self.cryst.shown_label),
             grounding=grounding,
+            answer=answer,
         )
         hints = Hints(
             speaker_id=persona_id,
@@ -203,7 +221,11 @@ class DialogueRun:
             extra=({"positions": OPENING_POSITIONS} if phase == 1 else {})
             | ({"shown": shown} if shown else {}),
         )
-        guard = TurnGuard(persona_id, self.ctx.config.topic, said_of(history, self.names))
+        # an opening's stance is its answer to the debate question (its format says so)
+        guard = TurnGuard(
+            persona_id, self.ctx.config.topic, said_of(history, self.names), default_addresses=(TOPIC_KEY,) if phase == 1 else (),
+            briefed=self.briefed[persona_id], flips=self.flips[persona_id],
+        )
         req = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True,
             validation=guard.context(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from crux_lab.engines.base import TURN_FIELDS_PROMPT
+from crux_lab.engines.base import ANSWER_STANCE_PROMPT, TURN_FIELDS_PROMPT, TURN_STANCE_PROMPT
 from crux_lab.models.domain import DialogueTurn
 from crux_lab.personas.prompt import build_history, build_turn_message
 from crux_lab.tokens import count_tokens
@@ -20,10 +20,14 @@ MOVES_HELP = (
     "narrow your scope), REFRAME (redirect to what actually matters), PROPOSE_CRUX (name the "
     "core disagreement). You can and should concede points when the evidence warrants it."
 )
+# The stance is asked as the persona's yes or no (as panel asks it): on Qwen2.5-1.5B a take's
+# stance field asked as pro or con disagreed with its words, asked as yes or no it agreed in 3 of 3.
 TURN_FORMAT = (
     'Output ONLY JSON: {"answers": "the claim in a few words", "dialogue": "your words, in your own voice", '
-    '"stance": "con", "move": "CHALLENGE", "addresses": [], "named_reason": null}, where "dialogue" is '
-    "your new point, in words not yet used in this debate, and " + TURN_FIELDS_PROMPT + "."
+    '"stance": "no", "move": "CHALLENGE", "addresses": [], "named_reason": null}, where "dialogue" is '
+    "your new point, in words not yet used in this debate, " + ANSWER_STANCE_PROMPT.replace(
+        "the claim you address", "the claim you address (in your opening, the debate question)"
+    ) + TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT) + "."
 )
 
 NEUTRAL_SYSTEM = (
@@ -106,11 +110,14 @@ def dialogue_message(
     steering: str | None = None,
     shown: str = "",
     grounding: str = "",
+    answer: str = "",
     recent: int = 6,
 ) -> str:
     """The per-turn user message: belief grounding, the debate as :func:`build_history` states
     it (the claim to answer, the persona's own points; no transcript), the moderator's hint,
-    the engine's current arguments or disputes by id (``shown``), the move menu, the format."""
+    the engine's current arguments or disputes by id (``shown``), the move menu, the persona's
+    own answer from its brief (``answer``, :func:`crux_lab.engines.guards.answer_line`: last,
+    next to what it is asked), the format."""
     history = build_history(
         persona_id, topic=topic, turns=turns, names=names, current_round=phase.replace("_", " "), recent=recent,
     )
@@ -120,6 +127,8 @@ def dialogue_message(
     parts.append(MOVES_HELP)
     if shown:
         parts.append("\n" + shown + "\n")
+    if answer:
+        parts.append(answer)
     return build_turn_message(
         " ".join(parts), history=history, grounding=grounding, length=length, output_format=TURN_FORMAT
     )
