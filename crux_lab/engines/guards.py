@@ -372,6 +372,21 @@ def answer_line(
     return template.format(answer=ANSWER_WORDS[on.stance], reason=reason, question=on.claim)
 
 
+def answer_lines(system: str, topic: str, claims: Sequence[str]) -> str:
+    """The persona's own answers from its brief to each of ``claims`` its brief asks (quoted,
+    :func:`answer_line`), and to the debate question, one line each, for a request that lists
+    several claims at once (graph's arguments and attacks).
+
+    >>> brief = ('## Where You Stand\\n- Rents follow wages. (Your answer to "Would new flats near the station slow rent rises?": no, confidence 0.80.)\\n'
+    ...          '- Homes first. (Your answer to "Should the town allow flats?": yes, confidence 0.9.)')
+    >>> print(answer_lines(brief, "Should the town allow flats?", ["New flats near the station will slow rent rises.", "The footpath is safe."]))
+    Your answer to "Would new flats near the station slow rent rises?": no. Your reason: Rents follow wages.
+    Your answer to the debate question: yes. Your reason: Homes first.
+    """
+    lines = [answer_line(system, topic, c, quote=True) for c in claims] + [answer_line(system, topic)]
+    return "\n".join(dict.fromkeys(line for line in lines if line))
+
+
 def briefed_positions(system: str, topic: str, me: str, name: str, key: str) -> dict[str, Said]:
     """The position on the debate topic that ``me``'s own system prompt gives it
     (:func:`topic_side`), under the topic's claim id ``key``; empty when it gives none.

@@ -108,3 +108,20 @@ async def test_without_the_wrong_side_no_opening_is_sent_back() -> None:
     result = await _run("dialogue", backend)
     assert not backend.repaired
     assert not [t for t in result.transcript if t.role_flag]
+
+
+async def test_graph_states_the_briefs_answers_to_the_claims_it_lists() -> None:
+    backend = _backend()
+    result = await _run("graph", backend, max_rounds=1)
+    assert result.error is None
+    asked = [r for r in backend.requests if r.purpose in ("initial_arguments", "generate_attacks")]
+    assert {r.system for r in asked} and len({r.system for r in asked}) == 2
+    for r in asked:
+        found = re.findall(r'Your answer to (the debate question|"[^"]+\?"): (yes|no)\. Your reason: ', r.user)
+        assert found, r.user[-900:]
+        for question, answer in found:  # each the persona's own brief's answer
+            q = TOPIC if question == "the debate question" else question.strip('"')
+            assert f'(Your answer to "{q}": {answer}, confidence' in r.system
+        # before the task, after the listing and the grounding
+        assert r.user.index("Your answer to") > r.user.index("Claims under debate")
+        assert r.user.index("Your answer to") < r.user.index("Submit")

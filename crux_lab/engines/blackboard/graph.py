@@ -85,6 +85,7 @@ from crux_lab.engines.blackboard.purposes import (
     INITIAL_ARGUMENTS,
     VALIDATE_ATTACKS,
 )
+from crux_lab.engines.guards import answer_lines
 from crux_lab.engines.poll import PollParams
 from crux_lab.llm.base import Hints
 from crux_lab.models.domain import (
@@ -194,7 +195,7 @@ def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequenc
     return (
         f"Topic: {ctx.config.topic}\nClaims under debate:\n{claims_block(claims)}\n\n"
         f"Things you have said before (stay consistent with them):\n{memory}"
-        f"{claims_grounding(ctx, persona_id, claims)}\n\n"
+        f"{claims_grounding(ctx, persona_id, claims)}{brief_answers(ctx, persona_id, claims)}\n\n"
         "Submit 2 to 4 arguments for the positions you actually hold. Each has a one-sentence "
         f"claim, the id of the listed claim it is for or against (\"about\", null if none) and your "
         f"stance on that claim (\"stance\": pro or con), the premises it rests on, {ASSUMPTIONS_ASK}, "
@@ -203,6 +204,14 @@ def initial_argument_prompt(ctx: EngineContext, persona_id: str, claims: Sequenc
         '"stance": "pro|con", "premises": ["..."], "assumptions": ["..."], "evidence": ["..."], '
         '"falsifier": "..."}]}'
     )
+
+
+def brief_answers(ctx: EngineContext, persona_id: str, claims: Sequence[Claim]) -> str:
+    """The persona's own answers, from its brief, to the claims under debate and to the topic
+    (:func:`crux_lab.engines.guards.answer_lines`), next to what it is asked; "" when its brief
+    asks none of them."""
+    lines = answer_lines(persona_system(ctx, persona_id), ctx.config.topic, [c.text for c in claims])
+    return f"\n\n{lines}" if lines else ""
 
 
 def claims_grounding(ctx: EngineContext, persona_id: str, claims: Sequence[Claim]) -> str:
@@ -225,15 +234,16 @@ def describe_argument(a: Argument, label: Label | None, meta: ArgMeta | None = N
 
 
 def attack_generation_prompt(
-    state: GraphState, persona_id: str, max_attacks: int, claims: Sequence[Claim] = (), grounding: str = ""
+    state: GraphState, persona_id: str, max_attacks: int, claims: Sequence[Claim] = (), grounding: str = "", answers: str = "",
 ) -> str:
-    """attackGenerationPrompt: the claims, every argument with its label; ID-based targeting."""
+    """attackGenerationPrompt: the claims, every argument with its label; ID-based targeting;
+    the persona's own answers from its brief (``answers``, :func:`brief_answers`) last before the task."""
     own = [a.id for a in state.arguments if a.speaker_id == persona_id]
     listing = "\n".join(describe_argument(a, state.labelling.get(a.id), state.meta.get(a.id)) for a in state.arguments)
     listed = f"Claims under debate:\n{claims_block(claims)}\n\n" if claims else ""
     return (
         f"Topic: {state.topic}\n{listed}The argument graph (IN = currently accepted, OUT = defeated, "
-        f"UNDEC = undecided):\n{listing}\n\nYour own arguments: {', '.join(own) or '(none)'}{grounding}\n\n"
+        f"UNDEC = undecided):\n{listing}\n\nYour own arguments: {', '.join(own) or '(none)'}{grounding}{answers}\n\n"
         f"Submit 0 to {max_attacks} attacks on other participants' arguments (never your own). "
         "Each attack is a counter-argument: rebut attacks the claim, undermine attacks a premise, "
         "undercut attacks an assumption; give the target argument id (as listed), the component and "
@@ -490,7 +500,7 @@ class GraphEngine:
         request = ctx.request(
             GENERATE_ATTACKS,
             persona_system(ctx, persona_id),
-            attack_generation_prompt(state, persona_id, max_attacks, claims, grounding),
+            attack_generation_prompt(state, persona_id, max_attacks, claims, grounding, brief_answers(ctx, persona_id, claims)),
             output_schema=AttacksReply,
             hints=Hints(
                 speaker_id=persona_id, topic=ctx.config.topic, extra={"shown": {c.id: c.text for c in claims},
