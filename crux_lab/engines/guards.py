@@ -431,6 +431,27 @@ def reason_heard(reason: str, heard: Sequence[str], flips: str, topic: str) -> b
     return len(shared) >= 2 and len(shared) >= len(words) / 3
 
 
+def still_holds(turns: Sequence[Said], me: str, flips: str, topic: str) -> bool:
+    """Whether ``me`` still holds its brief's side: none of its turns named a reason for a
+    change that names what another speaker said before it, or one of its own conditions
+    (:func:`reason_heard`). Qwen2.5-Coder-1.5B gave "I agree with you" as a reason.
+
+    >>> a = Said("schiff", "Peter Schiff", "Fixed supply.", "pro", None, ())
+    >>> b = Said("saylor", "Michael Saylor", "Fine.", "con", "I agree with you", ())
+    >>> still_holds([a, b], "saylor", "", "Is Bitcoin better than gold?")
+    True
+    >>> moved = Said("saylor", "Michael Saylor", "Fine.", "con", "Your point that the supply is fixed moved me", ())
+    >>> still_holds([a, moved], "saylor", "", "Is Bitcoin better than gold?")
+    False
+    """
+    for i, t in enumerate(turns):
+        if t.persona_id == me and t.named_reason:
+            heard = [o.text for o in turns[:i] if o.persona_id != me]
+            if reason_heard(t.named_reason, heard, flips, topic):
+                return False
+    return True
+
+
 def declared_positions(earlier: Sequence[Said], me: str, briefed: Mapping[str, Said] | None = None) -> dict[str, Said]:
     """Per claim id, where ``me`` stands on it: the position its ``briefed`` prompt gives it,
     else its first stance on the claim; replaced only by a later stance that named a reason

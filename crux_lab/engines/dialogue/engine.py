@@ -51,6 +51,7 @@ from crux_lab.engines.guards import (
     my_turn,
     said_of,
     side_outcome,
+    still_holds,
     turn_outcome,
 )
 from crux_lab.engines.poll import PollParams
@@ -194,10 +195,10 @@ class DialogueRun:
         grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
         own = [t for t in history if t.persona_id == persona_id]
         # its own answer, from its brief: to the claim in front of it when its brief asks that
-        # question, else to the topic until it names a reason for changing its mind
+        # question, else to the topic until a point it heard moves it (:func:`still_holds`)
         answer = answer_line(
             self.systems[persona_id], self.ctx.config.topic, query if opponent is not None else "", [t.dialogue for t in own],
-            topic_held=not any(t.named_reason for t in own), quote=True,
+            topic_held=still_holds(said_of(history, self.names), persona_id, self.flips[persona_id], self.ctx.config.topic), quote=True,
         )
         user = prompts.dialogue_message(
             persona_id=persona_id,
