@@ -169,8 +169,12 @@ async def test_a_persona_turn_gets_back_the_spaces_and_digits_dry_took_and_a_rea
 
 def test_mending_changes_no_reply_the_cassettes_hold_from_a_request_without_dry() -> None:
     """The false-positive check, on real replies: every cassette reply sent without DRY is left
-    as it is when mended against its own prompt, and some persona turns are mended."""
+    as it is when mended against its own prompt. The persona turns sent with DRY were mended when
+    they were recorded (the cassette keeps what the backend returned, since 2026-11-30 for every
+    engine), so mending them again changes none: the mend is idempotent on real text. What it
+    mends is shown above and in its doctest."""
     mended = {True: 0, False: 0}
+    seen = {True: 0, False: 0}
     for path in sorted(CASSETTES.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             entry = json.loads(line)
@@ -179,8 +183,9 @@ def test_mending_changes_no_reply_the_cassettes_hold_from_a_request_without_dry(
                 continue
             prompt = "\n".join([request.get("system", ""), *(m["content"] for m in request.get("messages", []))])
             mended[bool(request.get("own_words"))] += mend_own_words(response["text"], prompt) != response["text"]
-    assert mended[False] == 0
-    assert mended[True] >= 1
+            seen[bool(request.get("own_words"))] += 1
+    assert seen[True] >= 20 and seen[False] >= 20
+    assert mended == {True: 0, False: 0}
 
 
 async def test_no_cache_figures_are_recorded_as_unknown_not_zero() -> None:
