@@ -372,6 +372,16 @@ def answer_line(
     return template.format(answer=ANSWER_WORDS[on.stance], reason=reason, question=on.claim)
 
 
+def answer_to_claim(system: str, topic: str, claim: str, turns: Sequence[Said], me: str, flips: str | None = None) -> str:
+    """:func:`answer_line` for a persona shown a claim rather than a question (the claim to
+    answer, a round's claim; "" for none), after the debate's ``turns``: its own turns' reasons
+    are not shown again, and the topic's line stays until a reason it heard moves it
+    (:func:`still_holds`; ``flips`` read from ``system`` when not given)."""
+    held = still_holds(turns, me, brief_flips(system) if flips is None else flips, topic)
+    said = [t.text for t in turns if t.persona_id == me]
+    return answer_line(system, topic, claim, said, topic_held=held, quote=True)
+
+
 def answer_lines(system: str, topic: str, claims: Sequence[str]) -> str:
     """The persona's own answers from its brief to each of ``claims`` its brief asks (quoted,
     :func:`answer_line`), and to the debate question, one line each, for a request that lists

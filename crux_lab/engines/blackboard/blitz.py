@@ -62,12 +62,10 @@ from crux_lab.engines.blackboard.purposes import BLACKBOARD_TURN
 from crux_lab.engines.guards import (
     TooWeakToPlay,
     TurnGuard,
-    answer_line,
-    brief_flips,
+    answer_to_claim,
     in_order,
     my_turn,
     said_of,
-    still_holds,
     stop_if_too_weak,
     turn_outcome,
 )
@@ -167,12 +165,8 @@ async def board_turn(
     # answers the table, not one opponent).
     grounding = grounding_block(ctx, persona_id, focus.text, said=[t.dialogue for t in board.turns if t.persona_id == persona_id])
     system = persona_system(ctx, persona_id)
-    own = [t for t in board.turns if t.persona_id == persona_id]
     # its own answer to the round's claim from its brief, else to the topic until a point it heard moves it
-    side = answer_line(
-        system, ctx.config.topic, focus.text, [t.dialogue for t in own],
-        topic_held=still_holds(said_of(board.turns, names), persona_id, brief_flips(system), ctx.config.topic), quote=True,
-    )
+    side = answer_to_claim(system, ctx.config.topic, focus.text, said_of(board.turns, names), persona_id)
     user = turn_prompt(board, persona_id, focus, intent, grounding, ctx.config.topic, names, side)
     view = speaker_view(persona_id, shown, names, answer=answer)  # its own points, the claim to answer: no transcript
     if view:

@@ -44,14 +44,13 @@ from crux_lab.engines.guards import (
     TOPIC_KEY,
     TooWeakToPlay,
     TurnGuard,
-    answer_line,
+    answer_to_claim,
     brief_flips,
     briefed_positions,
     in_order,
     my_turn,
     said_of,
     side_outcome,
-    still_holds,
     turn_outcome,
 )
 from crux_lab.engines.poll import PollParams
@@ -193,12 +192,11 @@ class DialogueRun:
         opponent = next((t for t in reversed(history) if t.persona_id != persona_id), None)
         query = opponent.dialogue if opponent is not None else self.ctx.config.topic
         grounding = self.ctx.grounding(persona_id, query, opponent.persona_id if opponent else None)
-        own = [t for t in history if t.persona_id == persona_id]
         # its own answer, from its brief: to the claim in front of it when its brief asks that
-        # question, else to the topic until a point it heard moves it (:func:`still_holds`)
-        answer = answer_line(
-            self.systems[persona_id], self.ctx.config.topic, query if opponent is not None else "", [t.dialogue for t in own],
-            topic_held=still_holds(said_of(history, self.names), persona_id, self.flips[persona_id], self.ctx.config.topic), quote=True,
+        # question, else to the topic until a point it heard moves it
+        answer = answer_to_claim(
+            self.systems[persona_id], self.ctx.config.topic, query if opponent is not None else "",
+            said_of(history, self.names), persona_id, self.flips[persona_id],
         )
         user = prompts.dialogue_message(
             persona_id=persona_id,
