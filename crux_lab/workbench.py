@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from crux_lab.analysis.crux_groups import found_cruxes, group_cruxes
+from crux_lab.analysis.crux_groups import describes_sides, found_cruxes, group_cruxes
 from crux_lab.analysis.fake_consensus import audit
 from crux_lab.analysis.insights import alignment_report
 from crux_lab.analysis.shifts import observations_from_turns
@@ -604,7 +604,8 @@ def cruxes_across_runs_html(df: Any, links_to: str = "", reports: str = "") -> A
 
     rows = []
     for g, topic_like in ranked:
-        others = [w for w in g.wordings if w != g.question]
+        # another wording that only says who holds what repeats the yes and no columns
+        others = [w for w in g.wordings if w != g.question and not describes_sides(w)]
         shown = " / ".join(w if len(w) <= 120 else w[:117].rsplit(" ", 1)[0] + "…" for w in others[:2])
         more = f" (and {len(others) - 2} more)" if len(others) > 2 else ""
         also = f'<div style="color:#666;font-size:90%">also worded: {esc(shown)}{more}</div>' if others else ""

@@ -150,6 +150,15 @@ def group_cruxes(items: Sequence[FoundCrux], similar: Similar = calibrated_same)
 _SIDES_DESCRIBED = re.compile(r"^[^.:?]{1,120}\bholds: ")
 
 
+def describes_sides(text: str) -> bool:
+    """The text says who holds what ("Ann holds: X. Bo holds: Y."), not a question to answer.
+
+    >>> describes_sides("Ann holds: Rents fall. Bo holds: Rents rise."), describes_sides("Will rents fall?")
+    (True, False)
+    """
+    return bool(_SIDES_DESCRIBED.match(text))
+
+
 def _group(items: Sequence[FoundCrux]) -> CruxGroup:
     """One group's row: its first wording that is not a description of two sides (else its
     first), the most common type, the sides of its first sided item.
@@ -160,7 +169,7 @@ def _group(items: Sequence[FoundCrux]) -> CruxGroup:
     ('Will rents fall?', ('Ann',))
     """
     types = Counter(i.type for i in items if i.type)
-    shown = next((i for i in items if not _SIDES_DESCRIBED.match(i.question)), items[0])
+    shown = next((i for i in items if not describes_sides(i.question)), items[0])
     sided = shown if shown.yes or shown.no else next((i for i in items if i.yes or i.no), items[0])
     return CruxGroup(
         question=shown.question,

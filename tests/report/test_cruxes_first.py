@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from crux_lab.analysis.crux_groups import (
     FoundCrux,
@@ -92,6 +94,28 @@ def test_the_html_lists_groups_with_run_counts_and_links(tmp_path: Path) -> None
     assert re.findall(r'href="runs/([0-9a-f]{16})\.html"', html) == ["0" * 16, "0" * 15 + "1"]
     empty = wb.cruxes_across_runs_html(pd.DataFrame({"run_dir": []})).html
     assert "none of these runs found a crux" in empty
+
+
+def test_a_wording_that_only_names_who_holds_what_is_not_listed_as_another_wording(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's "also worded" read "Michael Saylor holds: ... Peter Schiff holds: I don't
+    accept ...": dialogue's sides, which the yes and no columns already show."""
+    import crux_lab.workbench as wb
+
+    dirs = []
+    for k, question in enumerate(["Does gold hold its value in a crisis?",
+                                  "Ann holds: Gold holds its value in a crisis. Bo holds: Gold does not hold its value in a crisis."]):
+        result = DebateResult(run_id=f"{k:016x}", config=CONFIG, engine="panel", backend="simulated",
+                              crux_cards=[card(question, "a", "b")])
+        dirs.append(str(write_run(result, tmp_path)))
+    def one_group(items: list[FoundCrux]) -> list:
+        groups = group_cruxes(items, lambda texts: np.ones((len(texts), len(texts)), dtype=bool))
+        assert len(groups) == 1 and len(groups[0].wordings) == 2  # both wordings in one group
+        return groups
+
+    monkeypatch.setattr(wb, "group_cruxes", one_group)
+    html = wb.cruxes_across_runs_html(pd.DataFrame({"run_dir": dirs}), "runs").html
+    assert "<b>Does gold hold its value in a crisis?</b>" in html and "holds:" not in html
 
 
 def test_a_crux_that_restates_the_topic_is_marked_and_listed_last(tmp_path: Path) -> None:

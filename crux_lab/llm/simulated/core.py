@@ -371,6 +371,9 @@ def without_lead_in(sentence: str) -> str:
     return out[:1].upper() + out[1:] if out != sentence.strip() else out
 
 
+_ARTICLES = frozenset({"A", "An", "The"})
+
+
 def lower_first(text: str) -> str:
     """The text as the middle of a sentence: its first letter lower-cased, unless it opens with
     a name or an acronym.
@@ -379,11 +382,15 @@ def lower_first(text: str) -> str:
     ('gold is money.', "Bitcoin's supply is fixed.", 'AI labs grow.')
     >>> lower_first("I don't accept that.")
     "I don't accept that."
+    >>> lower_first("A Bitcoin treasury company is forced to sell.")
+    'a Bitcoin treasury company is forced to sell.'
     """
     if not text:
         return text
     first, _, rest = text.partition(" ")
     second = rest.split(" ", 1)[0]
+    if first in _ARTICLES:  # "A Bitcoin company": an article before a name, not a name
+        return text[:1].lower() + text[1:]
     named = first == "I" or (len(first) > 1 and first.isupper()) or first.removesuffix("'s") in _NAMES or second[:1].isupper()
     return text if named else text[:1].lower() + text[1:]
 
