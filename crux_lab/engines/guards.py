@@ -3,8 +3,9 @@ crux cards or disputes. Each guard is model-agnostic (plain string checks, no mo
 
 - **Echo**: a persona turn that largely repeats an earlier turn (its own or another
   speaker's) or the debate topic: :func:`containment` of its word triples in that text is at
-  least :data:`ECHO_AT`; for the topic, also when that share of its content words is there
-  and it adds at most :data:`ECHO_NEW_WORDS` of its own (:func:`repeats`).
+  least :data:`ECHO_AT`, or that share of its content words is there and it adds at most
+  :data:`ECHO_NEW_WORDS` of its own (:func:`repeats`); for an earlier turn, also when it is
+  that turn in other words (:func:`rewords`).
 - **Role confusion**: a persona turn whose stance contradicts the position that persona
   holds on the same claim (pro against con), with no named reason for changing it. The
   position is the one the persona's own system prompt gives it on the debate topic
@@ -48,6 +49,8 @@ from crux_lab.personas.retrieval import voiced
 ECHO_AT = 0.8  # containment of a turn's word triples in an earlier text that makes it an echo
 ECHO_NEW_WORDS = 2  # the content words of its own that a copy by content words may add (repeats)
 ECHO_MIN_WORDS = 8  # the content words a turn needs before that rule applies
+REWORD_AT = 0.7  # share of each text's content words the other holds that makes a turn a reworded copy
+REWORD_NEW_WORDS = 8  # the content words of its own that a reworded copy may add (rewords)
 MIN_QUOTE_WORDS = 3  # a side's quote: at least this many words (or a whole shorter turn)
 MAX_QUOTABLE = 40  # sentences per participant a narrowed schema offers as a quote (the latest)
 QUOTE_AT = 0.8  # containment of a longer quote's word triples in one turn that grounds it
@@ -192,7 +195,7 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str, stance
         return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
         denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
-        if containment(text, s.text) >= ECHO_AT if denial else repeats(text, s.text):
+        if containment(text, s.text) >= ECHO_AT if denial else repeats(text, s.text) or rewords(text, s.text):
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
             return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
@@ -228,6 +231,38 @@ def repeats(text: str, source: str) -> bool:
         return False
     shared = mine & content_words(source)
     return len(shared) >= ECHO_AT * len(mine) and len(mine - shared) <= ECHO_NEW_WORDS
+
+
+def rewords(text: str, source: str) -> bool:
+    """Whether ``text`` is ``source`` said again in other words: each holds at least
+    :data:`REWORD_AT` of the other's content words, ``text`` has at least
+    :data:`ECHO_MIN_WORDS` of them and adds at most :data:`REWORD_NEW_WORDS`. :func:`repeats`
+    lets such a copy through when it adds three words or more. The echo guard applies it to
+    earlier turns, not to the topic (a stance with one reason uses most of the topic's words).
+    Dev figure (Qwen2.5-1.5B, the committed dev runs of ``benchmarks/data/speakers_qwen`` and
+    two crux_rooms runs, 226 kept turns of 8 content words or more that :func:`repeats` let
+    through): it flags 20, 19 of them read as copies of an earlier turn with words changed
+    (Gullhaven's crux room, four speakers in a row: "The claim suggests that the busy season
+    extends into spring and autumn, which contradicts ..."), 1 as the earlier point with a
+    condition added ("Brackwater can allow six-story apartment blocks, but only after
+    addressing the safety concerns, ..."); 2 of the 20 are another speaker's opposite stance with other
+    negations, which :func:`echo_problem` reads as denials and does not apply it to. At 0.6 it
+    would flag 47, with denials ("It's not fair if ..." answered by "I believe it's fair if
+    ...") among them.
+
+    >>> a = "The claim suggests that the busy season is extending into spring and autumn, which contradicts the evidence that visitors are still empty in October and the previous year."
+    >>> rewords("The claim suggests that the busy season extends into spring and autumn, which contradicts not only the evidence that visitors are empty in the month of October but also the previous year.", a)
+    True
+    >>> rewords("Visitors use our roads, toilets and bins, and it is residents paying to fix them.", a)
+    False
+    """
+    mine = content_words(text)
+    if len(mine) < ECHO_MIN_WORDS:
+        return False
+    theirs = content_words(source)
+    shared = mine & theirs
+    return (len(shared) >= REWORD_AT * len(mine) and len(shared) >= REWORD_AT * len(theirs)
+            and len(mine - shared) <= REWORD_NEW_WORDS)
 
 
 TOPIC_COVERED = 0.75  # share of the topic's content words a one-question turn must use to restate it
@@ -543,6 +578,9 @@ class TurnGuard:
     earlier: Sequence[Said]
     # the claims a reply that names none speaks to (the round's claim on a blackboard)
     default_addresses: tuple[str, ...] = ()
+    # the claims its stance answers whatever the reply lists: an opening's stance is its answer
+    # to the debate question, as its format asks, even when it names claims it addresses
+    stance_on: tuple[str, ...] = ()
     # where the persona's own system prompt says it stands (:func:`briefed_positions`), and
     # what it says would change its mind (:func:`brief_flips`)
     briefed: Mapping[str, Said] = field(default_factory=dict)
@@ -571,7 +609,7 @@ class TurnGuard:
     def check_reply(self, reply: Any) -> Finding | None:
         stance = getattr(reply, "stance", None)
         reason = getattr(reply, "named_reason", None)
-        addresses = [str(a) for a in getattr(reply, "addresses", None) or []] or list(self.default_addresses)
+        addresses = list(self.stance_on) or [str(a) for a in getattr(reply, "addresses", None) or []] or list(self.default_addresses)
         stance = stance_of(stance)
         reason = reason.strip() if isinstance(reason, str) and reason.strip().lower() not in ("", "null", "none") else None
         return self.check(turn_words(reply), stance, reason, addresses)

@@ -388,6 +388,19 @@ def test_a_turn_still_off_its_side_after_the_repair_is_kept_with_a_role_flag() -
     assert [e.purpose for e in events] == ["guard_role"] and "kept with a role flag" in events[0].error
 
 
+def test_an_openings_stance_is_read_on_the_topic_even_when_it_names_claims() -> None:
+    """Qwen opened Saylor with stance "no" and listed two claims of his own words as what he
+    addressed; read on those claims, where his brief says nothing, the guard let it pass. An
+    opening's format asks its stance on the debate question, so that is where it is read."""
+    saylor = load_persona("michael-saylor")
+    briefed = briefed_positions(build_system_prompt(saylor), TOPIC, "michael-saylor", "Michael Saylor", "topic")
+    reply = SpeechReply.model_validate_json(_speech("Gold is hard to move and its supply grows; Bitcoin is digital property.", "con",
+                                                    addresses=("Gold is hard to move", "Gold has lost ground to Bitcoin")))
+    assert TurnGuard("michael-saylor", TOPIC, [], briefed=briefed).check_reply(reply) is None  # read on the claims it named
+    found = TurnGuard("michael-saylor", TOPIC, [], briefed=briefed, stance_on=("topic",)).check_reply(reply)
+    assert found is not None and found.guard == "role"
+
+
 def test_a_kept_turn_resets_the_streak() -> None:
     scratch: dict[str, Any] = {}
     echo = SpeechReply.model_validate_json(_speech(TOPIC, "con"))

@@ -5,6 +5,7 @@ from the replies its prompts ask for: cards are matched to the planted cruxes by
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import shutil
@@ -13,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from crux_lab.analysis.restates import same_wording
 from crux_lab.analysis.sides import cards_agree
-from crux_lab.engines.base import EngineConfigError
+from crux_lab.engines.base import EngineConfigError, TurnReply
 from crux_lab.engines.crux_room.claims import ClaimIndex
 from crux_lab.engines.crux_room.context import DebateMemory, turn_context
 from crux_lab.engines.crux_room.detection import detect
@@ -440,7 +442,17 @@ async def test_room_without_convergence_stops_at_safety_cap() -> None:
     def no(req: LLMRequest, n: int) -> dict[str, Any]:
         return {"same_core": False} if "same_core" in req.output_schema.model_fields else {"crux_surfaced": False}  # type: ignore[union-attr]
 
-    backend = ScriptedBackend(sim(), script={"exit_check": no})
+    def new_point(reply: BaseModel) -> BaseModel:
+        # the simulated speakers of a long room run out of points and say an earlier turn again,
+        # which the echo guard keeps out, and two turns kept out end the exchange before its second
+        # check: each crux turn gets one point of its own, so what is tested is the exit check
+        words = next(n for n in type(reply).model_fields if n not in TurnReply.model_fields and isinstance(getattr(reply, n), str))
+        fresh = next(counter)
+        point = " ".join(f"{w}{fresh}" for w in ("ledger", "audit", "quarter", "vault", "treaty", "mandate", "window", "budget", "index"))
+        return reply.model_copy(update={words: f"{getattr(reply, words)} New point: {point}."})
+
+    counter = itertools.count()
+    backend = ScriptedBackend(sim(), script={"exit_check": no}, edit={"crux_turn": new_point})
     r = await run({"max_rooms": 1}, backend=backend)
     completes = [e for e in r.result.events if e.type == "crux_room_complete"]
     # cores that differ get one more exchange round and a second check, then the card: no loop
@@ -449,7 +461,7 @@ async def test_room_without_convergence_stops_at_safety_cap() -> None:
     assert completes[0].turns < 20 and completes[0].card_id  # type: ignore[union-attr]
     assert r.result.complete
     # a turn cap below that ends the room at the cap
-    r = await run({"max_rooms": 1, "room_turn_cap": 6}, backend=ScriptedBackend(sim(), script={"exit_check": no}))
+    r = await run({"max_rooms": 1, "room_turn_cap": 6}, backend=ScriptedBackend(sim(), script={"exit_check": no}, edit={"crux_turn": new_point}))
     completes = [e for e in r.result.events if e.type == "crux_room_complete"]
     assert len(completes) == 1 and completes[0].turns == 6  # type: ignore[union-attr]
 

@@ -73,12 +73,14 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     runs, db = root / "runs", root / "fx.duckdb"
     ids: dict[str, str] = {}
     for engine in ("dialogue", "dcg", "panel", "crux_rooms"):
-        for seed in range(4):  # the dcg figures need a run with a dispute: some seeds stay on the topic itself
+        # the dcg figures need a run with a dispute: some seeds stay on the topic itself, and on
+        # others the echo guard keeps out the simulated speakers' turns said again in other words
+        for seed in range(8):
             result = run_debate_sync(DebateConfig(topic="Is Bitcoin a better long-term store of value than gold?",
                                                   persona_ids=PERSONAS, engine=engine, max_turns=12, seed=seed))
             if engine != "dcg" or result.dcg.disputes:
                 break
-        assert engine != "dcg" or result.dcg.disputes, "no dcg run with a dispute in four seeds"
+        assert engine != "dcg" or result.dcg.disputes, "no dcg run with a dispute in eight seeds"
         write_run(result, runs, sweep_id="fx")
         ids[engine] = result.run_id
     ingest([runs], db)

@@ -222,7 +222,7 @@ class DialogueRun:
         )
         # an opening's stance is its answer to the debate question (its format says so)
         guard = TurnGuard(
-            persona_id, self.ctx.config.topic, said_of(history, self.names), default_addresses=(TOPIC_KEY,) if phase == 1 else (),
+            persona_id, self.ctx.config.topic, said_of(history, self.names), stance_on=(TOPIC_KEY,) if phase == 1 else (),
             briefed=self.briefed[persona_id], flips=self.flips[persona_id],
         )
         req = self.ctx.request(
