@@ -195,7 +195,7 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str, stance
         return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
         denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
-        if containment(text, s.text) >= ECHO_AT if denial else repeats(text, s.text) or rewords(text, s.text):
+        if containment(text, s.text) >= ECHO_AT if denial else (repeats(text, s.text) or rewords(text, s.text)):
             whose = "your own" if s.persona_id == me else f"{s.name}'s"
             return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
