@@ -163,21 +163,29 @@ def said_of(turns: Sequence[DialogueTurn], names: Mapping[str, str]) -> list[Sai
 
 # What a turn request tells the model about its reply's fields. Qwen2.5-1.5B once wrote a turn
 # of these words ("Your answer to the claim you address"): 1 of the 10 turns of the crux_rooms
-# cassette, 0 of 354 turns in the committed Qwen runs (dev and the speaker stages).
+# cassette, 0 of 354 turns in the committed Qwen runs (dev and the speaker stages). Each engine
+# adds its own request's instructions and format (``TurnGuard.form``): a dcg debate on Qwen wrote
+# a turn of its format's example ("your words, in your own voice") and a closing of its round's
+# instruction ("you now agree on... what you still disagree on...").
 FORM_WORDS = f"{TURN_FIELDS_PROMPT} {ANSWER_STANCE_PROMPT}"
 
 
-def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None) -> str | None:
+def echo_problem(
+    text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None, form: str = FORM_WORDS
+) -> str | None:
     """What a turn repeats, in words for the model; None when it says something new. A turn
     whose ``stance`` is the opposite of another speaker's earlier turn, and whose negations
     differ from that turn's (:func:`negations`), is a denial of it: the content-word rule of
     :func:`repeats` is not applied between the two, only the word triples are. (Not so against
     the speaker's own turns, nor for a copy with the same negations: on a small model a copy
-    comes back with its stance field flipped.)
+    comes back with its stance field flipped.) ``form`` is the request's own instructions and
+    format: a turn made of them copies the request. The problem names no other speaker: it goes
+    back to the model, and a repair told "this turn repeats <name>'s earlier turn" came back on
+    Qwen as "<name> says, '...'" (narration, with the copy inside it).
 
     >>> e = [Said("schiff", "Peter Schiff", "Gold has been money for five thousand years and bitcoin has not.")]
     >>> print(echo_problem("Gold has been money for five thousand years and bitcoin has not.", e, "Is gold better?", "saylor"))
-    this turn repeats Peter Schiff's earlier turn nearly word for word (that turn: "Gold has been money for five thousand years and bitcoin has not."); say what you think, in new words
+    this turn repeats an earlier point nearly word for word (that point: "Gold has been money for five thousand years and bitcoin has not."); say what you think, in new words
     >>> echo_problem("Is gold better?", e, "Is gold better?", "saylor")
     'this turn only repeats the debate topic; answer it with your own argument'
     >>> echo_problem("Bitcoin's supply is capped at 21 million coins.", e, "Is gold better?", "saylor") is None
@@ -186,18 +194,20 @@ def echo_problem(text: str, earlier: Sequence[Said], topic: str, me: str, stance
     'this turn is empty; say what you think of the claim in front of you'
     >>> echo_problem("Your answer to the claim you address", e, "Is gold better?", "saylor")
     "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
+    >>> echo_problem("your words, in your own voice", e, "Is gold better?", "saylor", form='{"dialogue": "your words, in your own voice"}')
+    "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     """
     if not text.strip():
         return "this turn is empty; say what you think of the claim in front of you"
     if repeats(text, topic) or asks_topic(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
-    if containment(text, FORM_WORDS) >= ECHO_AT:
+    if containment(text, form) >= ECHO_AT:
         return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
         denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
         if containment(text, s.text) >= ECHO_AT if denial else (repeats(text, s.text) or rewords(text, s.text)):
-            whose = "your own" if s.persona_id == me else f"{s.name}'s"
-            return f'this turn repeats {whose} earlier turn nearly word for word (that turn: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
+            whose = "your own earlier point" if s.persona_id == me else "an earlier point"
+            return f'this turn repeats {whose} nearly word for word (that point: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
 
 
@@ -585,6 +595,8 @@ class TurnGuard:
     # what it says would change its mind (:func:`brief_flips`)
     briefed: Mapping[str, Said] = field(default_factory=dict)
     flips: str = ""
+    # the request's own instructions and format: a turn made of them copies the request
+    form: str = FORM_WORDS
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
     # the role problem of a turn kept after its one repair (:func:`turn_outcome`): the engine
@@ -595,7 +607,7 @@ class TurnGuard:
         return {"turn_guard": self}
 
     def check(self, text: str, stance: str | None, named_reason: str | None, addresses: Sequence[str]) -> Finding | None:
-        problem = echo_problem(text, self.earlier, self.topic, self.persona_id, stance)
+        problem = echo_problem(text, self.earlier, self.topic, self.persona_id, stance, self.form)
         if problem is not None:
             return Finding("echo", self.persona_id, problem, text)
         others = [s.text for s in self.earlier if s.persona_id != self.persona_id]

@@ -54,7 +54,8 @@ EARLIER = [Said("michael-saylor", "Michael Saylor", SAYLOR, "pro", None, ("c1",)
 def test_a_turn_that_copies_the_opponents_turn_is_an_echo() -> None:
     copied = "Gold has been money for five thousand years. Bitcoin has no intrinsic value, and its price is driven by speculation."
     problem = echo_problem(copied, EARLIER, TOPIC, "michael-saylor")
-    assert problem is not None and "Peter Schiff's earlier turn" in problem
+    # the problem goes back to the model, so it quotes the point and names no speaker
+    assert problem is not None and "repeats an earlier point" in problem and "Schiff" not in problem
 
 
 def test_a_turn_that_is_only_the_topic_question_is_an_echo() -> None:
@@ -64,7 +65,7 @@ def test_a_turn_that_is_only_the_topic_question_is_an_echo() -> None:
 
 def test_a_turn_repeating_its_own_speaker_says_so() -> None:
     problem = echo_problem(f"  {SAYLOR.upper()} ", EARLIER, TOPIC, "michael-saylor")
-    assert problem is not None and "your own earlier turn" in problem
+    assert problem is not None and "your own earlier point" in problem
 
 
 def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
@@ -77,7 +78,7 @@ def test_a_copy_with_a_word_changed_every_few_words_is_still_an_echo() -> None:
     copy = "Converting the rooms above shops and bringing back the empty flats above the station would not be allowed."
     assert repeats(copy, earlier[0].text)  # what the speakers' benchmark counts as a kept repeat
     problem = echo_problem(copy, earlier, topic, "housing-builder")
-    assert problem is not None and "your own earlier turn" in problem
+    assert problem is not None and "your own earlier point" in problem
     # a denial of the same claim with a reason of its own is no echo
     assert echo_problem("Flats above shops are few, and most need new stairs before anyone can live in them.", earlier, topic, "b") is None
 
@@ -90,14 +91,14 @@ def test_an_earlier_turn_said_again_with_words_changed_is_sent_back() -> None:
                 "justified. While it may seem logical to save money, the benefits of reducing water loss are negligible.")
     problem = echo_problem("I don't believe raising water bills to replace the old mains would be justified.", [mine],
                            water, "water-pensioner")
-    assert problem is not None and "your own earlier turn" in problem
+    assert problem is not None and "your own earlier point" in problem
     health = "Should Fenwick Cross open a supervised drug consumption room in its town centre?"
     theirs = Said("public-health-shopkeeper", "The Shopkeeper", "Yes, it is reasonable to consider opening a supervised "
                   "drug consumption room if it improves access to treatment, reduces the risk of overdoses and enhances public health.")
     problem = echo_problem("I think it's reasonable to consider opening a supervised drug consumption room if it improves "
                            "access to treatment, reduces the risk of overdoses, and enhances public health.", [theirs], health,
                            "public-health-councillor")
-    assert problem is not None and "The Shopkeeper's earlier turn" in problem
+    assert problem is not None and "repeats an earlier point" in problem
     # the other side of another speaker's turn, in its words, is a denial, not an echo; against
     # one's own turn a flipped stance field does not excuse a copy
     theirs = Said(theirs.persona_id, theirs.name, theirs.text, "pro")
@@ -315,7 +316,7 @@ async def _answer(first: str, second: str, guard: TurnGuard) -> tuple[Any, list[
 async def test_an_echo_takes_one_repair_that_says_so_and_the_fixed_turn_is_kept() -> None:
     guard = TurnGuard("michael-saylor", TOPIC, EARLIER)
     response, sent = await _answer(_speech(SCHIFF), _speech("Scarcity by code beats scarcity by geology, and I will hold my coins."), guard)
-    assert len(sent) == 1 and "repeats Peter Schiff's earlier turn" in sent[0][-1]["content"]
+    assert len(sent) == 1 and "repeats an earlier point" in sent[0][-1]["content"] and "Schiff" not in sent[0][-1]["content"]
     assert response.repaired and guard.verdict(response.parsed) is None
     kept_out, events = turn_outcome({}, guard, response.parsed, NAMES)
     assert kept_out is None and [e.purpose for e in events] == ["guard_echo"] and "kept" in events[0].error
@@ -439,3 +440,25 @@ def test_guard_rates_count_turns_kept_out_and_sides_dropped() -> None:
     dcg = rates["dcg"]
     assert (dcg["persona_turns"], dcg["guard_echo"], dcg["guard_role"], dcg["guard_sides"], dcg["ended_early"]) == (10, 2, 1, 1, 1)
     assert dcg["echo_rate"] == 0.2 and dcg["role_rate"] == 0.1 and dcg["sides_rate"] == 1.0
+
+
+def test_a_turn_made_of_its_requests_instructions_is_sent_back() -> None:
+    """Qwen2.5-1.5B in a dcg debate: one turn was its format's example value, a closing was its
+    round's instruction. Each engine gives the guard its own request's words."""
+    from crux_lab.engines.blackboard.board import post_format
+    from crux_lab.engines.crux_room import prompts as room
+    from crux_lab.engines.dialogue import prompts as dialogue
+    from crux_lab.engines.guards import FORM_WORDS
+
+    dcg = " ".join([FORM_WORDS, dialogue.RESOLUTION_INSTRUCTION, dialogue.MOVES_HELP, dialogue.TURN_FORMAT])
+    for text in ("your words, in your own voice",
+                 "you now agree on... what you still disagree on... what the core question between you is"):
+        found = TurnGuard("michael-saylor", TOPIC, EARLIER, form=dcg).check(text, "yes", None, [])
+        assert found is not None and "copies the instructions" in found.problem
+        assert TurnGuard("michael-saylor", TOPIC, EARLIER).check(text, "yes", None, []) is None  # the shared form alone misses it
+    post = f"{FORM_WORDS} {post_format('c1')}"
+    found = TurnGuard("michael-saylor", TOPIC, EARLIER, form=post).check("From your own side, answer the claim to answer, or the strongest opposing point.", "pro", None, [])
+    assert found is not None and found.guard == "echo"
+    speech = f"{FORM_WORDS} {room.JSON_SPEECH}"
+    said = "Scarcity by code beats scarcity by geology, and I will hold my coins."
+    assert TurnGuard("michael-saylor", TOPIC, EARLIER, form=speech).check(said, "yes", None, []) is None

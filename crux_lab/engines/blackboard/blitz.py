@@ -37,6 +37,7 @@ from crux_lab.engines.blackboard.board import (
     ConvergenceRule,
     apply_turn,
     check_convergence,
+    post_format,
     summarize,
     turn_prompt,
 )
@@ -60,6 +61,7 @@ from crux_lab.engines.blackboard.events import (
 from crux_lab.engines.blackboard.output import apply_classic_output, final_output
 from crux_lab.engines.blackboard.purposes import BLACKBOARD_TURN
 from crux_lab.engines.guards import (
+    FORM_WORDS,
     TooWeakToPlay,
     TurnGuard,
     answer_to_claim,
@@ -160,7 +162,10 @@ async def board_turn(
     answer = point_to_answer(board, persona_id, focus)
     shown = [t for t in board.turns if t.persona_id == persona_id or t is answer]
     names = {pid: p.name for pid, p in ctx.personas.items()}
-    guard = TurnGuard(persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,))
+    guard = TurnGuard(
+        persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,),
+        form=f"{FORM_WORDS} {post_format(focus.id)}",
+    )
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).
     grounding = grounding_block(ctx, persona_id, focus.text, said=[t.dialogue for t in board.turns if t.persona_id == persona_id])

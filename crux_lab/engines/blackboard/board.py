@@ -326,9 +326,16 @@ def turn_prompt(
         f"Blackboard summary:\n{summary or '(first round: no summary yet)'}\n\n"
         f"Your past stances:\n{board.past_stances_text(persona_id)}\n\n"
         f"This round's claim [{focus.id}]: {focus.text}{intent_line}{grounding}{answer_part}\n\n"
+        + post_format(focus.id)
+    )
+
+
+def post_format(claim_id: str) -> str:
+    """What a post's request asks of it, and its reply's fields (the echo guard's ``form``)."""
+    return (
         "From your own side, answer the claim to answer (or, when there is none, the strongest "
         "opposing point) in two to four sentences in your own voice, then update your stance. Return JSON with: \"content\": your post; \"stance\": \"pro\", \"con\" or "
-        f"\"uncertain\" on claim [{focus.id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT)}; "
+        f"\"uncertain\" on claim [{claim_id}]; \"confidence\": 0.0-1.0; {TURN_FIELDS_PROMPT.removeprefix(TURN_STANCE_PROMPT)}; "
         '"stance_updates": [{"claim_id": "c1", "stance": "pro|con|uncertain", "confidence": 0.0}] for '
         'other claims whose stance you changed; "flip_condition": what would change your mind, if anything'
     )
