@@ -205,9 +205,7 @@ def echo_problem(
         return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
         denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
-        if containment(text, s.text) >= ECHO_AT if denial else (
-            repeats(text, s.text) or rewords(text, s.text) or copies_part(text, s.text, topic)
-        ):
+        if containment(text, s.text) >= ECHO_AT if denial else (repeats(text, s.text) or rewords(text, s.text)):
             whose = "your own earlier point" if s.persona_id == me else "an earlier point"
             return f'this turn repeats {whose} nearly word for word (that point: "{clipped(s.text, QUOTE_WORDS)}"); say what you think, in new words'
     return None
@@ -275,42 +273,6 @@ def rewords(text: str, source: str) -> bool:
     shared = mine & theirs
     return (len(shared) >= REWORD_AT * len(mine) and len(shared) >= REWORD_AT * len(theirs)
             and len(mine - shared) <= REWORD_NEW_WORDS)
-
-
-def copies_part(text: str, source: str, topic: str) -> bool:
-    """Whether ``text`` is a part of ``source`` said again: of its content words that are not
-    the topic's (at least :data:`ECHO_MIN_WORDS`), ``source`` holds :data:`REWORD_AT` and it
-    adds at most :data:`REWORD_NEW_WORDS`. :func:`rewords` asks the copy to hold most of
-    ``source`` too, so it lets through a turn that says two of an earlier turn's three
-    sentences again; the topic's words are left out, since every turn may use them. The echo
-    guard applies it to earlier turns, as :func:`rewords`. Dev figure (Qwen2.5-1.5B, the 349
-    kept turns of the dev runs on this machine: the committed speaker stages and the crux_rooms
-    and dcg runs of farming, tourism and broadband): it flags 21 that the other rules let
-    through (19 distinct; two dialogue runs are committed under two stages), and read one by
-    one, each says an earlier turn, or most of one, again: three Gullhaven speakers in a row
-    ("The economic impact would likely be minimal ..."), "I agree with you that the lower meadow
-    flood every winter is a reason ..." after the ecologist's "The lower meadow flood every
-    winter ...", narration of another speaker's argument in its words ("Speaker C is correct
-    that new flats by the station will increase rents ..."), and a speaker's own reasons said
-    again under the other stance. With the topic's words counted, stances that share only the
-    topic's words with an earlier turn are flagged too ("I stand firmly that Highcombe should
-    pay for its own fibre broadband network.").
-
-    >>> topic = "Should Gullhaven charge visitors a nightly tourist tax?"
-    >>> earlier = ("The economic impact would likely be minimal, but many visitors would prefer to continue spending "
-    ...            "their money in Gullhaven, rather than travel to other areas. Additionally, a tax would likely lead "
-    ...            "to higher prices for hotels and attractions, potentially affecting the local economy.")
-    >>> copies_part("The economic impact would likely be minimal due to the high local spending, and many visitors "
-    ...             "prefer to stay in Gullhaven rather than travel to other resorts.", earlier, topic)
-    True
-    >>> copies_part("Visitors use our roads, toilets and bins, and it is residents paying to fix them every spring.", earlier, topic)
-    False
-    """
-    mine = content_words(text) - content_words(topic)
-    if len(mine) < ECHO_MIN_WORDS:
-        return False
-    shared = mine & content_words(source)
-    return len(shared) >= REWORD_AT * len(mine) and len(mine - shared) <= REWORD_NEW_WORDS
 
 
 TOPIC_COVERED = 0.75  # share of the topic's content words a one-question turn must use to restate it
