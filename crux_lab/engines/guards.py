@@ -171,15 +171,15 @@ FORM_WORDS = f"{TURN_FIELDS_PROMPT} {ANSWER_STANCE_PROMPT}"
 
 
 def echo_problem(
-    text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None, form: str = FORM_WORDS
+    text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None, form: str = ""
 ) -> str | None:
     """What a turn repeats, in words for the model; None when it says something new. A turn
     whose ``stance`` is the opposite of another speaker's earlier turn, and whose negations
     differ from that turn's (:func:`negations`), is a denial of it: the content-word rule of
     :func:`repeats` is not applied between the two, only the word triples are. (Not so against
     the speaker's own turns, nor for a copy with the same negations: on a small model a copy
-    comes back with its stance field flipped.) ``form`` is the request's own instructions and
-    format: a turn made of them copies the request. The problem names no other speaker: it goes
+    comes back with its stance field flipped.) ``form`` is the engine's own request instructions
+    and format, read with :data:`FORM_WORDS`: a turn made of them copies the request. The problem names no other speaker: it goes
     back to the model, and a repair told "this turn repeats <name>'s earlier turn" came back on
     Qwen as "<name> says, '...'" (narration, with the copy inside it).
 
@@ -201,7 +201,7 @@ def echo_problem(
         return "this turn is empty; say what you think of the claim in front of you"
     if repeats(text, topic) or asks_topic(text, topic):
         return "this turn only repeats the debate topic; answer it with your own argument"
-    if containment(text, form) >= ECHO_AT:
+    if containment(text, f"{FORM_WORDS} {form}") >= ECHO_AT:
         return "this turn copies the instructions for the reply's fields; say what you think of the claim in front of you"
     for s in reversed(earlier):
         denial = s.persona_id != me and (stance, s.stance) in _OPPOSED and negations(text) != negations(s.text)
@@ -595,8 +595,8 @@ class TurnGuard:
     # what it says would change its mind (:func:`brief_flips`)
     briefed: Mapping[str, Said] = field(default_factory=dict)
     flips: str = ""
-    # the request's own instructions and format: a turn made of them copies the request
-    form: str = FORM_WORDS
+    # the engine's own request instructions and format (read with FORM_WORDS): a turn made of them copies the request
+    form: str = ""
     fired: list[Finding] = field(default_factory=list)
     asked: bool = False
     # the role problem of a turn kept after its one repair (:func:`turn_outcome`): the engine

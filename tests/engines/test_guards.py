@@ -448,17 +448,16 @@ def test_a_turn_made_of_its_requests_instructions_is_sent_back() -> None:
     from crux_lab.engines.blackboard.board import post_format
     from crux_lab.engines.crux_room import prompts as room
     from crux_lab.engines.dialogue import prompts as dialogue
-    from crux_lab.engines.guards import FORM_WORDS
 
-    dcg = " ".join([FORM_WORDS, dialogue.RESOLUTION_INSTRUCTION, dialogue.MOVES_HELP, dialogue.TURN_FORMAT])
+    dcg = " ".join([dialogue.RESOLUTION_INSTRUCTION, dialogue.MOVES_HELP, dialogue.TURN_FORMAT])
     for text in ("your words, in your own voice",
                  "you now agree on... what you still disagree on... what the core question between you is"):
         found = TurnGuard("michael-saylor", TOPIC, EARLIER, form=dcg).check(text, "yes", None, [])
         assert found is not None and "copies the instructions" in found.problem
         assert TurnGuard("michael-saylor", TOPIC, EARLIER).check(text, "yes", None, []) is None  # the shared form alone misses it
-    post = f"{FORM_WORDS} {post_format('c1')}"
+    post = post_format("c1")
     found = TurnGuard("michael-saylor", TOPIC, EARLIER, form=post).check("From your own side, answer the claim to answer, or the strongest opposing point.", "pro", None, [])
     assert found is not None and found.guard == "echo"
-    speech = f"{FORM_WORDS} {room.JSON_SPEECH}"
+    speech = room.JSON_SPEECH
     said = "Scarcity by code beats scarcity by geology, and I will hold my coins."
     assert TurnGuard("michael-saylor", TOPIC, EARLIER, form=speech).check(said, "yes", None, []) is None

@@ -61,7 +61,6 @@ from crux_lab.engines.blackboard.events import (
 from crux_lab.engines.blackboard.output import apply_classic_output, final_output
 from crux_lab.engines.blackboard.purposes import BLACKBOARD_TURN
 from crux_lab.engines.guards import (
-    FORM_WORDS,
     TooWeakToPlay,
     TurnGuard,
     answer_to_claim,
@@ -164,7 +163,7 @@ async def board_turn(
     names = {pid: p.name for pid, p in ctx.personas.items()}
     guard = TurnGuard(
         persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,),
-        form=f"{FORM_WORDS} {post_format(focus.id)}",
+        form=post_format(focus.id),
     )
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
     # answers the table, not one opponent).

@@ -29,7 +29,6 @@ from crux_lab.engines.crux_room.purposes import ANTI_SYCOPHANCY_CHECK
 from crux_lab.engines.crux_room.schemas import SpeechReply, SycophancyCheckReply
 from crux_lab.engines.crux_room.timeline import Timeline
 from crux_lab.engines.guards import (
-    FORM_WORDS,
     TOPIC_KEY,
     TooWeakToPlay,
     TurnGuard,
@@ -291,7 +290,7 @@ class Speakers:
         topic = self.ctx.config.topic
         guard = TurnGuard(
             persona_id, topic, said_of(self.turns, self.names), briefed=self.briefed[persona_id], flips=self.flips[persona_id],
-            form=" ".join([FORM_WORDS, instruction, prompts.POSITION_STATEMENT, prompts.UPDATE_RULE, prompts.JSON_SPEECH]),
+            form=" ".join([instruction, prompts.POSITION_STATEMENT, prompts.UPDATE_RULE, prompts.JSON_SPEECH]),
         )
         request = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=schema, hints=hints, cache_system=True,

@@ -41,7 +41,6 @@ from crux_lab.engines.dialogue.events import (
 from crux_lab.engines.dialogue.purposes import CRYSTALLIZE, DIALOGUE_TURN, DISCOVERY, RESOLUTION
 from crux_lab.engines.dialogue.schemas import TurnOutput
 from crux_lab.engines.guards import (
-    FORM_WORDS,
     TOPIC_KEY,
     TooWeakToPlay,
     TurnGuard,
@@ -225,7 +224,7 @@ class DialogueRun:
         guard = TurnGuard(
             persona_id, self.ctx.config.topic, said_of(history, self.names), stance_on=(TOPIC_KEY,) if phase == 1 else (),
             briefed=self.briefed[persona_id], flips=self.flips[persona_id],
-            form=" ".join([FORM_WORDS, instruction, prompts.MOVES_HELP, prompts.TURN_FORMAT]),
+            form=" ".join([instruction, prompts.MOVES_HELP, prompts.TURN_FORMAT]),
         )
         req = self.ctx.request(
             purpose, self.systems[persona_id], user, output_schema=TurnOutput, hints=hints, cache_system=True,
