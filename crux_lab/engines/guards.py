@@ -170,6 +170,31 @@ def said_of(turns: Sequence[DialogueTurn], names: Mapping[str, str]) -> list[Sai
 FORM_WORDS = f"{TURN_FIELDS_PROMPT} {ANSWER_STANCE_PROMPT}"
 
 
+_LABEL = re.compile(r"\s*[\"']?([A-Za-z][A-Za-z' ]{2,60}?)\s*:\s+(?=\S)")
+
+
+def form_label_dropped(text: str, form: str = "") -> str:
+    """``text`` without a label at its start that its request's words hold ("The claim in a few
+    words: ..."): a small model puts the format's example value, or the request's own heading,
+    before its words. The label is two or more words, found in ``form`` read with
+    :data:`FORM_WORDS` (case and spacing aside); any other opening stays.
+
+    >>> form_label_dropped("The claim in a few words: I can't agree with that.", '"answers": "the claim in a few words"')
+    "I can't agree with that."
+    >>> form_label_dropped("The claim to answer: foot patrols work.", "Answer the claim to answer directly.")
+    'foot patrols work.'
+    >>> form_label_dropped("I stand by my earlier point: it will not pay.", "Answer the claim to answer directly.")
+    'I stand by my earlier point: it will not pay.'
+    >>> form_label_dropped("Stance: yes, gold is money.")  # one word: not taken for a heading
+    'Stance: yes, gold is money.'
+    """
+    m = _LABEL.match(text)
+    if m is None or len(m.group(1).split()) < 2:
+        return text
+    label = " ".join(m.group(1).lower().split())
+    return text[m.end():] if label in " ".join(f"{FORM_WORDS} {form}".lower().split()) else text
+
+
 def echo_problem(
     text: str, earlier: Sequence[Said], topic: str, me: str, stance: str | None = None, form: str = ""
 ) -> str | None:
@@ -569,12 +594,18 @@ def role_problem(
     return None
 
 
-def turn_words(reply: Any) -> str:
-    """A turn reply's words: its first text field that is not one of the shared turn fields."""
+def words_field(reply: Any) -> str | None:
+    """The name of a turn reply's words: its first text field that is not one of the shared turn fields."""
     for name in type(reply).model_fields:
         if name not in TurnReply.model_fields and isinstance(getattr(reply, name, None), str):
-            return str(getattr(reply, name))
-    return ""
+            return str(name)
+    return None
+
+
+def turn_words(reply: Any) -> str:
+    """A turn reply's words (:func:`words_field`)."""
+    name = words_field(reply)
+    return str(getattr(reply, name)) if name is not None else ""
 
 
 @dataclass
@@ -626,8 +657,16 @@ class TurnGuard:
         reason = reason.strip() if isinstance(reason, str) and reason.strip().lower() not in ("", "null", "none") else None
         return self.check(turn_words(reply), stance, reason, addresses)
 
+    def tidy(self, reply: Any) -> None:
+        """Drop a label copied from the request at the start of the reply's words
+        (:func:`form_label_dropped`), before any check and in the turn as kept."""
+        name = words_field(reply)
+        if name is not None:
+            setattr(reply, name, form_label_dropped(getattr(reply, name), self.form))
+
     def on_validate(self, reply: Any) -> None:
         """Called by the reply's validator: raise the problem once, so the backend repairs."""
+        self.tidy(reply)
         if self.asked:
             return
         found = self.check_reply(reply)

@@ -442,6 +442,24 @@ def test_guard_rates_count_turns_kept_out_and_sides_dropped() -> None:
     assert dcg["echo_rate"] == 0.2 and dcg["role_rate"] == 0.1 and dcg["sides_rate"] == 1.0
 
 
+def test_a_label_copied_from_the_request_is_dropped_from_the_kept_turn() -> None:
+    """Qwen2.5-1.5B on the frozen test set: a harbourmaster's turn began "The claim in a few
+    words: ...", a sergeant's "The claim to answer: ...". The label goes, the words stay, and
+    the guard reads the words without it; an opening of the speaker's own stays."""
+    from crux_lab.engines.dialogue import prompts as dialogue
+    from crux_lab.engines.dialogue.schemas import TurnOutput
+
+    form = " ".join([dialogue.EXCHANGE_INSTRUCTION, dialogue.MOVES_HELP, dialogue.TURN_FORMAT])
+    said = "Scarcity by code beats scarcity by geology, and I will hold my coins."
+    for label in ("The claim in a few words: ", "the claim to answer:  "):
+        guard = TurnGuard("michael-saylor", TOPIC, EARLIER, form=form)
+        reply = TurnOutput.model_validate({"dialogue": label + said, "stance": "pro", "move": "CLAIM"}, context=guard.context())
+        assert reply.dialogue == said and guard.verdict(reply) is None and not guard.fired
+    guard = TurnGuard("michael-saylor", TOPIC, EARLIER, form=form)
+    own = "I stand by my earlier point: " + said
+    assert TurnOutput.model_validate({"dialogue": own, "stance": "pro", "move": "CLAIM"}, context=guard.context()).dialogue == own
+
+
 def test_a_turn_made_of_its_requests_instructions_is_sent_back() -> None:
     """Qwen2.5-1.5B in a dcg debate: one turn was its format's example value, a closing was its
     round's instruction. Each engine gives the guard its own request's words."""
