@@ -129,10 +129,7 @@ def main() -> None:
         run = run_polis_eval(
             setup, engines, work, backend=backend, seeds=seeds, max_turns=args.max_turns, models=models,
             base_url=url, db=db, items_dir=args.items,
-            on_result=lambda s: print(f"  {s.engine} s{s.seed}: items {s.n_items}, P {s.precision:.2f}, "
-                                      f"R@{s.k} {s.recall_at_k:.2f}, false CG {s.false_common_ground}, "
-                                      f"ARI {s.camp_ari:.2f}, {s.calls} calls, {s.wall_s:.1f}s"
-                                      + (" (reused)" if s.resumed else ""), flush=True),
+            on_result=lambda s: print(f"  {s.progress()}", flush=True),
         )
         scores += run.scores
         canaries += run.canaries

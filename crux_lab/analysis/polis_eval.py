@@ -210,6 +210,20 @@ class PolisScore:
     output_tokens: int = 0
     items: list[dict[str, Any]] = field(default_factory=list)  # each crux item with its sides and verdict
 
+    def progress(self) -> str:
+        """One line for a run's log: with held-out statements, the crux finding with sides first
+        (what the table reports), then the match by text to any divisive statement (the
+        personas' own included)."""
+        def f(x: float) -> str:
+            return "n/a" if math.isnan(x) else f"{x:.2f}"
+
+        head = f"{self.engine} s{self.seed}{' (reused)' if self.resumed else ''}: {self.n_items} crux items"
+        if self.held_out:
+            head += (f"; held out, with sides: P {f(self.sides_precision)}, R@{self.k} {f(self.sides_recall_at_k)}, "
+                     f"F1 {f(self.sides_f1)} ({self.recovered} recovered, {self.sides_wrong} sides wrong)")
+        return (f"{head}; by text, any divisive statement: P {f(self.precision)}, R@{self.k} {f(self.recall_at_k)}; "
+                f"false common ground {self.false_common_ground}, camp ARI {f(self.camp_ari)}, {self.calls} calls, {self.wall_s:.0f} s")
+
     def metrics(self) -> dict[str, float]:
         out = {
             "polis_crux_precision": self.precision,

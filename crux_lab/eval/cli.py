@@ -592,10 +592,7 @@ camp ARI); definitions in crux_lab/analysis/polis_truth.py and polis_eval.py."""
             console.print(f"  [yellow]skipped[/yellow] {skipped}", highlight=False, soft_wrap=True)
 
         def progress(score: Any) -> None:
-            console.print(f"  {score.engine} s{score.seed}{' (reused)' if score.resumed else ''}: {score.n_items} crux items, "
-                          f"precision {_fmt(score.precision)}, recall@{score.k} {_fmt(score.recall_at_k)}, "
-                          f"false CG {score.false_common_ground}, camp ARI {_fmt(score.camp_ari)}",
-                          highlight=False, soft_wrap=True)
+            console.print(f"  {score.progress()}", highlight=False, soft_wrap=True)
 
         try:
             run = run_polis_eval(setup, names, workdir, backend=resolved, seeds=seed_list, max_turns=max_turns,

@@ -168,6 +168,9 @@ def test_cli_runs_informed_and_sampled_arms_and_scores_the_canaries_beside(tmp_p
     assert rows["direct+informed=true+samples=2"]["calls"] == 2 and rows["direct+informed=true"]["calls"] == 1
     assert rows["canary:oracle"]["sides_f1"] == 1.0 and rows["canary:topic"]["sides_f1"] == 0.0
     assert data["conversations"][0]["heldout"]["divisive"] == data["conversations"][0]["top_divisive"]
+    # each debate's log line leads with the figure the table reports: held out, with sides
+    line = next(x for x in result.output.splitlines() if x.strip().startswith("direct s0"))
+    assert line.index("held out, with sides: P") < line.index("by text, any divisive statement: P"), line
     bad = CliRunner().invoke(app, ["polis", str(BREXIT), "--engines", "direct+informed", "--workdir", str(tmp_path / "w")])
     assert bad.exit_code == 2 and "is not KEY=VALUE" in bad.output
 
