@@ -464,6 +464,11 @@ async def test_room_without_convergence_stops_at_safety_cap() -> None:
     r = await run({"max_rooms": 1, "room_turn_cap": 6}, backend=ScriptedBackend(sim(), script={"exit_check": no}, edit={"crux_turn": new_point}))
     completes = [e for e in r.result.events if e.type == "crux_room_complete"]
     assert len(completes) == 1 and completes[0].turns == 6  # type: ignore[union-attr]
+    # a cap one above the exchange is not overrun by the convergence round, which asks both sides at once
+    params = {"max_rooms": 1, "room_min_exchange": 0, "room_max_exchange": 2, "room_turn_cap": 5}
+    r = await run(params, backend=ScriptedBackend(sim(), script={"exit_check": no}, edit={"crux_turn": new_point}))
+    completes = [e for e in r.result.events if e.type == "crux_room_complete"]
+    assert len(completes) == 1 and completes[0].turns <= 5  # type: ignore[union-attr]
 
 
 async def test_unknown_grounding_id_is_dropped_and_the_card_kept() -> None:

@@ -116,8 +116,9 @@ async def run_room(
             reply_to=shown[-1].id if shown else None, room_id=room_id, persona_ids=[a, b],
         )
 
-    def room_full() -> bool:
-        return len(outcome.turns) >= settings.turn_cap
+    def room_full(reserve: int = 0) -> bool:
+        """No room for another turn, keeping ``reserve`` turns for a later round."""
+        return len(outcome.turns) + reserve >= settings.turn_cap
 
     # Phase 1: position (entry) statements, generated independently; skipped when both sides
     # stated their position on this claim just before the room (the clash that led to it),
@@ -142,7 +143,8 @@ async def run_room(
             return
         first = len(outcome.turns) - opened + carried  # who speaks first: the sides alternate from here
         kept_out = 0  # turns in a row kept out (skipped)
-        while done < n_max and not room_full() and kept_out < 2:
+        # a three-phase room keeps two turns of its cap for the convergence round, which asks both sides at once
+        while done < n_max and not room_full(2 if settings.three_phase else 0) and kept_out < 2:
             exchanged = len(outcome.turns) - opened + carried
             # The sides alternate by turn asked for, not by turn kept: a side whose turn was kept
             # out does not speak again at once. Asked again on the same request, Qwen2.5-1.5B gave
@@ -194,7 +196,7 @@ async def run_room(
     # point, a convergence check; if the cores differ, ``extra_rounds`` more rounds and another
     # check, up to ``max_convergence_checks`` checks (or the cap).
     checks = 0
-    while settings.three_phase and not room_full() and checks < settings.max_convergence_checks:
+    while settings.three_phase and not room_full(1) and checks < settings.max_convergence_checks:
         cores = spoken(await sp.timeline.parallel(
             "room-convergence", [turn(pid, prompts.ROOM_CONVERGENCE, "convergence") for pid in (a, b)]
         ))
