@@ -617,10 +617,9 @@ class TurnGuard:
     persona_id: str
     topic: str
     earlier: Sequence[Said]
-    # the claims a reply that names none speaks to (the round's claim on a blackboard)
-    default_addresses: tuple[str, ...] = ()
     # the claims its stance answers whatever the reply lists: an opening's stance is its answer
-    # to the debate question, as its format asks, even when it names claims it addresses
+    # to the debate question, and a blackboard post's to the round's claim, as their formats
+    # ask, even when the reply names claims it addresses
     stance_on: tuple[str, ...] = ()
     # where the persona's own system prompt says it stands (:func:`briefed_positions`), and
     # what it says would change its mind (:func:`brief_flips`)
@@ -652,7 +651,7 @@ class TurnGuard:
     def check_reply(self, reply: Any) -> Finding | None:
         stance = getattr(reply, "stance", None)
         reason = getattr(reply, "named_reason", None)
-        addresses = list(self.stance_on) or [str(a) for a in getattr(reply, "addresses", None) or []] or list(self.default_addresses)
+        addresses = list(self.stance_on) or [str(a) for a in getattr(reply, "addresses", None) or []]
         stance = stance_of(stance)
         reason = reason.strip() if isinstance(reason, str) and reason.strip().lower() not in ("", "null", "none") else None
         return self.check(turn_words(reply), stance, reason, addresses)

@@ -6,13 +6,16 @@ from collections import Counter
 
 import pytest
 
+from crux_lab.engines.blackboard.blitz import make_turn
 from crux_lab.engines.blackboard.board import (
+    BlackboardTurnReply,
     ConvergenceRule,
     check_convergence,
     confidence_distance,
     stance_entropy,
 )
-from crux_lab.engines.blackboard.claims import AgentStance, assign_tables
+from crux_lab.engines.blackboard.claims import AgentStance, Claim, assign_tables
+from crux_lab.engines.guards import Said, TurnGuard
 from crux_lab.llm.base import LLMOutputError, LLMRequest, LLMResponse
 from crux_lab.llm.simulated import SimulatedBackend
 from crux_lab.llm.simulated.core import split_sentences
@@ -208,3 +211,21 @@ async def test_failure_knobs_move_blitz_but_not_graph_cruxes() -> None:
     assert vague.cruxes and all(not c.yes_side and c.statement == "The participants weigh the issue differently." for c in vague.cruxes)
     graph_base, graph_vague = await run("graph"), await run("graph", vague_crux=1.0)
     assert [c.statement for c in graph_base.cruxes] == [c.statement for c in graph_vague.cruxes]
+
+
+def test_a_post_states_its_stance_on_the_rounds_claim_whatever_else_it_names() -> None:
+    """A post's format asks its stance on the round's claim; a reply that lists only another
+    claim it addresses is still read, and recorded, on the round's claim first."""
+    saylor = "Bitcoin's supply is capped at 21 million coins, and no central bank can print more of it."
+    earlier = [Said("michael-saylor", "Michael Saylor", saylor, "pro", None, ("c1",))]
+    reply = BlackboardTurnReply(
+        content="Bitcoin is too young and too volatile to store anyone's savings for decades.",
+        stance="con", confidence=0.7, addresses=["c2"],
+    )
+    turn = make_turn(3, "michael-saylor", reply, Claim("c1", "Bitcoin is a better store of value."), 1, ["c1", "c2"])
+    assert turn.proposition_ids == ["c1", "c2"] and turn.stance == "con"
+    on_round = TurnGuard("michael-saylor", "Bitcoin or gold?", earlier, stance_on=("c1",))
+    found = on_round.check_reply(reply)
+    assert found is not None and found.guard == "role"  # con on c1, where he said pro with no reason
+    # read on the claims it lists instead, the same post contradicts nothing he said
+    assert TurnGuard("michael-saylor", "Bitcoin or gold?", earlier).check_reply(reply) is None

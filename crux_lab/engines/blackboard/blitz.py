@@ -115,8 +115,8 @@ def make_turn(
     role_flag: str | None = None,
 ) -> DialogueTurn:
     """A post as a transcript turn: its words, stance and confidence on the round's claim, and
-    the move, named reason and addressed claims its reply stated (the round's claim when it
-    named none: that is the claim the prompt put in front of it)."""
+    the move and named reason its reply stated, and the claims it addressed: the round's claim
+    first, whether or not the reply named it, since its format asks the stance on that claim."""
     fields = turn_fields(reply, set(claim_ids))
     return DialogueTurn(
         id=f"t{index}",
@@ -127,7 +127,7 @@ def make_turn(
         phase_number=round_number,
         move=fields["move"],
         named_reason=fields["named_reason"],
-        proposition_ids=fields["proposition_ids"] or [focus.id],
+        proposition_ids=list(dict.fromkeys([focus.id, *fields["proposition_ids"]])),
         stance=reply.stance,
         confidence=reply.confidence,
         role_flag=role_flag,
@@ -162,7 +162,7 @@ async def board_turn(
     shown = [t for t in board.turns if t.persona_id == persona_id or t is answer]
     names = {pid: p.name for pid, p in ctx.personas.items()}
     guard = TurnGuard(
-        persona_id, ctx.config.topic, said_of(board.turns, names), default_addresses=(focus.id,),
+        persona_id, ctx.config.topic, said_of(board.turns, names), stance_on=(focus.id,),
         form=post_format(focus.id),
     )
     # Grounding on the round's claim (one retrieval per persona and claim: the blackboard
