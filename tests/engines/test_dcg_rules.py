@@ -207,3 +207,28 @@ def test_a_no_side_whose_quote_is_the_dispute_itself_is_sent_back_once() -> None
     else:
         raise AssertionError("a swapped side passed")
     guard.on_validate(crystallization("NO", "YES"))  # one repair only: the second reply is taken
+
+
+def test_a_side_stated_in_another_speakers_words_is_shown_in_its_own() -> None:
+    """On a Polis conversation Qwen gave the second group's NO side the first group's sentence
+    ("I disagree with the claim that the BG should focus solely on downtown."), with a quote of
+    the second group's own: the stored stance, and so the card, shows the quote, and the run
+    says so; a statement in its own speaker's words is kept."""
+    from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
+    from crux_lab.models.domain import DialogueTurn
+
+    first = "I disagree with the claim that the BG should focus solely on downtown."
+    second = "Downtown should get every new dollar before the rural areas do."
+    turns = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id=p, dialogue=d, phase="free_exchange")
+             for i, (p, d) in enumerate([("g0", first), ("g1", second)])]
+    c = DCGCrystallizer("The BG of 2050", ["g0", "g1"], {"g0": "Group 0", "g1": "Group 1"})
+    c.known_turns = {0, 1}
+    question = "Should the BG put downtown before its rural areas?"
+    applied = c.apply(reply(new_disputes=[{"id": "new-1", "question": question}], upsert_stances=[
+        {**stance("new-1", "g0", "NO", [0]), "statement": first, "quote": first},
+        {**stance("new-1", "g1", "YES", [1]), "statement": first, "quote": second}]), turns, (0, 1))
+    shown = {s.speaker_id: s.statement for s in c.holder.state.stances}
+    assert shown == {"g0": first, "g1": second}
+    card = c.insights().cruxes[0]
+    assert [s.statement for s in card.yes_side] == [second] and [s.statement for s in card.no_side] == [first]
+    assert len(applied.reworded) == 1 and "Group 1's side was stated in Group 0's words" in applied.reworded[0]

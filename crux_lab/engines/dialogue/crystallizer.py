@@ -31,7 +31,7 @@ from crux_lab.engines.dialogue.schemas import (
     DiscoveryResult,
     crystallization_reply_for,
 )
-from crux_lab.engines.guards import Side, SideGuard, norm_words, position_sentences
+from crux_lab.engines.guards import Side, SideGuard, norm_words, position_sentences, quote_found
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models.domain import (
@@ -69,6 +69,7 @@ class Applied:
     changed: bool = False
     crux: CruxNote | None = None
     refused: list[str] = field(default_factory=list)
+    reworded: list[str] = field(default_factory=list)  # stances shown in their speaker's own words
 
 
 @dataclass
@@ -583,13 +584,46 @@ class DCGCrystallizer(Crystallizer):
             "new_reasons": [r for r in reply.new_reasons if r.dispute_id not in topical],
         }), refused
 
+    def own_words(self, reply: DCGCrystallizationResult, said: Mapping[str, Sequence[str]]) -> tuple[DCGCrystallizationResult, list[str]]:
+        """``reply`` with each stance stated in another speaker's words (found in what another
+        speaker of the cluster said, ``said``, and in nothing its own speaker said) stated by
+        its quote instead, its speaker's own words, which the grounded-sides guard holds; the
+        changes, said. Only the quote was checked: on a Polis conversation Qwen gave the second
+        group's NO side as "I disagree with the claim that the BG should focus solely on
+        downtown.", a sentence only the first group said, and the card showed it.
+
+        >>> from crux_lab.engines.dialogue.schemas import DCGCrystallizationResult as R
+        >>> c = DCGCrystallizer("t", ["a", "b"], {"a": "Ann", "b": "Bo"})
+        >>> said = {"a": ["Downtown should come first for the city."], "b": ["Rural roads need the money more than downtown."]}
+        >>> r, notes = c.own_words(R.model_validate({"upsert_stances": [
+        ...     {"dispute_id": "n", "speaker_id": "b", "side": "NO", "statement": "Downtown should come first for the city.",
+        ...      "quote": "Rural roads need the money more than downtown."},
+        ...     {"dispute_id": "n", "speaker_id": "a", "side": "YES", "statement": "Downtown first.", "quote": "x"}]}), said)
+        >>> [u.statement for u in r.upsert_stances]
+        ['Rural roads need the money more than downtown.', 'Downtown first.']
+        >>> print(*notes)
+        Bo's side was stated in Ann's words ("Downtown should come first for the city."); shown in Bo's own: "Rural roads need the money more than downtown."
+        """
+        out, notes = [], []
+        for u in reply.upsert_stances:
+            pid = persona_ref(u.speaker_id, self.names) or u.speaker_id
+            own = said.get(pid, [])
+            others = [p for p in said if p != pid and quote_found(u.statement, said[p])]
+            if others and not quote_found(u.statement, own) and quote_found(u.quote, own):
+                who, whose = self.names.get(pid, pid), self.names.get(others[0], others[0])
+                notes.append(f"{who}'s side was stated in {whose}'s words ({quote(u.statement)}); shown in {who}'s own: {quote(u.quote)}")
+                u = u.model_copy(update={"statement": u.quote})
+            out.append(u)
+        return reply.model_copy(update={"upsert_stances": out}), notes
+
     def apply(self, reply: DCGCrystallizationResult, cluster: Sequence[DialogueTurn], turn_range: tuple[int, int]) -> Applied:
         before = {s.id: s for s in self.holder.state.stances}
+        reply, reworded = self.own_words(reply, self.said(cluster))
         reply, topical = self.off_topic(reply)
         reply, refused = self.named(reply)
         refused = topical + refused
         change = self.holder.apply(reply, known_turns=self.known_turns or None)
-        out = Applied(crux=reply.crux, refused=refused + list(change.refused))
+        out = Applied(crux=reply.crux, refused=refused + list(change.refused), reworded=reworded)
         index = self.count
         self.count += 1
         out.new_nodes = len(change.new_dispute_ids) + len(change.upserted_stance_ids) - len(change.flipped_stance_ids) - len(change.softened_stance_ids)

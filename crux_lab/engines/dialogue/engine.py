@@ -332,6 +332,8 @@ class DialogueRun:
         events: list[DebateEvent] = list(applied.events)
         if applied.refused:
             events.append(self._warning(purpose, "refused: " + " | ".join(applied.refused)))
+        if applied.reworded:
+            events.append(self._warning(purpose, "reworded: " + " | ".join(applied.reworded)))
         trail: list[Concession] = list(self.ctx.result.concession_trail)
         for c in applied.concessions:
             trail.append(c)
