@@ -326,6 +326,38 @@ def asks_topic(text: str, topic: str) -> bool:
     return len(mine & theirs) >= TOPIC_COVERED * len(theirs) and len(mine - theirs) <= ECHO_NEW_WORDS
 
 
+# Nouns that, after "The", make a sentence speak about the talk rather than state a point in it.
+_TALK = re.compile(
+    r"^\W*(?:the|this)\s+(?:debate|discussion|disagreement|dispute|claim|argument|belief|statement|question|issue|"
+    r"conversation|speakers?|participants?|groups?)\b",
+    re.IGNORECASE,
+)
+
+
+def narrates(text: str) -> bool:
+    """Whether ``text`` speaks about the talk (the debate, a claim, a belief, the speakers)
+    instead of stating a point in it. On Qwen the dcg extractor wrote its disputes so: on dev
+    (seed 0), two of its four disputes on the six scenarios, ``tourism``'s ("The argument that
+    the tax would encourage visitors to explore other areas of the country is supported by the
+    evidence that ...") and ``farming``'s ("The claim that arable fields should be turned into
+    wetland", refused already as the topic), and not the two others; on the held-out
+    Polis conversations "The debate is on whether the BG should focus solely on downtown or
+    include other areas" and "The claim directly addresses the economic benefits of raising
+    the minimum wage in Seattle". None of the planted propositions or Polis statements
+    vendored here reads so.
+
+    >>> narrates("The debate is on whether the BG should focus solely on downtown.")
+    True
+    >>> narrates("The belief that staggered closing times reduce fighting is speculative.")
+    True
+    >>> narrates("The minimum wage raises unemployment among teenagers.")
+    False
+    >>> narrates("Does the claim of a fixed supply make Bitcoin scarce?")
+    False
+    """
+    return bool(_TALK.match(text))
+
+
 QUOTE_WORDS = 60  # words of the repeated turn a repair quotes back (a model may not have been shown it)
 
 

@@ -232,3 +232,38 @@ def test_a_side_stated_in_another_speakers_words_is_shown_in_its_own() -> None:
     card = c.insights().cruxes[0]
     assert [s.statement for s in card.yes_side] == [second] and [s.statement for s in card.no_side] == [first]
     assert len(applied.reworded) == 1 and "Group 1's side was stated in Group 0's words" in applied.reworded[0]
+
+
+def test_a_dispute_that_speaks_about_the_talk_is_sent_back_then_refused() -> None:
+    """Qwen's dcg disputes on dev and on Polis read "The argument that ...", "The debate is on
+    whether ...": the one repair asks for the premise itself, and a reply still so is refused."""
+    from crux_lab.engines.dialogue.crystallizer import DCGCrystallizer
+    from crux_lab.models.domain import DialogueTurn
+
+    turns = [DialogueTurn(id=f"t{i}", turn_index=i, persona_id=p, dialogue=d, phase="free_exchange")
+             for i, (p, d) in enumerate([("a", "Downtown should come first for every new dollar."),
+                                         ("b", "Rural roads need the money more than downtown does.")])]
+    c = DCGCrystallizer("The BG of 2050", ["a", "b"], {"a": "Ann", "b": "Bo"})
+    c.known_turns = {0, 1}
+    narrated = "The debate is on whether the BG should focus solely on downtown."
+    premise = "Should downtown get new money before the rural roads?"
+
+    def crystallization(question: str) -> DCGCrystallizationResult:
+        return reply(new_disputes=[{"id": "new-1", "question": question}], upsert_stances=[
+            {**stance("new-1", "a", "YES", [0]), "quote": turns[0].dialogue},
+            {**stance("new-1", "b", "NO", [1]), "quote": turns[1].dialogue}])
+
+    guard = c.side_guard(turns)
+    assert guard is not None
+    guard.on_validate(crystallization(premise))
+    try:
+        guard.on_validate(crystallization(narrated))
+    except ValueError as exc:
+        assert "speaks about the talk" in str(exc) and narrated in str(exc)
+    else:
+        raise AssertionError("a narrated dispute passed")
+    applied = c.apply(crystallization(narrated), turns, (0, 1))
+    assert c.holder.state.disputes == [] and c.holder.state.stances == []
+    assert any("speaks about the talk" in x for x in applied.refused)
+    c.apply(crystallization(premise), turns, (0, 1))
+    assert [d.question for d in c.holder.state.disputes] == [premise]

@@ -31,7 +31,14 @@ from crux_lab.engines.dialogue.schemas import (
     DiscoveryResult,
     crystallization_reply_for,
 )
-from crux_lab.engines.guards import Side, SideGuard, norm_words, position_sentences, quote_found
+from crux_lab.engines.guards import (
+    Side,
+    SideGuard,
+    narrates,
+    norm_words,
+    position_sentences,
+    quote_found,
+)
 from crux_lab.engines.names import persona_ref, quote
 from crux_lab.llm.base import Hints, LLMOutputError, LLMResponse
 from crux_lab.models.domain import (
@@ -90,6 +97,14 @@ class Crystallizer(ABC):
     def side_guard(self, turns: Sequence[DialogueTurn]) -> SideGuard | None:
         """The grounded-sides guard of a crystallization reply (None: its items are no sides)."""
         return None
+
+    def narrated(self, reply: DCGCrystallizationResult) -> list[str]:
+        """The new disputes whose question speaks about the talk, not a point in it
+        (:func:`~crux_lab.engines.guards.narrates`), as a problem the model can fix in its one
+        repair; a question still so after it is refused (:meth:`off_topic`)."""
+        return [f"the dispute {quote(d.question)} speaks about the talk, not the point in dispute: "
+                "write the premise itself, as a statement one speaker holds and another denies"
+                for d in reply.new_disputes if narrates(d.question)]
 
     def without_sides(self, reply: Any, drop: set[tuple[str, str]]) -> Any:
         return reply
@@ -519,7 +534,7 @@ class DCGCrystallizer(Crystallizer):
             lambda r: [Side(u.speaker_id, persona_ref(u.speaker_id, self.names), u.quote, u.dispute_id) for u in r.upsert_stances],
             self.said(turns),
             self.names,
-            more=lambda r: self.undeclared(r) + self.swapped(r),
+            more=lambda r: self.undeclared(r) + self.swapped(r) + self.narrated(r),
         )
 
     def undeclared(self, reply: DCGCrystallizationResult) -> list[str]:
@@ -568,16 +583,18 @@ class DCGCrystallizer(Crystallizer):
         return reply.model_copy(update={"upsert_stances": kept})
 
     def off_topic(self, reply: DCGCrystallizationResult) -> tuple[DCGCrystallizationResult, list[str]]:
-        """``reply`` without the new disputes whose question restates the debate topic, and
-        without the stances and reasons on them; the refusals, quoted. A dispute on the topic
-        names no premise under it (Qwen's first dispute on the Bitcoin debate was "Is Bitcoin a
-        better long-term store of value than gold?", the topic word for word)."""
+        """``reply`` without the new disputes whose question restates the debate topic or
+        speaks about the talk (:func:`~crux_lab.engines.guards.narrates`), and without the
+        stances and reasons on them; the refusals, quoted. A dispute on the topic names no
+        premise under it (Qwen's first dispute on the Bitcoin debate was "Is Bitcoin a better
+        long-term store of value than gold?", the topic word for word)."""
         flags = restates_topic_flags([d.question for d in reply.new_disputes], self.topic)
-        topical = {d.id for d, restates in zip(reply.new_disputes, flags, strict=True) if restates}
+        why = {d.id: "it restates the debate topic, not a point under it" if restates else "it speaks about the talk, not a point in it"
+               for d, restates in zip(reply.new_disputes, flags, strict=True) if restates or narrates(d.question)}
+        topical = set(why)
         if not topical:
             return reply, []
-        refused = [f"dispute {quote(d.question)}: it restates the debate topic, not a point under it"
-                   for d in reply.new_disputes if d.id in topical]
+        refused = [f"dispute {quote(d.question)}: {why[d.id]}" for d in reply.new_disputes if d.id in topical]
         return reply.model_copy(update={
             "new_disputes": [d for d in reply.new_disputes if d.id not in topical],
             "upsert_stances": [u for u in reply.upsert_stances if u.dispute_id not in topical],
